@@ -1,0 +1,219 @@
+"""Every exception anneal-memory raises, in one tree.
+
+Catch :class:`AnnealMemoryError` to handle anything this library raises on purpose.
+Errors about bad input also subclass :class:`ValueError`, so code that already
+guards against ``ValueError`` keeps working.
+
+::
+
+    AnnealMemoryError
+    ├── InvalidInputError (ValueError)
+    │   ├── InvalidEpisodeError         content, type, size, encoding, metadata, timestamp
+    │   ├── InvalidQueryError           a recall filter (not the keyword: any keyword is valid)
+    │   ├── IdempotencyConflictError    same idempotency key, different episode
+    │   ├── ImportFormatError           a file given to import is not an export
+    │   └── InvalidSchemaError          a continuity section schema is malformed
+    ├── StoreError                      .operation, .path
+    │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
+    │   ├── StoreClosedError            the store was used after close()
+    │   ├── EpisodeNotFoundError        no episode with that id (LookupError too)
+    │   └── StoreExistsError            init on a store that already exists
+    ├── LockUnavailableError            a cross-process lock was not acquired in time
+    ├── WrapError                       the wrap lifecycle
+    │   ├── WrapInProgressError         prepare while a wrap is open (.started_at)
+    │   ├── NoWrapInProgressError       save/cancel with nothing open
+    │   ├── WrapTokenMismatchError      a token that is not the open wrap's
+    │   └── ContinuityRejectedError     a save refused (.findings), nothing written
+    ├── AuditError                      the hash-chained audit trail
+    │   ├── AuditChainBrokenError       verification failed (.seq, .file)
+    │   └── AuditRepairRefusedError     repair found nothing it may repair
+    └── GateError                       the single-consolidator gate
+        ├── BatonHeldError              another session holds the baton (.holder)
+        └── SaveAuthorityError          this session may not save this wrap
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "AnnealMemoryError",
+    "AuditChainBrokenError",
+    "AuditError",
+    "AuditRepairRefusedError",
+    "BatonHeldError",
+    "ContinuityRejectedError",
+    "EpisodeNotFoundError",
+    "GateError",
+    "IdempotencyConflictError",
+    "ImportFormatError",
+    "InvalidEpisodeError",
+    "InvalidInputError",
+    "InvalidQueryError",
+    "InvalidSchemaError",
+    "LockUnavailableError",
+    "NoWrapInProgressError",
+    "SaveAuthorityError",
+    "StoreClosedError",
+    "StoreDatabaseError",
+    "StoreError",
+    "StoreExistsError",
+    "WrapError",
+    "WrapInProgressError",
+    "WrapTokenMismatchError",
+]
+
+
+class AnnealMemoryError(Exception):
+    """Base class of every error anneal-memory raises on purpose."""
+
+
+class InvalidInputError(AnnealMemoryError, ValueError):
+    """An argument was rejected before anything was written."""
+
+
+class InvalidEpisodeError(InvalidInputError):
+    """An episode was rejected: empty, unknown type, too large, bad encoding or metadata."""
+
+
+class InvalidQueryError(InvalidInputError):
+    """A recall filter (type, time bound, limit, offset) was rejected."""
+
+
+class IdempotencyConflictError(InvalidInputError):
+    """An idempotency key was reused for a different episode."""
+
+
+class ImportFormatError(InvalidInputError):
+    """A file given to import is not an anneal-memory export."""
+
+
+class InvalidSchemaError(InvalidInputError):
+    """A continuity section schema is malformed."""
+
+
+class StoreError(AnnealMemoryError):
+    """An operation on the store failed.
+
+    Attributes:
+        operation: The store operation that failed, e.g. ``"record"``.
+        path: The database file involved, when known.
+    """
+
+    def __init__(self, message: str, *, operation: str = "", path: Path | None = None) -> None:
+        super().__init__(message)
+        self.operation = operation
+        self.path = path
+
+
+class StoreDatabaseError(StoreError):
+    """SQLite reported an error.
+
+    Attributes:
+        retryable: True when the database was busy or locked and the call may succeed later.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str = "",
+        path: Path | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message, operation=operation, path=path)
+        self.retryable = retryable
+
+
+class StoreClosedError(StoreError):
+    """The store was used after ``close()``."""
+
+
+class EpisodeNotFoundError(StoreError, LookupError):
+    """No episode has the given id (it never existed, or was deleted)."""
+
+
+class StoreExistsError(StoreError):
+    """``init`` was asked to create a store that already exists."""
+
+
+class LockUnavailableError(AnnealMemoryError):
+    """A cross-process lock could not be acquired within its timeout."""
+
+
+class WrapError(AnnealMemoryError):
+    """A wrap lifecycle step was refused."""
+
+
+class WrapInProgressError(WrapError):
+    """A wrap is already open: finish it with a save or cancel it first.
+
+    Attributes:
+        started_at: When the open wrap was prepared (ISO-8601 UTC).
+    """
+
+    def __init__(self, message: str, *, started_at: str = "") -> None:
+        super().__init__(message)
+        self.started_at = started_at
+
+
+class NoWrapInProgressError(WrapError, ValueError):
+    """A save or cancel found no open wrap."""
+
+
+class WrapTokenMismatchError(WrapError, ValueError):
+    """The wrap token given does not belong to the open wrap."""
+
+
+class ContinuityRejectedError(WrapError, ValueError):
+    """A continuity save was refused; nothing was written and the wrap stays open.
+
+    Attributes:
+        findings: The immune-system findings that explain the refusal.
+    """
+
+    def __init__(self, message: str, *, findings: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.findings = findings
+
+
+class AuditError(AnnealMemoryError):
+    """The audit trail could not be read, verified or repaired."""
+
+
+class AuditChainBrokenError(AuditError):
+    """The audit chain does not verify.
+
+    Attributes:
+        seq: Sequence number of the first bad entry, when known.
+        file: Name of the file holding it, when known.
+    """
+
+    def __init__(self, message: str, *, seq: int | None = None, file: str | None = None) -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.file = file
+
+
+class AuditRepairRefusedError(AuditError):
+    """Repair found nothing it is allowed to repair."""
+
+
+class GateError(AnnealMemoryError):
+    """The single-consolidator gate refused an action."""
+
+
+class BatonHeldError(GateError):
+    """Another session holds the baton; claim it with ``take=True`` to move it.
+
+    Attributes:
+        holder: The session id that holds the baton.
+    """
+
+    def __init__(self, message: str, *, holder: str = "") -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
+class SaveAuthorityError(GateError, ValueError):
+    """This session may not save the open wrap (not its preparer, or not the baton holder)."""

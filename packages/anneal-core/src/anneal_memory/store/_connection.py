@@ -1,0 +1,127 @@
+"""The one place that opens SQLite connections and runs write transactions.
+
+Connection policy, with the reason for each choice:
+
+- ``journal_mode=WAL``: readers never block the writer and several processes of one agent
+  can share the store.
+- ``synchronous=FULL``: under WAL, FULL fsyncs the log at every commit, so an acknowledged
+  ``record`` survives power loss. NORMAL would be faster but may lose the last commits; a
+  memory store that forgets what it confirmed is worse than a slower one.
+- ``busy_timeout``: concurrent writers wait for each other instead of failing at once; on
+  top of it, write transactions retry a bounded number of times.
+- ``foreign_keys=ON``: referential integrity. (``trusted_schema`` stays on: the FTS5
+  index is maintained by triggers, which SQLite refuses under ``trusted_schema=OFF``.)
+- ``secure_delete=ON``: deleted episode text is overwritten on disk, not just unlinked.
+- Paths are passed as plain file names, never as ``file:`` URIs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from anneal_memory.errors import StoreDatabaseError
+
+__all__ = ["BUSY_TIMEOUT_MS", "WRITE_ATTEMPTS", "connect", "database_error", "write_transaction"]
+
+BUSY_TIMEOUT_MS = 5000
+WRITE_ATTEMPTS = 4
+_RETRY_SLEEP_SECONDS = 0.05
+
+_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=FULL",
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA secure_delete=ON",
+    "PRAGMA temp_store=MEMORY",
+)
+
+
+def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """Open ``path`` with the store's connection policy, in autocommit mode.
+
+    Transactions are explicit: writes go through :func:`write_transaction`.
+
+    Raises:
+        StoreDatabaseError: SQLite could not open or configure the file.
+    """
+    try:
+        conn = sqlite3.connect(  # noqa: TID251
+            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    except sqlite3.Error as exc:
+        raise database_error(exc, operation="open", path=path) from exc
+    try:
+        for pragma in _PRAGMAS:
+            if read_only and pragma.startswith("PRAGMA journal_mode"):
+                continue
+            conn.execute(pragma)
+        if read_only:
+            conn.execute("PRAGMA query_only=ON")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise database_error(exc, operation="open", path=path) from exc
+    return conn
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def database_error(exc: sqlite3.Error, *, operation: str, path: Path | None) -> StoreDatabaseError:
+    """Wrap a SQLite error in the library's error type, naming the operation."""
+    busy = _is_busy(exc)
+    hint = " (the database stayed busy; retry later)" if busy else ""
+    return StoreDatabaseError(
+        f"{operation} failed: SQLite error: {exc}{hint}",
+        operation=operation,
+        path=path,
+        retryable=busy,
+    )
+
+
+@contextlib.contextmanager
+def write_transaction(
+    conn: sqlite3.Connection, *, operation: str, path: Path | None = None
+) -> Iterator[sqlite3.Connection]:
+    """Run the block inside ``BEGIN IMMEDIATE`` ... ``COMMIT``; roll back on any error.
+
+    Taking the write lock at BEGIN avoids the deadlock of two readers upgrading at once.
+    Acquiring the lock is retried ``WRITE_ATTEMPTS`` times, each waiting up to the busy timeout.
+
+    Raises:
+        StoreDatabaseError: SQLite failed, or the database stayed locked through every attempt.
+    """
+    _begin(conn, operation=operation, path=path)
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise database_error(exc, operation=operation, path=path) from exc
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise database_error(exc, operation=operation, path=path) from exc
+
+
+def _begin(conn: sqlite3.Connection, *, operation: str, path: Path | None) -> None:
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or attempt == WRITE_ATTEMPTS:
+                raise database_error(exc, operation=operation, path=path) from exc
+            time.sleep(_RETRY_SLEEP_SECONDS * attempt)

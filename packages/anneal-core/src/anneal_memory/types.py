@@ -1,0 +1,143 @@
+"""Public value types: episodes, recall results and store status."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Episode",
+    "EpisodeType",
+    "ImportResult",
+    "PruneResult",
+    "RecallResult",
+    "StoreStatus",
+]
+
+
+class EpisodeType(str, enum.Enum):
+    """What kind of moment an episode records."""
+
+    OBSERVATION = "observation"
+    DECISION = "decision"
+    TENSION = "tension"
+    QUESTION = "question"
+    OUTCOME = "outcome"
+    CONTEXT = "context"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, value: EpisodeType | str) -> EpisodeType:
+        """Accept an ``EpisodeType`` or its string value (case-insensitive).
+
+        Raises:
+            ValueError: The value names no episode type.
+        """
+        if isinstance(value, EpisodeType):
+            return value
+        if isinstance(value, str):
+            try:
+                return cls(value.strip().lower())
+            except ValueError:
+                pass
+        valid = ", ".join(t.value for t in cls)
+        raise ValueError(f"unknown episode type {value!r}; use one of: {valid}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Episode:
+    """One recorded moment.
+
+    Attributes:
+        id: Eight lowercase hex characters, unique in the store and never reused.
+        timestamp: ISO-8601 UTC with microseconds, e.g. ``2026-11-29T22:00:54.123456Z``.
+        type: The episode type.
+        content: The text, as recorded.
+        source: Who recorded it (``agent``, ``cli``, ``tool``, ...).
+        metadata: Free JSON object given at record time (empty if none).
+        idempotency_key: The key given at record time, if any.
+    """
+
+    id: str
+    timestamp: str
+    type: EpisodeType
+    content: str
+    source: str = "agent"
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    idempotency_key: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict of every field."""
+        return {
+            "id": self.id,
+            "timestamp": self.timestamp,
+            "type": self.type.value,
+            "content": self.content,
+            "source": self.source,
+            "metadata": dict(self.metadata),
+            "idempotency_key": self.idempotency_key,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallResult:
+    """Episodes returned by a recall, best first, and how many matched in all.
+
+    Attributes:
+        episodes: At most ``limit`` episodes: exact-phrase matches first, then word matches,
+            each ranked by relevance; newest first when no keyword was given.
+        total_matching: How many episodes match the keyword and filters in all.
+    """
+
+    episodes: tuple[Episode, ...]
+    total_matching: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoreStatus:
+    """A snapshot of the store's health and size."""
+
+    path: str
+    total_episodes: int
+    episodes_by_type: Mapping[str, int]
+    deleted_episodes: int
+    episodes_since_wrap: int
+    db_bytes: int
+    wal_bytes: int
+    last_write: str | None
+    schema_version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict of every field."""
+        return {
+            "path": self.path,
+            "total_episodes": self.total_episodes,
+            "episodes_by_type": dict(self.episodes_by_type),
+            "deleted_episodes": self.deleted_episodes,
+            "episodes_since_wrap": self.episodes_since_wrap,
+            "db_bytes": self.db_bytes,
+            "wal_bytes": self.wal_bytes,
+            "last_write": self.last_write,
+            "schema_version": self.schema_version,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PruneResult:
+    """What a prune removed."""
+
+    deleted: int
+    cutoff: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImportResult:
+    """What an import added and skipped."""
+
+    imported: int
+    skipped_existing: int
+    tombstones_added: int
