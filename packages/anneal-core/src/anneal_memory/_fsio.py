@@ -7,8 +7,15 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "atomic_write_bytes", "atomic_write_text",
-           "ensure_private_dir", "ensure_private_file", "fsync_dir"]
+__all__ = [
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "ensure_private_dir",
+    "ensure_private_file",
+    "fsync_dir",
+]
 
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700

@@ -18,8 +18,10 @@ from anneal_memory.errors import LockUnavailableError
 
 try:
     import fcntl
+
+    _HAVE_FCNTL = True
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    _HAVE_FCNTL = False
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "file_lock"]
 
@@ -48,7 +50,7 @@ def file_lock(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[
     if not local.acquire(timeout=timeout):
         raise LockUnavailableError(f"could not lock {path} within {timeout:g}s (held in-process)")
     try:
-        if fcntl is None:  # pragma: no cover - Windows
+        if not _HAVE_FCNTL:  # pragma: no cover - Windows
             yield
             return
         fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)

@@ -87,7 +87,9 @@ def _by_idempotency_key(conn: sqlite3.Connection, key: str) -> Episode | None:
     return None if row is None else episode_from_row(row)
 
 
-def insert_episode(conn: sqlite3.Connection, item: EpisodeInput, *, ident: str | None = None) -> Episode:
+def insert_episode(
+    conn: sqlite3.Connection, item: EpisodeInput, *, ident: str | None = None
+) -> Episode:
     """Insert ``item``; a repeated idempotency key returns the first episode instead.
 
     Raises:

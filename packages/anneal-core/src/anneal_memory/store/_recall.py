@@ -68,7 +68,9 @@ def build_filters(
 
 def _check_page(limit: object, offset: object) -> tuple[int, int]:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
-        raise InvalidQueryError(f"limit must be an integer from 1 to {MAX_RECALL_LIMIT:,}, got {limit!r}")
+        raise InvalidQueryError(
+            f"limit must be an integer from 1 to {MAX_RECALL_LIMIT:,}, got {limit!r}"
+        )
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise InvalidQueryError(f"offset must be an integer of 0 or more, got {offset!r}")
     return limit, offset
@@ -90,7 +92,9 @@ def _newest(
         ).fetchone()[0]
     else:
         total = conn.execute("SELECT coalesce(sum(n), 0) FROM episode_counts").fetchone()[0]
-    return RecallResult(episodes=tuple(episode_from_row(r) for r in rows), total_matching=int(total))
+    return RecallResult(
+        episodes=tuple(episode_from_row(r) for r in rows), total_matching=int(total)
+    )
 
 
 def recall(

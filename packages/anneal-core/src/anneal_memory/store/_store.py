@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -29,9 +29,10 @@ from anneal_memory.types import (
     StoreStatus,
 )
 
-__all__ = ["DEFAULT_PROJECT_NAME", "Store"]
+__all__ = ["DEFAULT_PROJECT_NAME", "AuditSink", "Store"]
 
 DEFAULT_PROJECT_NAME = "Agent"
+AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
 class Store:
@@ -61,6 +62,7 @@ class Store:
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
         self._lock = threading.RLock()
+        self._audit_sink: AuditSink | None = None
         ensure_private_dir(self._path.parent)
         self._created = ensure_private_file(self._path)
         self._conn: sqlite3.Connection | None = connect(self._path)
@@ -127,6 +129,16 @@ class Store:
     def _now(self) -> str:
         return format_timestamp(self._clock.now())
 
+    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
+        """Log one event to the audit trail, after the commit it describes. Never raises.
+
+        Library modules call this for every mutating operation; without an audit trail
+        attached it does nothing.
+        """
+        sink = self._audit_sink
+        if sink is not None:
+            sink(event, actor, data)
+
     # -- episodes ----------------------------------------------------------------------------
 
     def record(
@@ -168,9 +180,14 @@ class Store:
             with write_transaction(conn, operation="record", path=self._path):
                 episode = _episodes.insert_episode(conn, item)
                 _episodes.set_meta(conn, [("last_write", self._now())])
+        self.emit_audit(
+            "record",
+            actor=episode.source,
+            data={"episode_id": episode.id, "type": episode.type.value, "content": episode.content},
+        )
         return episode
 
-    def recall(
+    def recall(  # noqa: PLR0917 - positional order is the documented public API
         self,
         keyword: str | None = None,
         episode_type: EpisodeType | str | None = None,
@@ -218,6 +235,8 @@ class Store:
                 deleted = _episodes.delete_episode(conn, str(episode_id), now=now, reason="delete")
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", now)])
+        if deleted:
+            self.emit_audit("delete", actor="agent", data={"episode_id": str(episode_id)})
         return deleted
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -226,8 +245,10 @@ class Store:
         Raises:
             InvalidInputError: ``older_than_days`` is negative or not a number.
         """
-        if isinstance(older_than_days, bool) or not isinstance(older_than_days, (int, float)) or not (
-            older_than_days >= 0
+        if (
+            isinstance(older_than_days, bool)
+            or not isinstance(older_than_days, (int, float))
+            or not (older_than_days >= 0)
         ):
             raise InvalidInputError(
                 f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
@@ -240,6 +261,8 @@ class Store:
                 deleted = _episodes.prune_before(conn, cutoff, now=format_timestamp(now))
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", format_timestamp(now))])
+        if deleted:
+            self.emit_audit("prune", actor="agent", data={"deleted": deleted, "cutoff": cutoff})
         return PruneResult(deleted=deleted, cutoff=cutoff)
 
     # -- status, export, import --------------------------------------------------------------
@@ -301,4 +324,9 @@ class Store:
             with write_transaction(conn, operation="import", path=self._path):
                 result = import_document(conn, document, clock=self._clock)
                 _episodes.set_meta(conn, [("last_write", self._now())])
+        self.emit_audit(
+            "import",
+            actor="operator",
+            data={"imported": result.imported, "tombstones_added": result.tombstones_added},
+        )
         return result

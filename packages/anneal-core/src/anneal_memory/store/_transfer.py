@@ -22,7 +22,7 @@ from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id
 from anneal_memory.store._validate import validate_episode
 from anneal_memory.types import Episode, ImportResult
 
-__all__ = ["EXPORT_FORMAT", "EXPORT_FORMAT_VERSION", "iter_export_chunks", "import_document"]
+__all__ = ["EXPORT_FORMAT", "EXPORT_FORMAT_VERSION", "import_document", "iter_export_chunks"]
 
 EXPORT_FORMAT = "anneal-memory-export"
 EXPORT_FORMAT_VERSION = 1
@@ -61,7 +61,9 @@ def iter_export_chunks(
             first = False
         last_seq = int(rows[-1][0])
     yield '\n], "tombstones": ['
-    tombstones = conn.execute("SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id")
+    tombstones = conn.execute(
+        "SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id"
+    )
     for index, (ident, deleted_at, reason) in enumerate(tombstones):
         item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
         yield ("\n" if index == 0 else ",\n") + _dump(item)
@@ -89,7 +91,11 @@ def _parse_episode(raw: object, index: int, clock: Clock) -> tuple[str, Any]:
     if not isinstance(raw, Mapping):
         raise ImportFormatError(f"episode #{index} is not a JSON object")
     ident = raw.get("id")
-    if not isinstance(ident, str) or len(ident) != 8 or not all(c in "0123456789abcdef" for c in ident):
+    if (
+        not isinstance(ident, str)
+        or len(ident) != 8
+        or not all(c in "0123456789abcdef" for c in ident)
+    ):
         raise ImportFormatError(f"episode #{index} has an invalid id {ident!r} (8 lowercase hex)")
     try:
         item = validate_episode(
@@ -140,7 +146,9 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
     added = 0
     for raw in tombstones:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str):
-            raise ImportFormatError("a tombstone entry is malformed: expected {id, deleted_at, reason}")
+            raise ImportFormatError(
+                "a tombstone entry is malformed: expected {id, deleted_at, reason}"
+            )
         cursor = conn.execute(
             "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
             (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
