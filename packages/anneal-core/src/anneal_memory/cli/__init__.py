@@ -1,0 +1,71 @@
+"""The ``anneal-memory`` command line.
+
+``main(argv)`` parses the arguments, runs one command and returns its exit code:
+
+* ``0`` ok;
+* ``1`` refused or failed: one line on stderr starting ``Error:``, never a traceback;
+* ``2`` usage error (argparse);
+* ``3`` nothing was done and that is the answer (e.g. a downgraded wrap).
+
+Adding a command group (the plug-in convention):
+
+1. Create ``cli/_cmd_<group>.py`` with ``add_commands(subparsers, parents)``. For each command
+   call ``subparsers.add_parser(name, parents=parents, help=..., description=...)`` (the
+   ``parents`` give every command the trailing ``--json``), add its arguments and set its
+   handler with ``parser.set_defaults(handler=run_x)``. Command groups with sub-subcommands
+   (``baton claim``) add their own subparsers and pass ``parents`` down.
+2. Register the module with one line in ``COMMAND_MODULES`` in ``cli/_parser.py``.
+
+A handler is ``def run_x(ctx: Context, args: argparse.Namespace) -> int``. It takes the store
+from ``ctx.store()`` (opened lazily; ``ctx.store(create=False)`` for read-only commands),
+prints through ``ctx.emit(data, text)`` / ``ctx.out`` (see ``_render.py``), and either returns
+an exit code (``ExitCode`` in ``_context.py``) or raises: ``CommandError`` for a refusal
+(exit 1, or its ``exit_code``), any ``AnnealMemoryError`` (exit 1, its message), ``OSError``
+(exit 1). ``main`` turns those into one ``Error:`` line.
+
+Keep startup fast: a ``_cmd_`` module imports only ``argparse`` and the light ``cli`` helpers
+at module level; everything a handler needs (json, the wrap engine, ...) is imported inside
+the handler. ``python -X importtime -m anneal_memory record x`` shows what loads.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def _utf8_stdio() -> None:
+    """Make stdin/stdout/stderr UTF-8 on every platform (Windows consoles default elsewhere)."""
+    for name, errors in (("stdin", "strict"), ("stdout", "replace"), ("stderr", "replace")):
+        stream = getattr(sys, name, None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            reconfigure(encoding="utf-8", errors=errors)
+        except (ValueError, OSError, AttributeError, TypeError):  # pragma: no cover - odd streams
+            continue
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``anneal-memory`` command line.
+
+    Args:
+        argv: The arguments after the program name (defaults to ``sys.argv[1:]``).
+
+    Returns:
+        The process exit code: 0 ok, 1 refused or failed, 2 usage, 3 downgraded.
+    """
+    _utf8_stdio()
+    from anneal_memory.cli._parser import build_parser
+    from anneal_memory.cli._run import run
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # --help, --version (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    return run(parser, args, env=os.environ)

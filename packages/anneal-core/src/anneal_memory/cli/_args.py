@@ -1,0 +1,57 @@
+"""Argument types shared by command modules; a bad value is a usage error (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["EPISODE_TYPES", "json_object", "non_negative_float", "non_negative_int", "positive_int"]
+
+# The values of ``EpisodeType``, spelled out so parsing needs no import of the store.
+EPISODE_TYPES = ("observation", "decision", "tension", "question", "outcome", "context")
+
+
+def positive_int(text: str) -> int:
+    """An integer of 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer of 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number of 0 or more (``1.5`` days is fine)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of 0 or more, got {text}")
+    return value
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """A JSON object given on the command line (``'{"ticket": "PAY-12"}'``)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object like '{\"key\": \"value\"}'")
+    return value

@@ -1,0 +1,171 @@
+"""What a command runs with: the resolved database path, the lazily opened store, output."""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from anneal_memory.errors import AnnealMemoryError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from anneal_memory.store import Store
+
+__all__ = [
+    "DB_ENV",
+    "DEFAULT_DB_RELATIVE",
+    "SOURCE_ENV",
+    "CommandError",
+    "Context",
+    "ExitCode",
+    "default_home",
+    "resolve_db_path",
+]
+
+DB_ENV = "ANNEAL_MEMORY_DB"
+SOURCE_ENV = "ANNEAL_MEMORY_SOURCE"
+DEFAULT_DB_RELATIVE = Path(".anneal-memory") / "memory.db"
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes of the command line (public API)."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    DOWNGRADED = 3
+
+
+class CommandError(AnnealMemoryError):
+    """A command refused or failed; ``main`` prints ``Error: <message>`` and exits.
+
+    Attributes:
+        exit_code: The process exit code (1 unless a command says otherwise).
+    """
+
+    def __init__(self, message: str, *, exit_code: int = ExitCode.FAILED) -> None:
+        super().__init__(message)
+        self.exit_code = int(exit_code)
+
+
+def default_home(env: Mapping[str, str]) -> Path | None:
+    """The user's home directory, or None when there is none.
+
+    ``HOME`` (``USERPROFILE`` on Windows) wins; otherwise the account database is asked.
+    """
+    for name in ("HOME", "USERPROFILE") if os.name == "nt" else ("HOME",):
+        value = env.get(name, "")
+        if value:
+            return Path(value)
+    if os.name == "nt":
+        return None
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (KeyError, ImportError, OSError):
+        return None
+    return Path(home) if home else None
+
+
+def resolve_db_path(
+    db_arg: str | None,
+    env: Mapping[str, str],
+    *,
+    home: Callable[[Mapping[str, str]], Path | None] = default_home,
+) -> Path:
+    """The database path: ``--db``, else ``$ANNEAL_MEMORY_DB``, else ``~/.anneal-memory/memory.db``.
+
+    Raises:
+        CommandError: No ``--db``, no ``ANNEAL_MEMORY_DB`` and no home directory.
+    """
+    if db_arg:
+        return Path(db_arg).expanduser()
+    from_env = env.get(DB_ENV, "")
+    if from_env:
+        return Path(from_env).expanduser()
+    base = home(env)
+    if base is None:
+        raise CommandError(
+            "no home directory to hold the default database; "
+            f"pass --db PATH or set {DB_ENV}=PATH"
+        )
+    return base / DEFAULT_DB_RELATIVE
+
+
+class Context:
+    """Per-invocation state handed to every command handler.
+
+    Args:
+        args: The parsed arguments (global flags included).
+        env: The environment (``os.environ`` in the real CLI).
+        out: Where results go (stdout).
+        err: Where diagnostics go (stderr).
+    """
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        *,
+        env: Mapping[str, str],
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self.args = args
+        self.env = env
+        self.out: TextIO = out if out is not None else sys.stdout
+        self.err: TextIO = err if err is not None else sys.stderr
+        self.json: bool = bool(getattr(args, "json", False))
+        self.project_name: str = getattr(args, "project_name", None) or "Agent"
+        self._db_path: Path | None = None
+        self._store: Store | None = None
+
+    @property
+    def db_path(self) -> Path:
+        """The database path (resolved on first use; see :func:`resolve_db_path`)."""
+        if self._db_path is None:
+            self._db_path = resolve_db_path(getattr(self.args, "db", None), self.env)
+        return self._db_path
+
+    def store(self, *, create: bool = True) -> Store:
+        """Open the store on first use.
+
+        Args:
+            create: Create the database when it does not exist. Read-only commands pass
+                False and get a clear error instead of a new empty file.
+
+        Raises:
+            CommandError: ``create`` is False and there is no database at the path.
+        """
+        if self._store is None:
+            path = self.db_path
+            if not create and not path.exists():
+                raise CommandError(
+                    f"database not found: {path}. Run 'anneal-memory init' (or record an "
+                    f"episode) first, or point --db / {DB_ENV} at an existing store"
+                )
+            from anneal_memory.store import Store
+
+            self._store = Store(path, project_name=self.project_name)
+        return self._store
+
+    def emit(self, data: Any, text: str | None = None) -> None:
+        """Print ``data`` as JSON under ``--json``, else ``text`` (see ``_render.emit``)."""
+        from anneal_memory.cli._render import emit
+
+        emit(self, data, text)
+
+    def warn(self, message: str) -> None:
+        """Print a diagnostic line on stderr (not part of the result)."""
+        print(message, file=self.err)
+
+    def close(self) -> None:
+        """Close the store if a command opened it."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
