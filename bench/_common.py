@@ -36,14 +36,39 @@ schema record recall episode audit trail file server client request response
 test build deploy config token budget wrap continuity citation evidence
 migration release version branch commit review issue user task plan tool
 network timeout retry lock write read batch commit transaction journal sync
-""".split()
+""".split()  # noqa: SIM905
 
 BANDS = ("common", "mid", "rare")
 
 
 def _pseudo_words(n: int, rng: random.Random, taken: set[str]) -> list[str]:
-    onsets = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s",
-              "t", "v", "w", "br", "ch", "cl", "dr", "gr", "pl", "st", "tr", "th"]
+    onsets = [
+        "b",
+        "c",
+        "d",
+        "f",
+        "g",
+        "h",
+        "k",
+        "l",
+        "m",
+        "n",
+        "p",
+        "r",
+        "s",
+        "t",
+        "v",
+        "w",
+        "br",
+        "ch",
+        "cl",
+        "dr",
+        "gr",
+        "pl",
+        "st",
+        "tr",
+        "th",
+    ]
     vowels = ["a", "e", "i", "o", "u", "a", "e", "i", "o", "ea", "ou"]
     codas = ["", "", "", "n", "r", "s", "l", "t", "m", "nd", "st", "rk"]
     out: list[str] = []
@@ -78,9 +103,9 @@ class Corpus:
         m = 1 << self.TABLE_BITS
         table: list[str] = []
         acc = 0.0
-        for w, p in zip(self.vocab, weights):
+        for w, p in zip(self.vocab, weights, strict=True):
             acc += p
-            end = min(m, int(round(acc / total * m)))
+            end = min(m, round(acc / total * m))
             if end > len(table):
                 table.extend([w] * (end - len(table)))
         table.extend([self.vocab[-1]] * (m - len(table)))
@@ -100,7 +125,7 @@ class Corpus:
             pos = 0
             rows = []
             for n in lens:
-                chunk = words[pos:pos + n]
+                chunk = words[pos : pos + n]
                 pos += n
                 chunk[0] = chunk[0].capitalize()
                 rows.append(" ".join(chunk) + ".")
@@ -123,7 +148,7 @@ def summarize(seconds: list[float]) -> dict:
     n = len(xs)
 
     def pct(p: float) -> float:
-        return xs[min(n - 1, int(round(p * (n - 1))))]
+        return xs[min(n - 1, round(p * (n - 1)))]
 
     return {
         "n": n,

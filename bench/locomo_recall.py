@@ -65,8 +65,13 @@ def load_turns(sample: dict) -> list[dict]:
             if date_str:
                 text = f"[{date_str}] {text}"
             ts = base + timedelta(seconds=i)
-            turns.append({"dia_id": turn["dia_id"], "text": text,
-                          "timestamp": ts.strftime("%Y-%m-%dT%H:%M:%SZ")})
+            turns.append(
+                {
+                    "dia_id": turn["dia_id"],
+                    "text": text,
+                    "timestamp": ts.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+            )
     return turns
 
 
@@ -108,16 +113,19 @@ def aggregate(rows: list[dict]) -> dict:
 
 # ------------------------------------------------------------------------------ engines
 
+
 class Ours:
     def __init__(self, tmp: str) -> None:
         from anneal_memory import Store
+
         self.store = Store(os.path.join(tmp, "memory.db"), project_name="LoCoMo")
         self.ids: dict[str, str] = {}
 
     def index(self, turns: list[dict]) -> None:
         for t in turns:
-            ep = self.store.record(t["text"], "observation", source="locomo",
-                                   timestamp=t["timestamp"])
+            ep = self.store.record(
+                t["text"], "observation", source="locomo", timestamp=t["timestamp"]
+            )
             self.ids[ep.id] = t["dia_id"]
 
     def search(self, question: str) -> list[str]:
@@ -131,6 +139,7 @@ class Ours:
 class UpstreamRecall(Ours):
     def __init__(self, tmp: str) -> None:
         from anneal_memory import Store
+
         self.store = Store(os.path.join(tmp, "memory.db"), project_name="LoCoMo", audit=False)
         self.ids = {}
 
@@ -138,16 +147,18 @@ class UpstreamRecall(Ours):
 class UpstreamSearch(UpstreamRecall):
     def search(self, question: str) -> list[str]:
         from anneal_memory import search_episodes
+
         return [self.ids[m.episode.id] for m in search_episodes(self.store, question, limit=K_MAX)]
 
 
-ENGINES = {"ours": {"recall": Ours},
-           "upstream": {"recall": UpstreamRecall, "search_episodes": UpstreamSearch}}
+ENGINES = {
+    "ours": {"recall": Ours},
+    "upstream": {"recall": UpstreamRecall, "search_episodes": UpstreamSearch},
+}
 
 
 def run_engine(cls: type, samples: list[dict], tmpdir: str | None, pq) -> dict:
-    stats = {"evidence_unparseable": 0, "evidence_missing_turn": 0,
-             "questions_without_evidence": 0}
+    stats = {"evidence_unparseable": 0, "evidence_missing_turn": 0, "questions_without_evidence": 0}
     rows: list[dict] = []
     lat: list[float] = []
     n_turns = 0
@@ -170,26 +181,40 @@ def run_engine(cls: type, samples: list[dict], tmpdir: str | None, pq) -> dict:
                 lat.append(time.perf_counter() - t0)
                 rows.append({"c": qa["category"], "m": score(gold, ranked)})
                 if pq:
-                    pq.write(json.dumps({"sample": sample["sample_id"], "qa": qi,
-                                         "category": qa["category"], "question": qa["question"],
-                                         "gold": gold, "ranked": ranked}) + "\n")
+                    pq.write(
+                        json.dumps(
+                            {
+                                "sample": sample["sample_id"],
+                                "qa": qi,
+                                "category": qa["category"],
+                                "question": qa["question"],
+                                "gold": gold,
+                                "ranked": ranked,
+                            }
+                        )
+                        + "\n"
+                    )
             eng.close()
     return {
         "turns_indexed": n_turns,
         "overall_1to4": aggregate(rows),
-        "by_category": {f"{c}-{name}": aggregate([r for r in rows if r["c"] == c])
-                        for c, name in CATEGORIES.items()},
-        "latency_ms": {"p50": round(statistics.median(lat) * 1e3, 4) if lat else None,
-                       "p95": round(sorted(lat)[int(0.95 * (len(lat) - 1))] * 1e3, 4)
-                       if lat else None},
+        "by_category": {
+            f"{c}-{name}": aggregate([r for r in rows if r["c"] == c])
+            for c, name in CATEGORIES.items()
+        },
+        "latency_ms": {
+            "p50": round(statistics.median(lat) * 1e3, 4) if lat else None,
+            "p95": round(sorted(lat)[int(0.95 * (len(lat) - 1))] * 1e3, 4) if lat else None,
+        },
         "evidence_cleanup": stats,
     }
 
 
 def headline(res: dict) -> dict:
     o = res["overall_1to4"]
-    return {k: o.get(k) for k in ("n", "recall@1", "recall@5", "recall@10", "recall@20", "mrr",
-                                  "empty")} | {"latency_p50_ms": res["latency_ms"]["p50"]}
+    return {
+        k: o.get(k) for k in ("n", "recall@1", "recall@5", "recall@10", "recall@20", "mrr", "empty")
+    } | {"latency_p50_ms": res["latency_ms"]["p50"]}
 
 
 def run_upstream(python: str, data: str, tmpdir: str | None) -> dict:
@@ -203,12 +228,14 @@ def run_upstream(python: str, data: str, tmpdir: str | None) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("data", help="path of locomo-dev.json (or locomo10.json)")
     ap.add_argument("--engine", choices=sorted(ENGINES), default="ours")
-    ap.add_argument("--upstream-python", default=None,
-                    help="interpreter with anneal-memory==1.0.2 installed")
+    ap.add_argument(
+        "--upstream-python", default=None, help="interpreter with anneal-memory==1.0.2 installed"
+    )
     ap.add_argument("--tmpdir", default=None, help="where the temporary stores live")
     ap.add_argument("--per-question", default=None, help="write one JSON line per question")
     ap.add_argument("--out", default=None)
@@ -218,17 +245,25 @@ def main() -> int:
     samples = json.loads(raw)
     import anneal_memory
 
-    res: dict = {"bench": "locomo_recall", "engine": args.engine,
-                 "version": getattr(anneal_memory, "__version__", "?"),
-                 "data_sha256": hashlib.sha256(raw).hexdigest(),
-                 "conversations": [s["sample_id"] for s in samples],
-                 "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                 "method": {"episode_text": "[session date] Speaker: text", "limit": K_MAX,
-                            "categories": sorted(CATEGORIES)}}
+    res: dict = {
+        "bench": "locomo_recall",
+        "engine": args.engine,
+        "version": getattr(anneal_memory, "__version__", "?"),
+        "data_sha256": hashlib.sha256(raw).hexdigest(),
+        "conversations": [s["sample_id"] for s in samples],
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "method": {
+            "episode_text": "[session date] Speaker: text",
+            "limit": K_MAX,
+            "categories": sorted(CATEGORIES),
+        },
+    }
     pq = open(args.per_question, "w", encoding="utf-8") if args.per_question else None  # noqa: SIM115
     try:
-        res["results"] = {name: run_engine(cls, samples, args.tmpdir, pq)
-                          for name, cls in ENGINES[args.engine].items()}
+        res["results"] = {
+            name: run_engine(cls, samples, args.tmpdir, pq)
+            for name, cls in ENGINES[args.engine].items()
+        }
     finally:
         if pq:
             pq.close()

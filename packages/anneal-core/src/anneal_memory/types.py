@@ -110,6 +110,7 @@ class StoreStatus:
     wal_bytes: int
     last_write: str | None
     schema_version: int
+    audit_write_failures: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
@@ -123,6 +124,7 @@ class StoreStatus:
             "wal_bytes": self.wal_bytes,
             "last_write": self.last_write,
             "schema_version": self.schema_version,
+            "audit_write_failures": self.audit_write_failures,
         }
 
 

@@ -14,7 +14,10 @@ Adding a command group (the plug-in convention):
    ``parents`` give every command the trailing ``--json``), add its arguments and set its
    handler with ``parser.set_defaults(handler=run_x)``. Command groups with sub-subcommands
    (``baton claim``) add their own subparsers and pass ``parents`` down.
-2. Register the module with one line in ``COMMAND_MODULES`` in ``cli/_parser.py``.
+2. Register the module with one line in ``COMMAND_MODULES`` in ``cli/_parser.py``: the
+   module name followed by the command names it adds, e.g.
+   ``("anneal_memory.cli._cmd_gate", "baton"),``. A run of one command imports only the
+   module that declares it, so keep the names complete (aliases too).
 
 A handler is ``def run_x(ctx: Context, args: argparse.Namespace) -> int``. It takes the store
 from ``ctx.store()`` (opened lazily; ``ctx.store(create=False)`` for read-only commands),
@@ -63,9 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from anneal_memory.cli._parser import build_parser
     from anneal_memory.cli._run import run
 
-    parser = build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
     try:
-        args = parser.parse_args(list(argv) if argv is not None else None)
+        args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     return run(parser, args, env=os.environ)

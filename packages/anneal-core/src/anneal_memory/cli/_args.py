@@ -53,5 +53,5 @@ def json_object(text: str) -> dict[str, Any]:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("must be a JSON object like '{\"key\": \"value\"}'")
+        raise argparse.ArgumentTypeError('must be a JSON object like \'{"key": "value"}\'')
     return value

@@ -26,7 +26,11 @@ def add_commands(
         help="create a new store",
         description="Create a new, empty store at the database path. Refuses if one exists.",
     )
-    # Later options of init (e.g. the gate's --no-baton) are added to this parser.
+    init.add_argument(
+        "--no-baton",
+        action="store_true",
+        help="create an open store: any session may wrap (default: only the baton holder)",
+    )
     init.set_defaults(handler=run_init)
 
     status = subparsers.add_parser(
@@ -63,9 +67,24 @@ def run_init(ctx: Context, args: argparse.Namespace) -> int:
     store = ctx.store()
     if not store.created:  # another process created it between the check and the open
         raise CommandError(f"Store already exists: {store.path}")
+    gated = not args.no_baton
+    if gated:
+        from anneal_memory.gate import claim_command, set_consolidate_policy
+
+        set_consolidate_policy(store, True)
+    note = (
+        f"\nWraps need the baton: give it to a session with: {claim_command(store)}"
+        if gated
+        else "\nOpen store (--no-baton): any session may wrap."
+    )
     ctx.emit(
-        {"path": str(store.path), "created": True, "project_name": ctx.project_name},
-        f"Created store: {store.path}",
+        {
+            "path": str(store.path),
+            "created": True,
+            "project_name": ctx.project_name,
+            "consolidate_requires_baton": gated,
+        },
+        f"Created store: {store.path}{note}",
     )
     return ExitCode.OK
 

@@ -54,23 +54,18 @@ class CommandError(AnnealMemoryError):
 
 
 def default_home(env: Mapping[str, str]) -> Path | None:
-    """The user's home directory, or None when there is none.
+    """The user's home directory from the environment, or None when there is none.
 
-    ``HOME`` (``USERPROFILE`` on Windows) wins; otherwise the account database is asked.
+    ``HOME`` (on Windows ``USERPROFILE``, then ``HOME``). The account database is not asked on
+    purpose: a process run without ``HOME`` (a service, a sandbox) gets a clear error asking
+    for ``--db`` instead of a store in a directory nobody chose.
     """
-    for name in ("HOME", "USERPROFILE") if os.name == "nt" else ("HOME",):
+    names = ("USERPROFILE", "HOME") if os.name == "nt" else ("HOME",)
+    for name in names:
         value = env.get(name, "")
         if value:
             return Path(value)
-    if os.name == "nt":
-        return None
-    try:
-        import pwd
-
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    except (KeyError, ImportError, OSError):
-        return None
-    return Path(home) if home else None
+    return None
 
 
 def resolve_db_path(
@@ -92,8 +87,7 @@ def resolve_db_path(
     base = home(env)
     if base is None:
         raise CommandError(
-            "no home directory to hold the default database; "
-            f"pass --db PATH or set {DB_ENV}=PATH"
+            f"no home directory to hold the default database; pass --db PATH or set {DB_ENV}=PATH"
         )
     return base / DEFAULT_DB_RELATIVE
 
@@ -144,6 +138,8 @@ class Context:
         """
         if self._store is None:
             path = self.db_path
+            if path.is_dir():
+                raise CommandError(f"{path} is a directory; --db takes the database file's path")
             if not create and not path.exists():
                 raise CommandError(
                     f"database not found: {path}. Run 'anneal-memory init' (or record an "

@@ -13,9 +13,42 @@ if TYPE_CHECKING:
     from anneal_memory.cli._context import Context
     from anneal_memory.types import Episode
 
-__all__ = ["dumps", "emit", "episode_block", "episode_line", "human_bytes", "one_line"]
+__all__ = [
+    "dumps",
+    "emit",
+    "episode_block",
+    "episode_line",
+    "human_bytes",
+    "one_line",
+    "safe",
+]
 
 _PREVIEW_CHARS = 100
+# Bidirectional overrides/isolates can make a line read differently from what it holds.
+_BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+
+
+def _unsafe(code: int, keep: str, char: str) -> bool:
+    if char in keep:
+        return False
+    return code < 0x20 or 0x7F <= code < 0xA0 or code in _BIDI_CONTROLS
+
+
+def safe(text: str, *, keep: str = "") -> str:
+    r"""Make stored text harmless on a terminal: control characters become ``\xNN`` escapes.
+
+    Episodes may come from tools and other untrusted sources; an escape sequence in one must
+    not be able to rewrite the operator's screen. ``keep`` lists characters to leave alone
+    (``"\n\t"`` for full episode text). JSON output needs none of this: it escapes them.
+    """
+    if text.isprintable() or not any(_unsafe(ord(c), keep, c) for c in text):
+        return text
+    return "".join(
+        (f"\\u{ord(c):04x}" if ord(c) > 0xFF else f"\\x{ord(c):02x}")
+        if _unsafe(ord(c), keep, c)
+        else c
+        for c in text
+    )
 
 
 def dumps(data: Any) -> str:
@@ -33,7 +66,7 @@ def emit(ctx: Context, data: Any, text: str | None = None) -> None:
 
 def one_line(text: str, limit: int = _PREVIEW_CHARS) -> str:
     """Collapse whitespace and cut ``text`` to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
+    flat = safe(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -41,7 +74,7 @@ def episode_line(episode: Episode) -> str:
     """One listing line: ``id  timestamp  type  [source]  preview``."""
     stamp = episode.timestamp[:19].replace("T", " ")
     return (
-        f"{episode.id}  {stamp}  {episode.type.value:<11}  [{episode.source}]  "
+        f"{episode.id}  {stamp}  {episode.type.value:<11}  [{safe(episode.source)}]  "
         f"{one_line(episode.content)}"
     )
 
@@ -52,13 +85,13 @@ def episode_block(episode: Episode) -> str:
         f"id:        {episode.id}",
         f"timestamp: {episode.timestamp}",
         f"type:      {episode.type.value}",
-        f"source:    {episode.source}",
+        f"source:    {safe(episode.source)}",
     ]
     if episode.metadata:
         lines.append(f"metadata:  {json.dumps(dict(episode.metadata), ensure_ascii=False)}")
     if episode.idempotency_key is not None:
-        lines.append(f"idempotency_key: {episode.idempotency_key}")
-    lines.extend(("", episode.content))
+        lines.append(f"idempotency_key: {safe(episode.idempotency_key)}")
+    lines.extend(("", safe(episode.content, keep="\n\t")))
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from anneal_memory.errors import AnnealMemoryError, StoreDatabaseError
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["DEBUG_ENV", "error_message", "run"]
+__all__ = ["DEBUG_ENV", "error_message", "exit_code_for", "run"]
 
 DEBUG_ENV = "ANNEAL_MEMORY_DEBUG"
 
@@ -32,7 +32,9 @@ def error_message(exc: BaseException) -> str:
 
 
 def _fail(ctx: Context, exc: BaseException, code: int = ExitCode.FAILED) -> int:
-    print(f"Error: {error_message(exc)}", file=ctx.err)
+    from anneal_memory.cli._render import safe  # messages may quote stored or given text
+
+    print(f"Error: {safe(error_message(exc))}", file=ctx.err)
     return code
 
 
@@ -46,7 +48,26 @@ def _quiet_broken_pipe() -> int:
     return ExitCode.FAILED
 
 
-def run(parser: argparse.ArgumentParser, args: argparse.Namespace, *, env: Mapping[str, str]) -> int:
+_EXPECTED = (AnnealMemoryError, OSError, UnicodeError, ValueError)
+
+
+def exit_code_for(ctx: Context, exc: BaseException) -> int:
+    """Report ``exc`` (one ``Error:`` line, or silence for a closed pipe); return the code."""
+    if isinstance(exc, CommandError):
+        return _fail(ctx, exc, exc.exit_code)
+    if isinstance(exc, BrokenPipeError):
+        return _quiet_broken_pipe()
+    if isinstance(exc, KeyboardInterrupt):
+        print("Error: interrupted", file=ctx.err)
+        return 130
+    if isinstance(exc, _EXPECTED):
+        return _fail(ctx, exc)
+    return _fail(ctx, RuntimeError(f"unexpected {type(exc).__name__}: {exc}"))
+
+
+def run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, *, env: Mapping[str, str]
+) -> int:
     """Run the handler chosen by ``args`` and return the exit code."""
     handler = getattr(args, "handler", None)
     if handler is None:
@@ -55,19 +76,12 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace, *, env: Mappi
     ctx = Context(args, env=env)
     try:
         return int(handler(ctx, args))
-    except CommandError as exc:
-        return _fail(ctx, exc, exc.exit_code)
-    except BrokenPipeError:
-        return _quiet_broken_pipe()
-    except KeyboardInterrupt:
-        print("Error: interrupted", file=ctx.err)
-        return 130
-    except (AnnealMemoryError, OSError, UnicodeError, ValueError) as exc:
-        return _fail(ctx, exc)
+    except KeyboardInterrupt as exc:
+        return exit_code_for(ctx, exc)
     except Exception as exc:  # never a traceback for the operator; opt in to one for debugging
-        if env.get(DEBUG_ENV):
+        if env.get(DEBUG_ENV) and not isinstance(exc, _EXPECTED):
             raise
-        return _fail(ctx, RuntimeError(f"unexpected {type(exc).__name__}: {exc}"))
+        return exit_code_for(ctx, exc)
     finally:
         try:
             ctx.close()

@@ -74,12 +74,12 @@ def _bar(count: int, peak: int, width: int = 30) -> str:
 
 def stats_text(data: dict[str, Any]) -> str:
     """Render :func:`collect_stats` output for people."""
-    from anneal_memory.cli._render import human_bytes
+    from anneal_memory.cli._render import human_bytes, safe
 
     lines = [f"Store: {data['path']}", f"Episodes: {data['total_episodes']}", "", "By type:"]
     lines += [f"  {name:<12} {n:>7}" for name, n in data["by_type"].items()]
     lines += ["", "By source:"]
-    lines += [f"  {name:<12} {n:>7}" for name, n in data["by_source"].items()] or ["  (none)"]
+    lines += [f"  {safe(name):<12} {n:>7}" for name, n in data["by_source"].items()] or ["  (none)"]
     lines += ["", "Most recent active days:"]
     peak = max((row["episodes"] for row in data["by_day"]), default=0)
     lines += [

@@ -66,7 +66,7 @@ class StructureProblem:
 
 
 def canonical_text(text: str) -> str:
-    """Normalise line breaks to ``\\n`` and exotic spaces to plain spaces (NFC composed)."""
+    """Normalise every line break to a newline and exotic spaces to plain spaces (NFC composed)."""
     text = unicodedata.normalize("NFC", text)
     text = _LINE_BREAKS.sub("\n", text)
     return _ODD_SPACES.sub(" ", text)

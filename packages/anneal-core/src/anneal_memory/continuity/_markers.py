@@ -49,11 +49,11 @@ _PATTERN = re.compile(
     r"(?P<level>[1-9][0-9]{0,8})x(?![0-9A-Za-z])"
     r"(?:\s*\((?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\))?"
 )
-_EVIDENCE = re.compile(r"\s*\[evidence:(?P<ids>[^\]\"]*)(?:\"(?P<expl>[^\"]*)\")?\s*\]")
+_EVIDENCE = re.compile(r"\[evidence:(?P<ids>[^\]\"]*)(?:\"(?P<expl>[^\"]*)\"\s*)?\]")
 _CONTRADICTS = re.compile(r"\[contradicts:(?P<names>[^\]]*)\]")
 _NO_CONTRADICTS = re.compile(r"\[no-contradicts\]")
 _PROVENANCE = re.compile(r"\[provenance:(?P<ids>[^\]]*)\]")
-_MARKS = re.compile(r"\s*\((?:" + "|".join(m.value for m in StatusMark) + r")\)")
+_MARKS = re.compile(r"\((?:" + "|".join(m.value for m in StatusMark) + r")\)")
 _ID_SPLIT = re.compile(r"[\s,]+")
 DROP_DURABLE = re.compile(r"\[drop-durable:\s*(?P<line>[^\]]*?)\s*\]")
 
@@ -137,14 +137,26 @@ def set_level(line: str, level: int) -> str:
     return f"{line[:start]}{level}{line[end:]}"
 
 
+def _cut(line: str, match: re.Match[str]) -> str:
+    # Patterns carry no leading ``\s*``: searched on hostile text that would backtrack
+    # quadratically over long runs of spaces, so the space before the tag is trimmed here.
+    left, right = line[: match.start()].rstrip(), line[match.end() :]
+    return f"{left} {right.lstrip()}" if right.strip() else left
+
+
 def strip_evidence(line: str) -> str:
     """Return ``line`` without its ``[evidence: ...]`` tag."""
-    return _EVIDENCE.sub("", line, count=1)
+    match = _EVIDENCE.search(line)
+    return line if match is None else _cut(line, match)
 
 
 def strip_marks(line: str) -> str:
     """Return ``line`` without any status marks the save wrote earlier."""
-    return _MARKS.sub("", line).rstrip()
+    match = _MARKS.search(line)
+    while match is not None:
+        line = _cut(line, match)
+        match = _MARKS.search(line)
+    return line.rstrip()
 
 
 def add_mark(line: str, mark: StatusMark) -> str:

@@ -120,9 +120,11 @@ def recall(
         plan = plan_search(keyword)
         if plan is None:
             return RecallResult(episodes=(), total_matching=0)
-        seqs = ranked_seqs(conn, plan, filters, depth=page_offset + page_limit)
-        page = seqs[page_offset : page_offset + page_limit]
-        total = max(count_matches(conn, plan, filters), len(seqs))
+        ranking = ranked_seqs(conn, plan, filters, depth=page_offset + page_limit)
+        page = ranking.seqs[page_offset : page_offset + page_limit]
+        total = len(ranking.seqs)
+        if not ranking.complete:
+            total = max(count_matches(conn, plan, filters), total)
         return RecallResult(episodes=tuple(fetch_by_seqs(conn, page)), total_matching=total)
     finally:
         conn.execute("COMMIT")

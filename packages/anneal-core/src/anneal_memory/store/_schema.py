@@ -68,7 +68,84 @@ _EPISODES_V1: Sequence[str] = (
     """,
 )
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1,)
+_WRAPS_V2: Sequence[str] = (
+    """
+    CREATE TABLE wraps (
+        id INTEGER PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL CHECK (status IN ('open', 'completed', 'cancelled')),
+        session_id TEXT,
+        started_at TEXT NOT NULL,
+        today TEXT NOT NULL,
+        schema_name TEXT NOT NULL,
+        max_chars INTEGER NOT NULL,
+        episode_count INTEGER NOT NULL,
+        completed_at TEXT,
+        continuity_sha256 TEXT,
+        continuity_chars INTEGER,
+        graduations_validated INTEGER,
+        demotions INTEGER,
+        findings TEXT,
+        affect_tag TEXT,
+        affect_intensity REAL
+    )
+    """,
+    "CREATE UNIQUE INDEX wraps_one_open ON wraps(status) WHERE status = 'open'",
+    """
+    CREATE TABLE wrap_episodes (
+        wrap_id INTEGER NOT NULL REFERENCES wraps(id) ON DELETE CASCADE,
+        episode_id TEXT NOT NULL,
+        PRIMARY KEY (wrap_id, episode_id)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE patterns (
+        identity TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        level INTEGER NOT NULL,
+        max_level INTEGER NOT NULL,
+        first_wrap_id INTEGER NOT NULL,
+        last_wrap_id INTEGER NOT NULL,
+        last_grounded TEXT
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE pattern_history (
+        id INTEGER PRIMARY KEY,
+        identity TEXT NOT NULL,
+        wrap_id INTEGER NOT NULL REFERENCES wraps(id),
+        level INTEGER NOT NULL,
+        written_level INTEGER NOT NULL,
+        line_date TEXT,
+        explanation TEXT NOT NULL,
+        validated INTEGER NOT NULL,
+        marks TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX pattern_history_identity ON pattern_history(identity, wrap_id)",
+    """
+    CREATE TABLE associations (
+        a TEXT NOT NULL,
+        b TEXT NOT NULL,
+        strength REAL NOT NULL,
+        affect_tag TEXT,
+        affect_intensity REAL,
+        created_wrap_id INTEGER NOT NULL,
+        last_wrap_id INTEGER NOT NULL,
+        PRIMARY KEY (a, b),
+        CHECK (a < b)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX associations_b ON associations(b)",
+    "CREATE INDEX associations_last_wrap ON associations(last_wrap_id)",
+    """
+    CREATE TRIGGER episodes_delete_links AFTER DELETE ON episodes BEGIN
+        DELETE FROM associations WHERE a = old.id OR b = old.id;
+    END
+    """,
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1, _WRAPS_V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

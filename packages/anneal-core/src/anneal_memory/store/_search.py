@@ -7,24 +7,30 @@ in the keyword are ordinary words and can never change the query's meaning.
 Ranking, in two tiers:
 
 1. episodes containing the keyword's tokens as an exact phrase, by bm25;
-2. episodes containing any of its words (stopwords left out when other words remain), by bm25.
+2. episodes containing any of its words (stopwords left out when other words remain), by
+   bm25 of the OR-joined words, times ``1 + COORDINATION_BONUS`` for each further distinct
+   word the episode holds (a classic coordination factor).
 
 Cost is bounded at any store size: for each query word only its newest
 :data:`CANDIDATES_PER_TERM` matches (after filters) become candidates, so a word rarer than
-that contributes every match and a very common word contributes its recent ones. bm25 (with
-corpus-wide statistics) is computed for the candidates only, never for every match.
+that contributes every match and a very common word contributes its recent ones. Each word
+costs one FTS5 query that walks its newest matches and scores them with ``bm25()`` (corpus
+statistics computed once per query), never every match. bm25 is a sum over the query's
+words, so an episode's OR score is the sum of its per-word scores; a word contributes to the
+episodes inside its own candidate window.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
     "CANDIDATES_PER_TERM",
+    "COORDINATION_BONUS",
     "MAX_QUERY_TERMS",
+    "Ranking",
     "RecallFilters",
     "SearchPlan",
     "count_matches",
@@ -34,7 +40,6 @@ __all__ = [
 
 CANDIDATES_PER_TERM = 256
 MAX_QUERY_TERMS = 32
-_SCORE_CHUNK = 500
 _TOKEN = re.compile(r"[^\W_]+")
 
 STOPWORDS = frozenset(
@@ -167,6 +172,33 @@ STOPWORDS = frozenset(
         "yourselves",
     )
 )
+# What the tokenizer leaves of contractions ("Alice's" -> "alice", "s"; "didn't" ->
+# "didn", "t"): as common as stopwords and as empty of meaning.
+STOPWORDS |= frozenset(
+    (
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "didn",
+        "doesn",
+        "isn",
+        "wasn",
+        "aren",
+        "weren",
+        "hasn",
+        "haven",
+        "hadn",
+        "wouldn",
+        "couldn",
+        "shouldn",
+        "also",
+    )
+)
+COORDINATION_BONUS = 0.25
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -217,27 +249,23 @@ def plan_search(keyword: str) -> SearchPlan | None:
     )
 
 
-def _newest_matches(
+def _newest_scored(
     conn: sqlite3.Connection, expression: str, filters: RecallFilters, limit: int
-) -> list[int]:
-    sql = (
-        "SELECT f.rowid FROM episodes_fts AS f JOIN episodes AS e ON e.seq = f.rowid "  # noqa: S608
-        f"{filters.where('episodes_fts MATCH ?')} ORDER BY f.rowid DESC LIMIT ?"
-    )
-    return [row[0] for row in conn.execute(sql, (expression, *filters.params, limit))]
-
-
-def _scores(conn: sqlite3.Connection, expression: str, seqs: Sequence[int]) -> dict[int, float]:
-    scores: dict[int, float] = {}
-    for start in range(0, len(seqs), _SCORE_CHUNK):
-        chunk = seqs[start : start + _SCORE_CHUNK]
-        marks = ",".join("?" * len(chunk))
+) -> list[tuple[int, float]]:
+    # One FTS5 cursor walks the newest matches and scores each with bm25() as it goes:
+    # corpus statistics are gathered once per query, and LIMIT stops the walk early.
+    if filters.clauses:
         sql = (
-            "SELECT rowid, bm25(episodes_fts) FROM episodes_fts "  # noqa: S608
-            f"WHERE episodes_fts MATCH ? AND rowid IN ({marks})"
+            "SELECT f.rowid, bm25(episodes_fts) FROM episodes_fts AS f "  # noqa: S608
+            "JOIN episodes AS e ON e.seq = f.rowid "
+            f"{filters.where('episodes_fts MATCH ?')} ORDER BY f.rowid DESC LIMIT ?"
         )
-        scores.update(conn.execute(sql, (expression, *chunk)).fetchall())
-    return scores
+    else:
+        sql = (
+            "SELECT rowid, bm25(episodes_fts) FROM episodes_fts "
+            "WHERE episodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+        )
+    return conn.execute(sql, (expression, *filters.params, limit)).fetchall()
 
 
 def _rank(scores: dict[int, float]) -> list[int]:
@@ -245,21 +273,48 @@ def _rank(scores: dict[int, float]) -> list[int]:
     return [seq for seq, _ in sorted(scores.items(), key=lambda item: (item[1], -item[0]))]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranking:
+    """Episode ``seq`` values, best first; ``complete`` when they are every match."""
+
+    seqs: list[int]
+    complete: bool
+
+
 def ranked_seqs(
     conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, *, depth: int
-) -> list[int]:
-    """Return episode ``seq`` values, best first, at least ``depth`` long when enough match."""
+) -> Ranking:
+    """Rank the candidates; at least ``depth`` of them when enough episodes match."""
     per_term = max(CANDIDATES_PER_TERM, depth)
     phrase_hits: list[int] = []
+    complete = True
     if plan.phrase is not None:
-        newest = _newest_matches(conn, plan.phrase, filters, per_term)
-        phrase_hits = _rank(_scores(conn, plan.phrase, newest))
-    candidates: set[int] = set()
+        phrase_rows = _newest_scored(conn, plan.phrase, filters, per_term)
+        complete = len(phrase_rows) < per_term
+        phrase_hits = _rank(dict(phrase_rows))
+    # bm25 is a sum over the query's terms, so an episode's score for the OR of the words is
+    # the sum of its single-term scores, each taken from that term's candidate window.
+    scores: dict[int, float] = {}
+    matched: dict[int, int] = {}
     for term in plan.terms:
-        candidates.update(_newest_matches(conn, _quote(term), filters, per_term))
-    candidates.difference_update(phrase_hits)
-    word_hits = _rank(_scores(conn, plan.any_word, sorted(candidates)))
-    return phrase_hits + word_hits
+        rows = _newest_scored(conn, _quote(term), filters, per_term)
+        complete = complete and len(rows) < per_term
+        for seq, score in rows:
+            scores[seq] = scores.get(seq, 0.0) + score
+            matched[seq] = matched.get(seq, 0) + 1
+    for seq in phrase_hits:
+        scores.pop(seq, None)
+    # When no query filled its window, the candidates are every matching episode.
+    return Ranking(seqs=phrase_hits + _rank(_coordinate(scores, matched)), complete=complete)
+
+
+def _coordinate(scores: dict[int, float], matched: dict[int, int]) -> dict[int, float]:
+    # Each further distinct query word an episode holds strengthens its score by a fixed
+    # share, so two moderately rare words together beat one of them repeated.
+    return {
+        seq: score * (1.0 + COORDINATION_BONUS * (matched[seq] - 1))
+        for seq, score in scores.items()
+    }
 
 
 def count_matches(conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters) -> int:

@@ -14,6 +14,8 @@ from typing import IO, Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
+from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
+from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
 from anneal_memory.store import _episodes, _recall
 from anneal_memory.store._connection import connect, database_error, write_transaction
@@ -46,6 +48,11 @@ class Store:
             mode 0600 before SQLite opens it.
         project_name: The agent's name, used in the continuity file's header.
         clock: Where time comes from (tests pass a frozen clock).
+        audit: Keep the hash-chained audit trail beside the database (default on).
+        on_audit_event: Called with each audit entry dict after it is written.
+        consolidate_requires_baton_on_create: When this call creates the database, turn
+            the single-consolidator gate on (see ``anneal_memory.gate``). Existing stores
+            keep their policy.
 
     Raises:
         StoreDatabaseError: The file could not be opened or migrated.
@@ -57,6 +64,9 @@ class Store:
         *,
         project_name: str = DEFAULT_PROJECT_NAME,
         clock: Clock | None = None,
+        audit: bool = True,
+        on_audit_event: EventCallback | None = None,
+        consolidate_requires_baton_on_create: bool = False,
     ) -> None:
         self._path = Path(path).expanduser().absolute()
         self.project_name = project_name
@@ -72,6 +82,16 @@ class Store:
             self._conn.close()
             self._conn = None
             raise
+        self._audit_trail: AuditTrail | None = None
+        if audit:
+            self._audit_trail = AuditTrail(self._path, clock=self._clock, on_event=on_audit_event)
+            sink = StoreAuditSink(self, self._audit_trail)
+            sink.recover()
+            self._audit_sink = sink
+        if self._created and consolidate_requires_baton_on_create:
+            from anneal_memory.gate import set_consolidate_policy  # gate imports the store
+
+            set_consolidate_policy(self, True, actor="agent")
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -90,9 +110,21 @@ class Store:
         """The clock this store stamps time with."""
         return self._clock
 
+    @property
+    def audit_trail(self) -> AuditTrail | None:
+        """The audit trail this store appends to (None when opened with ``audit=False``)."""
+        return self._audit_trail
+
     def sidecar(self, suffix: str) -> Path:
         """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
         return self._path.with_name(self._path.stem + suffix)
+
+    def load_continuity(self) -> str | None:
+        """The continuity file's text (``<stem>.continuity.md``), or None before the first save."""
+        try:
+            return self.sidecar(".continuity.md").read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
 
     def close(self) -> None:
         """Close the database connection. Safe to call twice."""
@@ -100,6 +132,8 @@ class Store:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            if self._audit_trail is not None:
+                self._audit_trail.close()
 
     def __enter__(self) -> Store:
         return self
@@ -280,6 +314,7 @@ class Store:
             ).fetchone()[0]
             last = conn.execute("SELECT value FROM meta WHERE key = 'last_write'").fetchone()
             deleted = _episodes.tombstone_count(conn)
+            audit_failures = read_failure_count(conn)
         wal = self._path.with_name(self._path.name + "-wal")
         return StoreStatus(
             path=str(self._path),
@@ -291,6 +326,7 @@ class Store:
             wal_bytes=wal.stat().st_size if wal.exists() else 0,
             last_write=None if last is None else str(last[0]),
             schema_version=SCHEMA_VERSION,
+            audit_write_failures=audit_failures,
         )
 
     def export_json(self, out: IO[str]) -> int:

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Audit trail benchmark: verify throughput and the cost of auditing a record.
+
+Phases
+  verify   a 10,000-entry trail (record-shaped entries, one file) is written once; our
+           ``AuditTrail.verify`` walks it --reps times (best and median entries/s). With
+           ``--upstream-python`` (default /work/venv-upstream/bin/python, skipped if absent)
+           anneal-memory 1.0.2's ``AuditTrail.verify`` walks the SAME files in a subprocess
+           that times itself.
+  record   p50 of ``Store.record`` with the audit on, interleaved call by call with a raw
+           floor: INSERT + COMMIT on SQLite (WAL, synchronous=FULL) plus one SHA-256-chained
+           JSONL line written and fsynced. Also ``Store.record`` with ``audit=False``.
+
+Usage:  .venv/bin/python bench/bench_audit.py [--entries 10000] [--reps 5] [--record-n 400]
+Prints ONE JSON summary on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from anneal_memory import AuditTrail, EpisodeType, Store
+from anneal_memory.audit._chain import GENESIS_HASH, link_hash
+from anneal_memory.audit._events import AuditEvent, encode_entry
+
+UPSTREAM_WORKER = r"""
+import json, sys, time
+from anneal_memory import AuditTrail
+best = []
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter()
+    r = AuditTrail.verify(sys.argv[1])
+    best.append(time.perf_counter() - t)
+print(json.dumps({"valid": r.valid, "total": r.total_entries, "seconds": best,
+                  "error": getattr(r, "error", None)}))
+"""
+
+
+def write_trail(db: Path, entries: int) -> None:
+    prev = GENESIS_HASH
+    lines = []
+    for seq in range(entries):
+        _entry, line = encode_entry(
+            seq=seq,
+            ts=f"2026-03-02T09:{seq // 6000 % 60:02d}:{seq // 100 % 60:02d}.{seq:06d}Z",
+            event=AuditEvent.RECORD,
+            actor="agent",
+            data={
+                "episode_id": f"{seq:08x}",
+                "type": "observation",
+                "content_hash": "hmac-sha256:" + hashlib.sha256(str(seq).encode()).hexdigest(),
+            },
+            prev_hash=prev,
+        )
+        lines.append(line)
+        prev = link_hash(line)
+    db.with_name(db.stem + ".audit.jsonl").write_bytes(b"".join(x + b"\n" for x in lines))
+
+
+def bench_verify(db: Path, entries: int, reps: int, upstream: str | None) -> dict[str, object]:
+    write_trail(db, entries)
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        result = AuditTrail.verify(db)
+        times.append(time.perf_counter() - start)
+        assert result.valid, result
+        assert result.total_entries == entries, result
+    out: dict[str, object] = {
+        "entries": entries,
+        "ours_entries_per_s_best": round(entries / min(times)),
+        "ours_entries_per_s_median": round(entries / statistics.median(times)),
+    }
+    if upstream and Path(upstream).exists():
+        proc = subprocess.run(
+            [upstream, "-c", UPSTREAM_WORKER, str(db), str(reps)],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=tempfile.gettempdir(),
+        )
+        if proc.returncode == 0:
+            got = json.loads(proc.stdout)
+            out["upstream_valid"] = got["valid"]
+            out["upstream_total_entries"] = got["total"]
+            out["upstream_entries_per_s_best"] = round(entries / min(got["seconds"]))
+            out["upstream_entries_per_s_median"] = round(
+                entries / statistics.median(got["seconds"])
+            )
+            if not got["valid"]:
+                out["upstream_error"] = got["error"]
+        else:
+            out["upstream_error"] = proc.stderr.strip().splitlines()[-1:]
+    else:
+        out["upstream"] = "skipped: no upstream interpreter"
+    return out
+
+
+class RawFloor:
+    """INSERT + COMMIT (WAL, synchronous=FULL) and one fsynced chained JSONL line."""
+
+    def __init__(self, folder: Path) -> None:
+        self.conn = sqlite3.connect(folder / "raw.db", isolation_level=None)
+        for pragma in ("journal_mode=WAL", "synchronous=FULL"):
+            self.conn.execute(f"PRAGMA {pragma}")
+        self.conn.execute(
+            "CREATE TABLE episodes (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, ts TEXT,"
+            " type TEXT, content TEXT, source TEXT)"
+        )
+        self.fd = os.open(folder / "raw.audit.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        self.prev = GENESIS_HASH
+        self.seq = 0
+
+    def record(self, content: str) -> None:
+        ident = os.urandom(4).hex()
+        ts = "2026-03-02T09:00:00.000000Z"
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute(
+            "INSERT INTO episodes (id, ts, type, content, source) VALUES (?, ?, ?, ?, ?)",
+            (ident, ts, "observation", content, "agent"),
+        )
+        self.conn.execute("COMMIT")
+        line = json.dumps(
+            {
+                "v": 1,
+                "seq": self.seq,
+                "ts": ts,
+                "event": "record",
+                "actor": "agent",
+                "data": {
+                    "episode_id": ident,
+                    "content_hash": hashlib.sha256(content.encode()).hexdigest(),
+                },
+                "prev_hash": self.prev,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        ).encode()
+        os.write(self.fd, line + b"\n")
+        os.fsync(self.fd)
+        self.prev = "sha256:" + hashlib.sha256(line).hexdigest()
+        self.seq += 1
+
+
+def bench_record(folder: Path, n: int) -> dict[str, object]:
+    raw = RawFloor(folder)
+    audited = Store(folder / "audited" / "memory.db")
+    plain = Store(folder / "plain" / "memory.db", audit=False)
+    samples: dict[str, list[float]] = {
+        "raw_floor": [],
+        "record_audit_on": [],
+        "record_audit_off": [],
+    }
+    targets = {
+        "raw_floor": raw.record,
+        "record_audit_on": lambda text: audited.record(text, EpisodeType.OBSERVATION),
+        "record_audit_off": lambda text: plain.record(text, EpisodeType.OBSERVATION),
+    }
+    names = list(targets)
+    for i in range(n):
+        text = f"note {i}: the connection pool ran out of handles under load"
+        for name in names[i % 3 :] + names[: i % 3]:
+            start = time.perf_counter()
+            targets[name](text)
+            samples[name].append(time.perf_counter() - start)
+    audited.close()
+    plain.close()
+    p50 = {name: statistics.median(values) * 1000 for name, values in samples.items()}
+    assert AuditTrail.verify(folder / "audited" / "memory.db").valid
+    return {
+        "n": n,
+        "p50_ms": {name: round(value, 3) for name, value in p50.items()},
+        "ratio_audit_on_vs_floor": round(p50["record_audit_on"] / p50["raw_floor"], 3),
+        "goal_ratio_max": 1.25,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=10_000)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--record-n", type=int, default=400)
+    parser.add_argument("--upstream-python", default="/work/venv-upstream/bin/python")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-audit-", dir=Path.cwd()) as folder:
+        root = Path(folder)
+        (root / "verify").mkdir()
+        verify_db = root / "verify" / "memory.db"
+        summary = {
+            "verify": bench_verify(verify_db, args.entries, args.reps, args.upstream_python),
+            "record": bench_record(root, args.record_n),
+        }
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()

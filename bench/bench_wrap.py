@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Wrap benchmark: prepare + save of one wrap vs a raw floor, and prepare cost vs history size.
+
+Phase ``wrap`` (interleaved call by call, rotating order):
+  ours   ``prepare_wrap`` + ``validated_save_continuity`` of a wrap of 50 fresh episodes whose
+         continuity has 10 grounded citations on 5 pattern lines (two wraps of history, so
+         the lines climb). ``ours`` runs with the audit trail off (the floor has none);
+         ``ours+audit`` with it on.
+  raw    the same I/O done by hand on the same schema: BEGIN IMMEDIATE, select the unwrapped
+         episodes, check the 10 citations (membership + two shared words), atomic write of
+         the continuity (tmp + fsync + rename + dir fsync), insert one row, mark the episodes,
+         COMMIT.
+  The 50 episodes of each round are recorded before the timer starts.
+
+Phase ``history``: ``prepare_wrap`` (then ``wrap_cancel``, untimed) with 50 unwrapped episodes
+on an empty store vs on a store holding 100,000 older, already wrapped episodes.
+
+Usage: .venv/bin/python bench/bench_wrap.py [--rounds 30] [--history 100000] [--out f.json]
+Prints ONE JSON summary on stdout (progress on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import Corpus, emit, log, machine_facts, ratio, rotate, summarize
+from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
+from anneal_memory._fsio import atomic_write_text
+from anneal_memory.immune._grounding import grounding_words
+from anneal_memory.store._connection import connect
+
+EPISODES = 50
+CITED = 10
+
+
+def _fill(store: Store, corpus: Corpus, start: int) -> None:
+    for text in corpus.texts(start, EPISODES):
+        store.record(text, "observation")
+
+
+def _continuity(episodes: list, today: str, level: int) -> str:
+    lines = []
+    for k in range(CITED // 2):
+        a, b = episodes[2 * k], episodes[2 * k + 1]
+        words = " ".join(sorted(grounding_words(a.content))[:4])
+        lines.append(
+            f'- bench_pattern_{k} | {level}x ({today}) [evidence: {a.id}, {b.id} "{words}"]'
+            " [no-contradicts]"
+        )
+    body = "\n".join(lines)
+    return (
+        "# Bench \u2014 Memory (v1)\n\n## State\n- benchmarking\n\n## Patterns\n"
+        f"{body}\n\n## Decisions\n- none\n\n## Context\n" + "- context line\n" * 40
+    )
+
+
+def _ours_round(store: Store) -> float:
+    t0 = time.perf_counter()
+    prep = prepare_wrap(store)
+    assert prep.package is not None
+    level = _ours_round.levels.get(id(store), 0) + 1  # type: ignore[attr-defined]
+    text = _continuity(list(prep.package.episodes), prep.package.today, level)
+    result = validated_save_continuity(store, text, wrap_token=prep.wrap_token)
+    elapsed = time.perf_counter() - t0
+    assert result.episodes_compressed == EPISODES
+    _ours_round.levels[id(store)] = level  # type: ignore[attr-defined]
+    return elapsed
+
+
+_ours_round.levels = {}  # type: ignore[attr-defined]
+
+
+class RawFloor:
+    """The same schema as ours, driven by hand with the minimum the wrap must do."""
+
+    def __init__(self, folder: Path) -> None:
+        self.store = Store(folder / "raw.db", audit=False)  # creates the schema
+        self.path = folder / "raw.continuity.md"
+        self.conn = connect(folder / "raw.db")
+
+    def round(self) -> float:
+        t0 = time.perf_counter()
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        rows = conn.execute(
+            "SELECT id, content FROM episodes WHERE wrap_id IS NULL ORDER BY seq"
+        ).fetchall()
+        snapshot = dict(rows)
+        cited = [r[0] for r in rows[:CITED]]
+        ok = sum(
+            1
+            for ident in cited
+            if ident in snapshot
+            and len(grounding_words(snapshot[ident]) & grounding_words(snapshot[ident])) >= 2
+        )
+        text = "\n".join(f"- p | 1x [evidence: {i}]" for i in cited) + "\n" + "x" * 1500
+        atomic_write_text(self.path, text)
+        cur = conn.execute(
+            "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
+            " episode_count) VALUES (hex(randomblob(16)), 'completed', 't', 'd', 'default',"
+            " 20000, ?)",
+            (len(rows),),
+        )
+        conn.execute("UPDATE episodes SET wrap_id = ? WHERE wrap_id IS NULL", (cur.lastrowid,))
+        conn.execute("COMMIT")
+        assert ok == CITED
+        return time.perf_counter() - t0
+
+
+def phase_wrap(rounds: int, folder: Path, corpus: Corpus) -> dict:
+    ours = Store(folder / "ours.db", audit=False)
+    audited = Store(folder / "audited.db")
+    raw = RawFloor(folder)
+    times: dict[str, list[float]] = {"ours": [], "ours+audit": [], "raw": []}
+    runners = {
+        "ours": lambda: _ours_round(ours),
+        "ours+audit": lambda: _ours_round(audited),
+        "raw": raw.round,
+    }
+    stores = {"ours": ours, "ours+audit": audited, "raw": raw.store}
+    for i in range(rounds + 2):
+        for name in rotate(list(runners), i):
+            _fill(stores[name], corpus, i * EPISODES)
+            elapsed = runners[name]()
+            if i >= 2:  # two warm-up rounds give the patterns a history
+                times[name].append(elapsed)
+        if i % 10 == 0:
+            log(f"wrap round {i}/{rounds + 2}")
+    for s in (ours, audited, raw.store):
+        s.close()
+    raw.conn.close()
+    out = {name: summarize(xs) for name, xs in times.items()}
+    out["ratio_ours_to_raw_p50"] = ratio(out["ours"]["median_ms"], out["raw"]["median_ms"])
+    out["ratio_ours_audit_to_raw_p50"] = ratio(
+        out["ours+audit"]["median_ms"], out["raw"]["median_ms"]
+    )
+    return out
+
+
+def _bulk_history(path: Path, corpus: Corpus, n: int) -> None:
+    with Store(path, audit=False):
+        pass
+    conn = sqlite3.connect(str(path))
+    conn.execute("PRAGMA journal_mode=WAL")
+    ts = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    with conn:
+        conn.execute(
+            "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
+            " episode_count) VALUES ('old', 'completed', 't', 'd', 'default', 20000, ?)",
+            (n,),
+        )
+        conn.executemany(
+            "INSERT INTO episodes (id, ts, type, content, source, wrap_id)"
+            " VALUES (?, ?, 'observation', ?, 'agent', 1)",
+            (
+                (f"{i:08x}", (ts + dt.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), t)
+                for i, t in enumerate(corpus.texts(0, n))
+            ),
+        )
+    conn.close()
+
+
+def phase_history(rounds: int, folder: Path, corpus: Corpus, history: int) -> dict:
+    log(f"building a store with {history} wrapped episodes")
+    _bulk_history(folder / "big.db", corpus, history)
+    stores = {
+        "empty": Store(folder / "small.db", audit=False),
+        "100k": Store(folder / "big.db", audit=False),
+    }
+    for s in stores.values():
+        _fill(s, corpus, 10_000_000)
+    times: dict[str, list[float]] = {name: [] for name in stores}
+    for i in range(rounds + 2):
+        for name in rotate(list(stores), i):
+            t0 = time.perf_counter()
+            prep = prepare_wrap(stores[name])
+            elapsed = time.perf_counter() - t0
+            assert prep.episode_count == EPISODES
+            wrap_cancel(stores[name])
+            if i >= 2:
+                times[name].append(elapsed)
+    for s in stores.values():
+        s.close()
+    out = {name: summarize(xs) for name, xs in times.items()}
+    out["ratio_100k_to_empty_p50"] = ratio(out["100k"]["median_ms"], out["empty"]["median_ms"])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--history", type=int, default=100_000)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    corpus = Corpus(seed=42)
+    with tempfile.TemporaryDirectory(prefix="bench-wrap-") as tmp:
+        folder = Path(tmp)
+        summary = {
+            "bench": "wrap",
+            "machine": machine_facts(),
+            "episodes_per_wrap": EPISODES,
+            "citations": CITED,
+            "wrap": phase_wrap(args.rounds, folder, corpus),
+            "history": phase_history(args.rounds, folder, corpus, args.history),
+        }
+    emit(summary, args.out)
+
+
+if __name__ == "__main__":
+    main()

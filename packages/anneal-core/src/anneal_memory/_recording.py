@@ -1,0 +1,173 @@
+"""What an agent's events become as episodes, and how memory is rendered back for a model.
+
+Pure functions only: the recording policy every adapter shares, text shaping (size caps with
+an explicit marker, characters SQLite or UTF-8 would refuse), and the bounded text blocks
+``AgentMemory`` hands to a model (startup context, recall block).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from anneal_memory.errors import InvalidInputError
+from anneal_memory.store._search import STOPWORDS, tokenize
+from anneal_memory.store._validate import MAX_CONTENT_BYTES
+from anneal_memory.types import Episode, EpisodeType
+
+__all__ = [
+    "CONTEXT_HEADER",
+    "STARTUP_HEADER",
+    "RecordingPolicy",
+    "has_content_words",
+    "render_context",
+    "render_startup",
+    "render_tool_result",
+    "shape_text",
+    "truncate",
+]
+
+CONTEXT_HEADER = "Relevant memory:"
+STARTUP_HEADER = "Memory from earlier sessions (continuity file):"
+_MAX_LINE_CHARS = 400
+_MIN_CUT_LINE = 60
+# Worst case 4 UTF-8 bytes per character, minus room for the truncation marker.
+_MAX_POLICY_CHARS = MAX_CONTENT_BYTES // 4 - 64
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordingPolicy:
+    """Which agent events become episodes, of which type, and how large they may be.
+
+    One policy serves every adapter, so a LangGraph agent and a Pydantic AI agent record the
+    same things the same way.
+
+    Attributes:
+        record_tool_results: Record what tools return.
+        record_answers: Record the agent's final answers.
+        tool_result_type: Episode type of a tool result.
+        answer_type: Episode type of a final answer.
+        tool_source: ``source`` of tool-result episodes (tool output is data, not the agent's word).
+        answer_source: ``source`` of answer episodes.
+        max_chars: Longer text is cut to this many characters and ends with a marker that
+            says how much was cut.
+        skip_duplicates: Skip text already recorded with the same type by this session.
+        ignore_tools: Tool names whose results are never recorded.
+        query_chars: How much of a prompt ``context_for`` searches with (its start).
+    """
+
+    record_tool_results: bool = True
+    record_answers: bool = True
+    tool_result_type: EpisodeType = EpisodeType.OBSERVATION
+    answer_type: EpisodeType = EpisodeType.OUTCOME
+    tool_source: str = "tool"
+    answer_source: str = "agent"
+    max_chars: int = 4000
+    skip_duplicates: bool = True
+    ignore_tools: frozenset[str] = field(default_factory=frozenset)
+    query_chars: int = 1000
+
+    def __post_init__(self) -> None:
+        for name in ("max_chars", "query_chars"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(f"RecordingPolicy.{name} must be a positive int")
+        if self.max_chars > _MAX_POLICY_CHARS:
+            raise InvalidInputError(
+                f"RecordingPolicy.max_chars may be at most {_MAX_POLICY_CHARS:,} "
+                f"(episodes hold {MAX_CONTENT_BYTES:,} bytes of UTF-8)"
+            )
+        object.__setattr__(self, "tool_result_type", EpisodeType.parse(self.tool_result_type))
+        object.__setattr__(self, "answer_type", EpisodeType.parse(self.answer_type))
+        object.__setattr__(self, "ignore_tools", frozenset(self.ignore_tools))
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut ``text`` to at most ``limit`` characters, ending with a marker saying how much went."""
+    if len(text) <= limit:
+        return text
+    keep = limit
+    marker = ""
+    for _ in range(3):  # the marker's own length depends on the count it prints
+        marker = f" … [truncated {len(text) - keep:,} chars]"
+        if keep + len(marker) <= limit:
+            break
+        keep = max(limit - len(marker), 0)
+    return text[:keep] + marker
+
+
+def shape_text(text: str, max_chars: int) -> str | None:
+    """Make text recordable: valid UTF-8 without NULs, stripped, capped. None when blank."""
+    cleaned = text.replace("\x00", "\ufffd")
+    cleaned = cleaned.encode("utf-8", "replace").decode("utf-8").strip()
+    if not cleaned:
+        return None
+    return truncate(cleaned, max_chars)
+
+
+def render_tool_result(tool_name: str, result: object) -> str:
+    """Render a tool call's result as one episode text: ``name -> result``."""
+    if isinstance(result, str):
+        body = result
+    elif isinstance(result, (bytes, bytearray)):
+        body = bytes(result).decode("utf-8", "replace")
+    else:
+        try:
+            body = json.dumps(result, ensure_ascii=False, sort_keys=True, default=str)
+        except (TypeError, ValueError):
+            body = repr(result)
+    name = tool_name.strip() or "tool"
+    return f"{name} -> {body}"
+
+
+def has_content_words(text: str) -> bool:
+    """True when the text has at least one word that is not a stopword."""
+    return any(token not in STOPWORDS for token in tokenize(text))
+
+
+def _one_line(text: str, limit: int) -> str:
+    return truncate(" ".join(text.split()), limit)
+
+
+def _episode_line(episode: Episode) -> str:
+    head = f"- ({episode.id}) [{episode.type.value}] "
+    return head + _one_line(episode.content, _MAX_LINE_CHARS - len(head))
+
+
+def render_context(episodes: Sequence[Episode], max_chars: int) -> str:
+    """Render recalled episodes as a compact block of at most ``max_chars`` characters.
+
+    Each episode becomes ``- (id) [type] content`` on one line, best first; when the next
+    line does not fit it is cut (if enough room is left) or left out, and a last line says
+    how many were not shown. Returns "" when no episode fits.
+    """
+    lines: list[str] = []
+    used = len(CONTEXT_HEADER)
+    for index, episode in enumerate(episodes):
+        line = _episode_line(episode)
+        room = max_chars - used - 1
+        if len(line) > room:
+            after = len(episodes) - index - 1
+            room -= len(f"\n(+{after} more not shown)") if after else 0
+            if room >= _MIN_CUT_LINE:
+                lines.append(truncate(line, room))
+                used += 1 + room
+            break
+        lines.append(line)
+        used += 1 + len(line)
+    if not lines:
+        return ""
+    hidden = len(episodes) - len(lines)
+    note = f"(+{hidden} more not shown)"
+    if hidden and used + 1 + len(note) <= max_chars:
+        lines.append(note)
+    return "\n".join([CONTEXT_HEADER, *lines])
+
+
+def render_startup(continuity: str | None, max_chars: int) -> str:
+    """Render the continuity file as the session's startup block (bounded); "" when none."""
+    if continuity is None or not continuity.strip():
+        return ""
+    body = truncate(continuity.strip(), max(max_chars - len(STARTUP_HEADER) - 2, 1))
+    return f"{STARTUP_HEADER}\n\n{body}"

@@ -1,0 +1,98 @@
+"""The chain rule: each line names the SHA-256 of the raw line before it.
+
+Pure functions over bytes, shared by appending, verification and repair.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from anneal_memory._clock import parse_timestamp
+
+__all__ = [
+    "GENESIS_HASH",
+    "ChainTip",
+    "LineInfo",
+    "line_info",
+    "link_hash",
+    "parse_line",
+    "period_of",
+    "period_of_timestamp",
+    "split_complete",
+]
+
+GENESIS_HASH = "sha256:GENESIS"
+_ENTRY_KEYS = frozenset({"v", "seq", "ts", "event", "actor", "data", "prev_hash"})
+_OPTIONAL_KEYS = frozenset({"dropped_before"})
+
+
+def link_hash(raw_line: bytes) -> str:
+    """The value the next entry must carry as ``prev_hash`` (line given without its newline)."""
+    return "sha256:" + hashlib.sha256(raw_line).hexdigest()
+
+
+def period_of(moment: _dt.datetime) -> str:
+    """The ISO week of an aware datetime in UTC, e.g. ``2026-W09`` (sortable as text)."""
+    year, week, _ = moment.astimezone(_dt.timezone.utc).isocalendar()
+    return f"{year:04d}-W{week:02d}"
+
+
+def period_of_timestamp(ts: str) -> str:
+    """The ISO week of an entry's ``ts`` string."""
+    return period_of(parse_timestamp(ts))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChainTip:
+    """Where the next entry attaches: its ``seq`` and the ``prev_hash`` it must carry."""
+
+    next_seq: int
+    prev_hash: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LineInfo:
+    """The fields of one parsed line that the chain needs."""
+
+    seq: int
+    ts: str
+    prev_hash: str
+    event: str
+
+
+def parse_line(raw_line: bytes) -> dict[str, Any]:
+    """Parse one trail line into its entry dict.
+
+    Raises:
+        ValueError: The line is not a well-formed entry.
+    """
+    entry = json.loads(raw_line)
+    if not isinstance(entry, dict):
+        raise ValueError("an entry must be a JSON object")
+    keys = entry.keys()
+    if not keys >= _ENTRY_KEYS or not keys <= _ENTRY_KEYS | _OPTIONAL_KEYS:
+        raise ValueError(f"unexpected keys {sorted(keys)}")
+    if not isinstance(entry["seq"], int) or not isinstance(entry["prev_hash"], str):
+        raise ValueError("seq must be an integer and prev_hash a string")
+    return entry
+
+
+def line_info(raw_line: bytes) -> LineInfo:
+    """Parse the chain fields of one line (see :func:`parse_line`)."""
+    entry = parse_line(raw_line)
+    return LineInfo(
+        seq=entry["seq"], ts=str(entry["ts"]), prev_hash=entry["prev_hash"], event=entry["event"]
+    )
+
+
+def split_complete(data: bytes) -> tuple[list[bytes], bytes]:
+    """Split file bytes into complete lines (without newlines) and a torn tail (maybe empty)."""
+    cut = data.rfind(b"\n") + 1
+    body, tail = data[:cut], data[cut:]
+    lines = body.split(b"\n")
+    lines.pop()  # the empty string after the final newline
+    return lines, tail

@@ -1,0 +1,185 @@
+"""Where the trail lives beside the database, and the manifest that links its files.
+
+Files for a database ``memory.db``:
+
+- ``memory.audit.jsonl``: the active file, appended to;
+- ``memory.audit.YYYY-Www.jsonl.gz``: sealed weeks;
+- ``memory.audit.manifest.json``: the sealed weeks in chain order and the active file's anchor;
+- ``memory.audit-append.lock``: the cross-process lock every append and rotation holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from anneal_memory._fsio import atomic_write_text
+
+__all__ = [
+    "MANIFEST_VERSION",
+    "AuditPaths",
+    "Manifest",
+    "SealedFile",
+    "SetAside",
+    "load_manifest",
+    "write_manifest",
+]
+
+MANIFEST_VERSION = 1
+_SEALED = re.compile(r"^(?P<stem>.+)\.audit\.(?P<period>\d{4}-W\d{2})\.jsonl\.gz$")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditPaths:
+    """The trail's files for one database."""
+
+    db_path: Path
+
+    @classmethod
+    def for_db(cls, db_path: str | os.PathLike[str]) -> AuditPaths:
+        """Paths for the database at ``db_path`` (made absolute)."""
+        return cls(Path(db_path).expanduser().absolute())
+
+    def _beside(self, suffix: str) -> Path:
+        return self.db_path.with_name(self.db_path.stem + suffix)
+
+    @property
+    def active(self) -> Path:
+        """The file new entries are appended to."""
+        return self._beside(".audit.jsonl")
+
+    @property
+    def manifest(self) -> Path:
+        """The manifest that carries the chain across files."""
+        return self._beside(".audit.manifest.json")
+
+    @property
+    def append_lock(self) -> Path:
+        """The lock file held by every append, rotation and repair."""
+        return self._beside(".audit-append.lock")
+
+    def beside(self, filename: str) -> Path:
+        """A file named ``filename`` in the database's folder."""
+        return self.db_path.with_name(filename)
+
+    def sealed(self, period: str) -> Path:
+        """The sealed file of one ISO week."""
+        return self._beside(f".audit.{period}.jsonl.gz")
+
+    def sealed_on_disk(self) -> list[Path]:
+        """Every sealed week file beside the database, oldest period first."""
+        stem = self.db_path.stem
+        found = []
+        for path in self.db_path.parent.glob(f"{glob_escape(stem)}.audit.*.jsonl.gz"):
+            match = _SEALED.match(path.name)
+            if match and match["stem"] == stem:
+                found.append(path)
+        return sorted(found, key=lambda p: p.name)
+
+    def set_aside_name(self, original: Path, stamp: str, kind: str) -> Path:
+        """Where a file (or a torn tail of one) is moved when it is set aside."""
+        return original.with_name(f"{original.name}.{kind}-{stamp}")
+
+
+def glob_escape(text: str) -> str:
+    """Escape glob metacharacters in a file-name fragment."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SealedFile:
+    """A sealed week as the manifest lists it."""
+
+    filename: str
+    period: str
+    entries: int
+    first_seq: int
+    last_seq: int
+    first_ts: str
+    last_ts: str
+    first_prev_hash: str
+    last_hash: str
+    sha256: str
+    set_aside: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetAside:
+    """Something repair or recovery moved out of the chain, kept on disk for inspection."""
+
+    kind: str
+    filename: str
+    moved_to: str
+    reason: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Manifest:
+    """The chain across files: sealed weeks in order and the active file's anchor."""
+
+    active_file: str
+    active_period: str
+    active_first_seq: int = 0
+    active_first_prev_hash: str = "sha256:GENESIS"
+    files: tuple[SealedFile, ...] = ()
+    set_aside: tuple[SetAside, ...] = field(default=())
+
+    def to_json(self) -> str:
+        """Render as stable, indented JSON."""
+        body: dict[str, Any] = {"version": MANIFEST_VERSION, **asdict(self)}
+        return json.dumps(body, sort_keys=True, indent=1) + "\n"
+
+    def with_set_aside(self, item: SetAside) -> Manifest:
+        """A copy that also records ``item``."""
+        return replace(self, set_aside=(*self.set_aside, item))
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        """Parse a manifest.
+
+        Raises:
+            ValueError: It is not a well-formed manifest of a known version.
+        """
+        body = json.loads(text)
+        if not isinstance(body, dict) or body.get("version") != MANIFEST_VERSION:
+            raise ValueError("not a version-1 audit manifest")
+        try:
+            files = tuple(SealedFile(**item) for item in body["files"])
+            set_aside = tuple(SetAside(**item) for item in body.get("set_aside", ()))
+            manifest = cls(
+                active_file=str(body["active_file"]),
+                active_period=str(body["active_period"]),
+                active_first_seq=int(body["active_first_seq"]),
+                active_first_prev_hash=str(body["active_first_prev_hash"]),
+                files=files,
+                set_aside=set_aside,
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed audit manifest: {exc}") from None
+        return manifest
+
+
+def load_manifest(path: Path) -> Manifest | None:
+    """Read the manifest; None when there is none.
+
+    Raises:
+        ValueError: It exists but cannot be parsed.
+        OSError: It exists but cannot be read.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"manifest is not UTF-8: {exc}") from None
+    return Manifest.from_json(text)
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    """Replace the manifest atomically."""
+    atomic_write_text(path, manifest.to_json())

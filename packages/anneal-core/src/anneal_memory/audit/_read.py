@@ -1,0 +1,80 @@
+"""Reading entries back, oldest first, across sealed weeks and the active file."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from anneal_memory.audit._chain import split_complete
+from anneal_memory.audit._files import AuditPaths, load_manifest
+from anneal_memory.errors import AuditError
+
+__all__ = ["iter_entries", "read_entries"]
+
+
+def _file_bytes(paths: AuditPaths) -> Iterator[tuple[str, bytes]]:
+    try:
+        manifest = load_manifest(paths.manifest)
+    except (OSError, ValueError) as exc:
+        raise AuditError(f"cannot read the audit manifest: {exc}") from None
+    for sealed in manifest.files if manifest else ():
+        if sealed.set_aside is not None:
+            continue
+        try:
+            yield sealed.filename, gzip.decompress(paths.beside(sealed.filename).read_bytes())
+        except (OSError, EOFError, zlib.error) as exc:
+            raise AuditError(f"cannot read sealed week {sealed.filename}: {exc}") from None
+    try:
+        yield paths.active.name, paths.active.read_bytes()
+    except FileNotFoundError:
+        return
+
+
+def iter_entries(db_path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Yield every complete entry of the trail, oldest first (torn tails are left out).
+
+    Raises:
+        AuditError: The manifest or a sealed week cannot be read.
+    """
+    for _name, data in _file_bytes(AuditPaths.for_db(db_path)):
+        lines, _torn = split_complete(data)
+        for raw in lines:
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                yield entry
+
+
+def read_entries(
+    db_path: str | os.PathLike[str],
+    *,
+    since: str | None = None,
+    event: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The newest ``limit`` entries matching the filters, oldest first.
+
+    Args:
+        db_path: The database whose trail to read.
+        since: Keep entries with ``ts`` at or after this store timestamp.
+        event: Keep only this event type.
+        limit: Keep at most this many (the newest); None keeps all.
+
+    Raises:
+        AuditError: The manifest or a sealed week cannot be read.
+    """
+    kept: deque[dict[str, Any]] = deque(maxlen=limit)
+    for entry in iter_entries(db_path):
+        if since is not None and str(entry.get("ts", "")) < since:
+            continue
+        if event is not None and entry.get("event") != event:
+            continue
+        kept.append(entry)
+    return list(kept)

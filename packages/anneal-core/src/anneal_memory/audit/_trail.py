@@ -1,0 +1,353 @@
+"""``AuditTrail``: append chained entries under a cross-process lock, rotate weekly.
+
+Every append takes ``<stem>.audit-append.lock``, then checks whether the active file or the
+manifest changed since this object last wrote (inode and size). If they did, another process
+appended or rotated, and the chain tip is re-read from disk; so any number of processes keep
+one chain. A tail without a line end (a crash mid-write) is moved to a side file and counted
+as ``dropped_before`` on the next entry, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import logging
+import os
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from anneal_memory._clock import Clock, SystemClock, format_timestamp
+from anneal_memory._fsio import PRIVATE_FILE_MODE, atomic_write_bytes, ensure_private_file
+from anneal_memory._locks import DEFAULT_LOCK_TIMEOUT, file_lock
+from anneal_memory.audit._chain import (
+    ChainTip,
+    line_info,
+    link_hash,
+    period_of,
+    period_of_timestamp,
+    split_complete,
+)
+from anneal_memory.audit._events import AuditEvent, encode_entry, parse_event
+from anneal_memory.audit._fileio import read_all, read_first_line, read_last_line, write_all
+from anneal_memory.audit._files import (
+    AuditPaths,
+    Manifest,
+    SetAside,
+    load_manifest,
+    write_manifest,
+)
+from anneal_memory.audit._repair import AuditRepairResult, repair_trail
+from anneal_memory.audit._rotation import seal_week
+from anneal_memory.audit._verify import AuditVerifyResult, verify_trail
+from anneal_memory.errors import AuditError, LockUnavailableError
+
+__all__ = ["AuditTrail", "EventCallback"]
+
+EventCallback = Callable[[dict[str, Any]], None]
+_log = logging.getLogger("anneal_memory.audit")
+_fdatasync = getattr(os, "fdatasync", os.fsync)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _State:
+    """What this object knows about the files, valid while ``key`` matches the disk."""
+
+    key: tuple[int, int, tuple[int, int, int] | None]
+    tip: ChainTip
+    has_entries: bool
+    manifest: Manifest
+
+
+def _stamp(moment: _dt.datetime) -> str:
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + secrets.token_hex(2)
+
+
+class AuditTrail:
+    """The hash-chained audit trail beside one database.
+
+    Args:
+        db_path: The database the trail belongs to (files are created beside it).
+        clock: Stamps entries and decides rotation (tests inject a frozen clock).
+        on_event: Called with each entry dict after it is on disk; its errors are logged.
+        lock_timeout: Seconds to wait for the append lock before an append fails.
+    """
+
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        on_event: EventCallback | None = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        self._paths = AuditPaths.for_db(db_path)
+        self._clock: Clock = clock or SystemClock()
+        self._on_event = on_event
+        self._lock_timeout = lock_timeout
+        self._fd: int | None = None
+        self._fd_ino = -1
+        self._state: _State | None = None
+        self._pending_drops = 0
+
+    @property
+    def paths(self) -> AuditPaths:
+        """The trail's files."""
+        return self._paths
+
+    @property
+    def pending_drops(self) -> int:
+        """Entries lost since the last successful append; the next entry reports them."""
+        return self._pending_drops
+
+    def close(self) -> None:
+        """Release the file handle. The trail reopens it on the next append."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+        self._fd = None
+        self._state = None
+
+    @staticmethod
+    def verify(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
+        """Check the whole chain (sealed weeks, manifest, active file); see ``_verify``."""
+        return verify_trail(db_path)
+
+    @staticmethod
+    def repair(
+        db_path: str | os.PathLike[str], *, set_aside_unreadable: bool = False
+    ) -> AuditRepairResult:
+        """Rebuild a corrupt manifest or set aside a corrupt sealed week; see ``_repair``.
+
+        Raises:
+            AuditRepairRefusedError: Nothing needs (or may receive) repair.
+        """
+        return repair_trail(db_path, set_aside_unreadable=set_aside_unreadable)
+
+    def recover(self) -> None:
+        """Bring the files to a clean state now: set aside a torn tail, finish a rotation.
+
+        Appends do this on their own; a store calls it when it opens, so a crash is tidied
+        up even when no entry follows. Files that do not exist yet are left alone.
+
+        Raises:
+            AuditError: The trail cannot be read (a corrupt manifest, for instance).
+        """
+        if not self._paths.active.exists():
+            return
+        try:
+            with file_lock(self._paths.append_lock, timeout=self._lock_timeout):
+                self._sync(self._clock.now())
+        except (OSError, ValueError, LockUnavailableError) as exc:
+            self._state = None
+            raise AuditError(f"audit recovery of {self._paths.active} failed: {exc}") from exc
+
+    # -- append ------------------------------------------------------------------------------
+
+    def note_drop(self) -> None:
+        """Count an entry that was lost before reaching the trail (reported on the next one)."""
+        self._pending_drops += 1
+
+    def append(
+        self, event: AuditEvent | str, *, actor: str, data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Append one entry, fsynced, and return it.
+
+        Raises:
+            InvalidInputError: ``event`` is not in the vocabulary (nothing is counted).
+            AuditError: The entry could not be written; it is counted as dropped.
+        """
+        kind = parse_event(event)
+        try:
+            entry = self._append_locked(kind, actor, data)
+        except (OSError, ValueError, AuditError, LockUnavailableError) as exc:
+            self._state = None
+            self._pending_drops += 1
+            raise AuditError(f"audit append to {self._paths.active} failed: {exc}") from exc
+        if self._on_event is not None:
+            try:
+                self._on_event(entry)
+            except Exception:
+                _log.exception("audit on_event callback failed (entry seq %s)", entry["seq"])
+        return entry
+
+    def _append_locked(
+        self, kind: AuditEvent, actor: str, data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        now = self._clock.now()
+        with file_lock(self._paths.append_lock, timeout=self._lock_timeout):
+            state = self._sync(now)
+            period = period_of(now)
+            if state.has_entries and period > state.manifest.active_period:
+                state = self._rotate(state, period)
+            entry, line = encode_entry(
+                seq=state.tip.next_seq,
+                ts=format_timestamp(now),
+                event=kind,
+                actor=actor,
+                data=data,
+                prev_hash=state.tip.prev_hash,
+                dropped_before=self._pending_drops,
+            )
+            fd = self._require_fd()
+            write_all(fd, line + b"\n")
+            _fdatasync(fd)
+            self._pending_drops = 0
+            ino, size, msig = state.key
+            self._state = replace(
+                state,
+                key=(ino, size + len(line) + 1, msig),
+                tip=ChainTip(next_seq=state.tip.next_seq + 1, prev_hash=link_hash(line)),
+                has_entries=True,
+            )
+        return entry
+
+    # -- syncing with the disk ---------------------------------------------------------------
+
+    def _require_fd(self) -> int:
+        if self._fd is None:
+            raise AuditError("the active audit file is not open")
+        return self._fd
+
+    def _open_active(self) -> os.stat_result:
+        """Make ``self._fd`` point at the current active file; return its stat."""
+        path = self._paths.active
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            ensure_private_file(path)
+            st = os.stat(path)
+        if self._fd is None or self._fd_ino != st.st_ino:
+            self.close()
+            self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+            st = os.fstat(self._fd)
+            self._fd_ino = st.st_ino
+        return st
+
+    def _manifest_signature(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self._paths.manifest)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _sync(self, now: _dt.datetime) -> _State:
+        st = self._open_active()
+        key = (st.st_ino, st.st_size, self._manifest_signature())
+        if self._state is not None and self._state.key == key:
+            return self._state
+        fd = self._require_fd()
+        manifest = self._load_manifest(fd, now)
+        last, torn = read_last_line(fd, st.st_size)
+        if torn:
+            manifest = self._set_aside_torn(fd, torn, manifest, now)
+        tip, has_entries = self._tip_from(last, manifest)
+        st = os.fstat(fd)
+        key = (st.st_ino, st.st_size, self._manifest_signature())
+        self._state = _State(key=key, tip=tip, has_entries=has_entries, manifest=manifest)
+        return self._state
+
+    def _load_manifest(self, fd: int, now: _dt.datetime) -> Manifest:
+        try:
+            manifest = load_manifest(self._paths.manifest)
+        except ValueError as exc:
+            raise AuditError(
+                f"the audit manifest {self._paths.manifest.name} is corrupt ({exc}); "
+                "run 'anneal-memory audit-repair'"
+            ) from None
+        if manifest is not None:
+            return manifest
+        if self._paths.sealed_on_disk():
+            raise AuditError(
+                f"the audit manifest {self._paths.manifest.name} is missing while sealed weeks "
+                "exist; run 'anneal-memory audit-repair'"
+            )
+        manifest = self._fresh_manifest(fd, now)
+        write_manifest(self._paths.manifest, manifest)
+        return manifest
+
+    def _fresh_manifest(self, fd: int, now: _dt.datetime) -> Manifest:
+        first = read_first_line(fd)
+        if first is None:
+            return Manifest(active_file=self._paths.active.name, active_period=period_of(now))
+        info = line_info(first)
+        return Manifest(
+            active_file=self._paths.active.name,
+            active_period=period_of_timestamp(info.ts),
+            active_first_seq=info.seq,
+            active_first_prev_hash=info.prev_hash,
+        )
+
+    def _tip_from(self, last: bytes | None, manifest: Manifest) -> tuple[ChainTip, bool]:
+        anchor = ChainTip(
+            next_seq=manifest.active_first_seq, prev_hash=manifest.active_first_prev_hash
+        )
+        if last is None:
+            return anchor, False
+        try:
+            info = line_info(last)
+        except ValueError:
+            return self._tip_past_garbage(manifest), True
+        if info.seq < manifest.active_first_seq:
+            # A rotation sealed this content and died before emptying the active file.
+            self._replace_active_empty()
+            return anchor, False
+        return ChainTip(next_seq=info.seq + 1, prev_hash=link_hash(last)), True
+
+    def _tip_past_garbage(self, manifest: Manifest) -> ChainTip:
+        """Chain onto a last line that does not parse, so appends go on and verify flags it.
+
+        Its ``seq`` is counted from the last line that does parse (or the file's anchor).
+        """
+        lines, _torn = split_complete(read_all(self._require_fd()))
+        _log.warning("audit: the last line of %s is not an entry", self._paths.active.name)
+        next_seq = manifest.active_first_seq + len(lines)
+        for back, raw in enumerate(reversed(lines)):
+            try:
+                next_seq = line_info(raw).seq + back + 1
+                break
+            except ValueError:
+                continue
+        return ChainTip(next_seq=next_seq, prev_hash=link_hash(lines[-1]))
+
+    def _replace_active_empty(self) -> None:
+        atomic_write_bytes(self._paths.active, b"")
+        self._open_active()
+
+    def _set_aside_torn(
+        self, fd: int, torn: bytes, manifest: Manifest, now: _dt.datetime
+    ) -> Manifest:
+        active = self._paths.active
+        target = self._paths.set_aside_name(active, _stamp(now), "torn")
+        atomic_write_bytes(target, torn)
+        os.ftruncate(fd, os.fstat(fd).st_size - len(torn))
+        os.fsync(fd)
+        self._pending_drops += 1
+        _log.warning("audit: set aside a torn last line of %s to %s", active.name, target.name)
+        updated = manifest.with_set_aside(
+            SetAside(
+                kind="torn-tail",
+                filename=active.name,
+                moved_to=target.name,
+                reason=f"{len(torn)} bytes without a line end (an append interrupted by a crash)",
+                at=format_timestamp(now),
+            )
+        )
+        write_manifest(self._paths.manifest, updated)
+        return updated
+
+    # -- rotation ----------------------------------------------------------------------------
+
+    def _rotate(self, state: _State, period: str) -> _State:
+        rotated = seal_week(self._paths, read_all(self._require_fd()), state.manifest, period)
+        if rotated is None:
+            return state
+        self._replace_active_empty()
+        st = os.fstat(self._require_fd())
+        return _State(
+            key=(st.st_ino, st.st_size, self._manifest_signature()),
+            tip=state.tip,
+            has_entries=False,
+            manifest=rotated,
+        )

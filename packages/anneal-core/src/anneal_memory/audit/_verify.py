@@ -1,0 +1,360 @@
+"""Verification: walk sealed weeks in manifest order, then the active file, checking every link.
+
+The walk hashes each raw line as read (no re-serialisation), so it costs one JSON parse and
+one SHA-256 per entry. A failed walk is repeated once under the append lock, so a rotation
+or append in flight is not mistaken for tampering.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from anneal_memory._locks import file_lock
+from anneal_memory.audit._chain import GENESIS_HASH, ChainTip, parse_line, split_complete
+from anneal_memory.audit._files import AuditPaths, Manifest, SealedFile, load_manifest
+from anneal_memory.errors import LockUnavailableError
+
+__all__ = ["AuditVerifyResult", "verify_trail"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditVerifyResult:
+    """The outcome of verifying a trail.
+
+    Attributes:
+        valid: True when every link, sequence number and sealed-file hash checks out.
+        total_entries: Entries walked (up to the break when invalid).
+        files_verified: Files walked completely.
+        chain_break_at: Sequence number of the first entry whose check failed.
+        chain_break_file: The file holding it (or the manifest, when that is at fault).
+        chain_break_line: Its 1-based line number in that file.
+        skipped_lines: Torn tails (a crash mid-append) left out of the walk.
+        dropped_entries: Entries the trail itself reports as lost (sum of ``dropped_before``).
+        error: What failed, in words; None when valid.
+        set_aside: Files repair or recovery set aside (kept on disk, not walked).
+        untracked: Sealed-looking files the manifest does not list.
+    """
+
+    valid: bool
+    total_entries: int
+    files_verified: int
+    chain_break_at: int | None = None
+    chain_break_file: str | None = None
+    chain_break_line: int | None = None
+    skipped_lines: int = 0
+    dropped_entries: int = 0
+    error: str | None = None
+    set_aside: tuple[str, ...] = ()
+    untracked: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict of every field."""
+        return {name: _plain(getattr(self, name)) for name in self.__dataclass_fields__}
+
+    def summary(self) -> str:
+        """One or two lines for people."""
+        if self.valid:
+            text = (
+                f"Audit trail valid: {self.total_entries} entries across "
+                f"{self.files_verified} file(s)"
+            )
+            if self.skipped_lines:
+                text += f"; {self.skipped_lines} torn line(s) skipped"
+            if self.dropped_entries:
+                text += f"; the trail reports {self.dropped_entries} dropped entr(ies)"
+            return text
+        text = f"Audit trail INVALID: {self.error}"
+        if self.chain_break_file is not None:
+            where = "" if self.chain_break_at is None else f" at seq {self.chain_break_at}"
+            line = "" if self.chain_break_line is None else f" (line {self.chain_break_line})"
+            text += f"\nChain broke{where} in {self.chain_break_file}{line}"
+        return text
+
+
+def _plain(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value
+
+
+class _ChainBreakError(Exception):
+    def __init__(self, error: str, *, seq: int | None, file: str, line: int | None = None):
+        super().__init__(error)
+        self.error = error
+        self.seq = seq
+        self.file = file
+        self.line = line
+
+
+@dataclass(slots=True)
+class _Walk:
+    entries: int = 0
+    files: int = 0
+    skipped: int = 0
+    dropped: int = 0
+
+
+_PREV_KEY = b'"prev_hash":"'
+_SEQ_KEY = b'","seq":'
+_DROPPED_KEY = b'"dropped_before":'
+
+
+def _parsed_fields(raw: bytes, number: int, seq: int, filename: str) -> tuple[bytes, int, int]:
+    """``prev_hash``, ``seq`` and ``dropped_before`` from a full parse of one line."""
+    try:
+        entry = parse_line(raw)
+        return entry["prev_hash"].encode(), entry["seq"], int(entry.get("dropped_before", 0))
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeError):
+        raise _ChainBreakError(
+            f"line {number} is not a well-formed audit entry",
+            seq=seq,
+            file=filename,
+            line=number,
+        ) from None
+
+
+def _mismatch(
+    got_prev: bytes, got_seq: int, prev: bytes, seq: int, *, filename: str, number: int
+) -> _ChainBreakError:
+    if got_prev != prev:
+        return _ChainBreakError(
+            f"Hash mismatch at seq {seq}: expected {prev[:20].decode()}..., got "
+            f"{got_prev[:20].decode(errors='replace')}... (the entry before it was "
+            "altered or removed, or this one was)",
+            seq=seq,
+            file=filename,
+            line=number,
+        )
+    return _ChainBreakError(
+        f"Sequence mismatch: expected seq {seq}, got {got_seq!r} (an entry was "
+        "inserted, removed, duplicated or reordered)",
+        seq=seq,
+        file=filename,
+        line=number,
+    )
+
+
+def walk_lines(lines: list[bytes], start: ChainTip, filename: str, walk: _Walk) -> ChainTip:
+    """Check each line links to the one before; return the tip after the last line.
+
+    Each link is checked on the raw bytes: with sorted keys ``prev_hash`` and ``seq`` are the
+    last top-level keys, and JSON strings cannot hold ``"prev_hash":"`` unescaped, so the
+    last occurrence is the real key. The last line, which no later hash covers, and any line
+    that does not look canonical are parsed in full.
+
+    Raises:
+        _ChainBreakError: The first line that fails, named by its expected seq and line number.
+    """
+    prev, seq = start.prev_hash.encode(), start.next_seq
+    sha256, last = hashlib.sha256, len(lines)
+    key_len, seq_len = len(_PREV_KEY), len(_SEQ_KEY)
+    for number, raw in enumerate(lines, start=1):
+        begin = raw.rfind(_PREV_KEY) + key_len
+        end = raw.find(b'"', begin)
+        digits = raw[end + seq_len : raw.find(b",", end + seq_len)]
+        if (
+            number == last
+            or begin < key_len
+            or raw[end : end + seq_len] != _SEQ_KEY
+            or not digits.isdigit()
+            or _DROPPED_KEY in raw
+        ):
+            try:
+                got_prev, got_seq, dropped = _parsed_fields(raw, number, seq, filename)
+            except _ChainBreakError:
+                walk.entries += number - 1
+                raise
+            walk.dropped += dropped
+        else:
+            got_prev, got_seq = raw[begin:end], int(digits)
+        if got_prev != prev or got_seq != seq:
+            walk.entries += number - 1
+            raise _mismatch(got_prev, got_seq, prev, seq, filename=filename, number=number)
+        prev = b"sha256:" + sha256(raw).hexdigest().encode()
+        seq += 1
+    walk.entries += last
+    return ChainTip(next_seq=seq, prev_hash=prev.decode())
+
+
+def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
+    path = paths.beside(sealed.filename)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise _ChainBreakError(
+            f"sealed week {sealed.filename} cannot be read: {exc.strerror or exc}",
+            seq=sealed.first_seq,
+            file=sealed.filename,
+        ) from None
+    if hashlib.sha256(raw).hexdigest() != sealed.sha256:
+        raise _ChainBreakError(
+            f"sealed week {sealed.filename} does not match the sha256 in the manifest",
+            seq=sealed.first_seq,
+            file=sealed.filename,
+        )
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _ChainBreakError(
+            f"sealed week {sealed.filename} is not valid gzip: {exc}",
+            seq=sealed.first_seq,
+            file=sealed.filename,
+        ) from None
+
+
+def _check_anchor(expected: ChainTip, seq: int, prev_hash: str, what: str, file: str) -> None:
+    if seq != expected.next_seq or prev_hash != expected.prev_hash:
+        raise _ChainBreakError(
+            f"the manifest's anchor for {what} does not continue the chain (expected seq "
+            f"{expected.next_seq} after {expected.prev_hash[:20]}...): a week is missing or the "
+            "manifest was edited",
+            seq=seq,
+            file=file,
+        )
+
+
+def _verify_sealed(paths: AuditPaths, sealed: SealedFile, tip: ChainTip, walk: _Walk) -> ChainTip:
+    _check_anchor(tip, sealed.first_seq, sealed.first_prev_hash, sealed.filename, sealed.filename)
+    if sealed.set_aside is not None:
+        return ChainTip(next_seq=sealed.last_seq + 1, prev_hash=sealed.last_hash)
+    lines, torn = split_complete(_read_sealed(paths, sealed))
+    if torn:
+        raise _ChainBreakError(
+            f"sealed week {sealed.filename} ends without a line end",
+            seq=None,
+            file=sealed.filename,
+        )
+    after = walk_lines(lines, tip, sealed.filename, walk)
+    described = (
+        len(lines),
+        after.prev_hash,
+        after.next_seq - 1,
+        _ts(lines[0]) if lines else "",
+        _ts(lines[-1]) if lines else "",
+    )
+    recorded = (sealed.entries, sealed.last_hash, sealed.last_seq, sealed.first_ts, sealed.last_ts)
+    if described != recorded:
+        raise _ChainBreakError(
+            f"the manifest's record of {sealed.filename} (entries, last hash, seqs or times) "
+            "does not match the file: the manifest was edited",
+            seq=sealed.first_seq,
+            file=paths.manifest.name,
+        )
+    walk.files += 1
+    return after
+
+
+def _ts(raw: bytes) -> str:
+    return str(json.loads(raw)["ts"])
+
+
+def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: _Walk) -> None:
+    name = paths.active.name
+    _check_anchor(
+        tip, manifest.active_first_seq, manifest.active_first_prev_hash, "the active file", name
+    )
+    try:
+        data = paths.active.read_bytes()
+    except FileNotFoundError:
+        return
+    lines, torn = split_complete(data)
+    if torn:
+        walk.skipped += 1
+    if lines and manifest.files and _already_sealed(paths, manifest, lines, data):
+        walk.files += 1
+        return
+    walk_lines(lines, tip, name, walk)
+    walk.files += 1
+
+
+def _already_sealed(paths: AuditPaths, manifest: Manifest, lines: list[bytes], data: bytes) -> bool:
+    """True when a rotation sealed the active content but died before emptying the file."""
+    try:
+        last_seq = json.loads(lines[-1])["seq"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    if not isinstance(last_seq, int) or last_seq >= manifest.active_first_seq:
+        return False
+    try:
+        sealed = gzip.decompress(paths.beside(manifest.files[-1].filename).read_bytes())
+    except (OSError, EOFError, zlib.error):
+        return False
+    return sealed == data
+
+
+def _load(paths: AuditPaths) -> Manifest | None:
+    try:
+        manifest = load_manifest(paths.manifest)
+    except (OSError, ValueError) as exc:
+        raise _ChainBreakError(
+            f"the audit manifest is unreadable or corrupt ({exc}); "
+            "run 'anneal-memory audit-repair'",
+            seq=None,
+            file=paths.manifest.name,
+        ) from None
+    if manifest is None and paths.sealed_on_disk():
+        raise _ChainBreakError(
+            "the audit manifest is missing while sealed weeks exist; run "
+            "'anneal-memory audit-repair'",
+            seq=None,
+            file=paths.manifest.name,
+        )
+    return manifest
+
+
+def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
+    walk = _Walk()
+    set_aside: tuple[str, ...] = ()
+    untracked: tuple[str, ...] = ()
+    try:
+        manifest = _load(paths) or Manifest(active_file=paths.active.name, active_period="")
+        set_aside = tuple(item.moved_to for item in manifest.set_aside)
+        listed = {f.filename for f in manifest.files}
+        untracked = tuple(p.name for p in paths.sealed_on_disk() if p.name not in listed)
+        tip = ChainTip(next_seq=0, prev_hash=GENESIS_HASH)
+        for sealed in manifest.files:
+            tip = _verify_sealed(paths, sealed, tip, walk)
+        _verify_active(paths, manifest, tip, walk)
+    except _ChainBreakError as broken:
+        return AuditVerifyResult(
+            valid=False,
+            total_entries=walk.entries,
+            files_verified=walk.files,
+            chain_break_at=broken.seq,
+            chain_break_file=broken.file,
+            chain_break_line=broken.line,
+            skipped_lines=walk.skipped,
+            dropped_entries=walk.dropped,
+            error=broken.error,
+            set_aside=set_aside,
+            untracked=untracked,
+        )
+    return AuditVerifyResult(
+        valid=True,
+        total_entries=walk.entries,
+        files_verified=walk.files,
+        skipped_lines=walk.skipped,
+        dropped_entries=walk.dropped,
+        set_aside=set_aside,
+        untracked=untracked,
+    )
+
+
+def verify_trail(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
+    """Verify the audit trail of the database at ``db_path``.
+
+    A store without any audit files verifies as valid with zero entries.
+    """
+    paths = AuditPaths.for_db(db_path)
+    result = _verify_once(paths)
+    if result.valid or not paths.append_lock.exists():
+        return result
+    try:
+        with file_lock(paths.append_lock, timeout=5.0):
+            return _verify_once(paths)
+    except LockUnavailableError:
+        return result

@@ -1,0 +1,199 @@
+"""Commands on single episodes: ``record``, ``get``, ``delete`` and ``prune``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from anneal_memory.cli._args import EPISODE_TYPES, json_object, non_negative_float
+from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
+
+__all__ = ["add_commands", "read_stdin_text"]
+
+
+def add_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: Sequence[argparse.ArgumentParser],
+) -> None:
+    """Register ``record``, ``get``, ``delete`` and ``prune``."""
+    _add_record(subparsers, parents)
+    get = subparsers.add_parser(
+        "get", parents=parents, help="show one episode", description="Show one episode in full."
+    )
+    get.add_argument("id", metavar="ID", help="the episode id (8 hex characters)")
+    get.set_defaults(handler=run_get)
+
+    delete = subparsers.add_parser(
+        "delete",
+        parents=parents,
+        help="delete one episode",
+        description="Delete one episode: its text leaves the database and the search index; "
+        "a tombstone keeps its id. Asks for confirmation on a terminal; elsewhere pass --force.",
+    )
+    delete.add_argument("id", metavar="ID", help="the episode id")
+    delete.add_argument(
+        "-f", "--force", action="store_true", help="delete without asking for confirmation"
+    )
+    delete.set_defaults(handler=run_delete)
+
+    prune = subparsers.add_parser(
+        "prune",
+        parents=parents,
+        help="delete episodes older than N days",
+        description="Delete every episode older than --older-than days (tombstones are kept).",
+    )
+    prune.add_argument(
+        "--older-than",
+        type=non_negative_float,
+        required=True,
+        metavar="DAYS",
+        help="age in days (fractions allowed)",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="only count what would be deleted")
+    prune.set_defaults(handler=run_prune)
+
+
+def _add_record(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: Sequence[argparse.ArgumentParser],
+) -> None:
+    record = subparsers.add_parser(
+        "record",
+        parents=parents,
+        help="record an episode",
+        description="Record one episode. TEXT '-' reads the text from stdin (UTF-8).",
+    )
+    record.add_argument("text", metavar="TEXT", help="the episode text, or - to read stdin")
+    record.add_argument(
+        "-t",
+        "--type",
+        choices=EPISODE_TYPES,
+        default="observation",
+        help="episode type (default: observation)",
+    )
+    record.add_argument(
+        "-s",
+        "--source",
+        help=f"who records it (default: ${SOURCE_ENV}, else 'cli')",
+    )
+    record.add_argument(
+        "--metadata", type=json_object, metavar="JSON", help="a JSON object stored with it"
+    )
+    record.add_argument(
+        "--idempotency-key",
+        metavar="KEY",
+        help="retrying with the same key returns the first episode instead of a second",
+    )
+    record.set_defaults(handler=run_record)
+
+
+def read_stdin_text() -> str:
+    """Read all of stdin as strict UTF-8 (an invalid byte is an error, not a guess)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text-only stdin (embedding, tests)
+        return sys.stdin.read()
+    return bytes(stream.read()).decode("utf-8")
+
+
+def run_record(ctx: Context, args: argparse.Namespace) -> int:
+    """Record one episode from the argument or stdin."""
+    text = args.text
+    if text == "-":
+        # A shell pipe adds one trailing newline; it is not part of the episode.
+        text = read_stdin_text().removesuffix("\n").removesuffix("\r")
+    source = args.source or ctx.env.get(SOURCE_ENV) or "cli"
+    episode = ctx.store().record(
+        text,
+        args.type,
+        source=source,
+        metadata=args.metadata,
+        idempotency_key=args.idempotency_key,
+    )
+    ctx.emit(episode.to_dict(), f"Recorded {episode.type.value} {episode.id}")
+    return ExitCode.OK
+
+
+def run_get(ctx: Context, args: argparse.Namespace) -> int:
+    """Show one episode."""
+    from anneal_memory.cli._render import episode_block
+
+    episode = ctx.store(create=False).get(args.id)
+    if episode is None:
+        raise CommandError(f"no episode with id {args.id!r}")
+    ctx.emit(episode.to_dict(), episode_block(episode))
+    return ExitCode.OK
+
+
+def _confirm(ctx: Context, prompt: str) -> bool:
+    stdin = sys.stdin
+    if stdin is None or not stdin.isatty():
+        return False
+    print(prompt, end="", file=ctx.err, flush=True)
+    try:
+        answer = stdin.readline()
+    except (EOFError, OSError):
+        return False
+    return answer.strip().lower() in {"y", "yes"}
+
+
+def run_delete(ctx: Context, args: argparse.Namespace) -> int:
+    """Delete one episode after confirmation (or with --force)."""
+    from anneal_memory.cli._render import one_line
+
+    store = ctx.store(create=False)
+    episode = store.get(args.id)
+    if episode is None:
+        raise CommandError(f"no episode with id {args.id!r}")
+    if not args.force:
+        if sys.stdin is None or not sys.stdin.isatty():
+            raise CommandError(
+                f"not deleting {episode.id}: confirmation needs a terminal; pass --force to "
+                "delete without asking"
+            )
+        question = (
+            f"Delete {episode.type.value} {episode.id}: {one_line(episode.content, 60)}? [y/N] "
+        )
+        if not _confirm(ctx, question):
+            raise CommandError(f"not deleted: {episode.id} (not confirmed)")
+    deleted = store.delete(episode.id)
+    if not deleted:  # deleted by another process since the get
+        raise CommandError(f"no episode with id {args.id!r}")
+    ctx.emit({"id": episode.id, "deleted": True}, f"Deleted {episode.id}")
+    return ExitCode.OK
+
+
+def _count_older(ctx: Context, days: float) -> tuple[str, int]:
+    import datetime as dt
+
+    from anneal_memory._clock import format_timestamp
+
+    store = ctx.store(create=False)
+    cutoff = format_timestamp(store.clock.now() - dt.timedelta(days=days))
+    with store._lock:  # the connection is shared by the threads of this process
+        row = (
+            store.connection("prune")
+            .execute("SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,))
+            .fetchone()
+        )
+    return cutoff, int(row[0])
+
+
+def run_prune(ctx: Context, args: argparse.Namespace) -> int:
+    """Delete (or count, with --dry-run) episodes older than the given age."""
+    if args.dry_run:
+        cutoff, matching = _count_older(ctx, args.older_than)
+        deleted = 0
+        text = f"Would delete {matching} episode(s) older than {cutoff} (dry run, nothing deleted)"
+    else:
+        result = ctx.store(create=False).prune(args.older_than)
+        cutoff, matching, deleted = result.cutoff, result.deleted, result.deleted
+        text = f"Deleted {deleted} episode(s) older than {cutoff}"
+    data = {
+        "dry_run": bool(args.dry_run),
+        "cutoff": cutoff,
+        "matching": matching,
+        "deleted": deleted,
+    }
+    ctx.emit(data, text)
+    return ExitCode.OK

@@ -1,0 +1,128 @@
+"""Finding episodes: ``search`` (alias ``recall``) ranks by relevance, ``episodes`` lists."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from anneal_memory.cli._args import EPISODE_TYPES, non_negative_int, positive_int
+from anneal_memory.cli._context import Context, ExitCode
+
+if TYPE_CHECKING:
+    from anneal_memory.types import RecallResult
+
+__all__ = ["add_commands", "recall_data", "recall_text"]
+
+
+def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None:
+    parser.add_argument("-t", "--type", choices=EPISODE_TYPES, help="only this episode type")
+    parser.add_argument(
+        "--since", metavar="WHEN", help="not before: ISO-8601 with a zone, or an age like 7d, 12h"
+    )
+    parser.add_argument(
+        "--until", metavar="WHEN", help="not after: ISO-8601 with a zone, or an age like 1d"
+    )
+    parser.add_argument("--source", help="only episodes recorded by this source")
+    parser.add_argument(
+        "-n",
+        "--limit",
+        type=positive_int,
+        default=default_limit,
+        help=f"at most this many (default: {default_limit}; at most 10000)",
+    )
+    parser.add_argument(
+        "--offset", type=non_negative_int, default=0, help="skip this many first (paging)"
+    )
+
+
+def add_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: Sequence[argparse.ArgumentParser],
+) -> None:
+    """Register ``search`` (alias ``recall``) and ``episodes``."""
+    search = subparsers.add_parser(
+        "search",
+        aliases=["recall"],
+        parents=parents,
+        help="find episodes relevant to a question or keywords",
+        description="Rank episodes by relevance to QUERY: the exact phrase first, then any "
+        "of its words (full-text, stemmed). Any text is a valid query.",
+    )
+    search.add_argument("query", metavar="QUERY", help="a question or keywords")
+    _add_filters(search, default_limit=20)
+    search.set_defaults(handler=run_search)
+
+    episodes = subparsers.add_parser(
+        "episodes",
+        parents=parents,
+        help="list episodes, newest first",
+        description="List episodes newest first, optionally filtered. With --keyword, the "
+        "best matches for it are listed, newest first.",
+    )
+    episodes.add_argument("-k", "--keyword", help="only episodes matching these words")
+    _add_filters(episodes, default_limit=50)
+    episodes.set_defaults(handler=run_episodes)
+
+
+def _recall(ctx: Context, args: argparse.Namespace, keyword: str | None) -> RecallResult:
+    return ctx.store(create=False).recall(
+        keyword=keyword,
+        episode_type=args.type,
+        since=args.since,
+        until=args.until,
+        source=args.source,
+        limit=args.limit,
+        offset=args.offset,
+    )
+
+
+def recall_data(result: RecallResult, *, query: str | None, offset: int) -> dict[str, Any]:
+    """The ``--json`` document of ``search`` and ``episodes`` (public keys)."""
+    return {
+        "query": query,
+        "total_matching": result.total_matching,
+        "count": len(result.episodes),
+        "offset": offset,
+        "episodes": [episode.to_dict() for episode in result.episodes],
+    }
+
+
+def recall_text(result: RecallResult, *, offset: int, empty: str) -> str:
+    """Listing lines plus a footer that says how to page on."""
+    from anneal_memory.cli._render import episode_line
+
+    if not result.episodes:
+        return empty if not offset else f"{empty} (offset {offset} of {result.total_matching})"
+    lines = [episode_line(episode) for episode in result.episodes]
+    last = offset + len(result.episodes)
+    footer = f"{offset + 1}-{last} of {result.total_matching}"
+    if last < result.total_matching:
+        footer += f" (more with --offset {last})"
+    lines.append(footer)
+    return "\n".join(lines)
+
+
+def run_search(ctx: Context, args: argparse.Namespace) -> int:
+    """Rank episodes by relevance to the query."""
+    result = _recall(ctx, args, args.query)
+    ctx.emit(
+        recall_data(result, query=args.query, offset=args.offset),
+        recall_text(result, offset=args.offset, empty="No episodes match."),
+    )
+    return ExitCode.OK
+
+
+def run_episodes(ctx: Context, args: argparse.Namespace) -> int:
+    """List episodes newest first."""
+    from anneal_memory.types import RecallResult
+
+    result = _recall(ctx, args, args.keyword)
+    if args.keyword:
+        newest = sorted(result.episodes, key=lambda e: e.timestamp, reverse=True)
+        result = RecallResult(episodes=tuple(newest), total_matching=result.total_matching)
+    ctx.emit(
+        recall_data(result, query=args.keyword, offset=args.offset),
+        recall_text(result, offset=args.offset, empty="No episodes."),
+    )
+    return ExitCode.OK

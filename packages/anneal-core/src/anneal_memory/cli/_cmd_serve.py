@@ -1,0 +1,91 @@
+"""``serve``: run the MCP server on stdin/stdout."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from anneal_memory.cli._context import CommandError, Context
+
+if TYPE_CHECKING:
+    from anneal_memory.mcp._tools import Tool
+
+__all__ = ["MAX_SESSION_ID", "SESSION_ENV", "add_commands"]
+
+SESSION_ENV = "ANNEAL_MEMORY_SESSION_ID"
+MAX_SESSION_ID = 128
+
+
+def add_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: Sequence[argparse.ArgumentParser],
+) -> None:
+    """Register ``serve``."""
+    serve = subparsers.add_parser(
+        "serve",
+        parents=parents,
+        help="run the MCP server over stdio",
+        description="Serve the store to an MCP client (Claude Code, Cursor, Codex, Gemini CLI) "
+        "as newline-delimited JSON-RPC 2.0 on stdin/stdout. Diagnostics go to stderr. "
+        "The tool descriptions are checked against the shipped integrity manifest first.",
+    )
+    serve.add_argument(
+        "--session-id",
+        metavar="NAME",
+        help=f"this session's id for the wrap gate (default: ${SESSION_ENV})",
+    )
+    serve.add_argument(
+        "--skip-integrity",
+        action="store_true",
+        help="serve even when the tool descriptions differ from the shipped manifest",
+    )
+    serve.set_defaults(handler=run_serve)
+
+
+def _session_id(value: str | None) -> str | None:
+    # The same rule as ``anneal_memory.gate.validate_session_id`` (a test keeps them equal),
+    # checked here without importing the gate so the server starts fast.
+    if value is not None and (
+        not value.strip() or len(value) > MAX_SESSION_ID or not value.isprintable()
+    ):
+        raise CommandError(
+            f"session id must be 1-{MAX_SESSION_ID} printable characters, got {value!r}"
+        )
+    return value
+
+
+def _check_integrity(tools: Sequence[Tool]) -> None:
+    from anneal_memory.mcp._integrity import (
+        IntegrityError,
+        build_manifest,
+        check_manifest,
+        load_manifest,
+    )
+
+    try:
+        shipped = load_manifest()
+    except IntegrityError as exc:
+        raise CommandError(f"{exc}; refusing to serve (--skip-integrity overrides)") from None
+    report = check_manifest(build_manifest(t.to_dict() for t in tools), shipped)
+    if not report.ok:
+        raise CommandError(
+            "tool descriptions do not match the integrity manifest "
+            f"({report.describe()}); refusing to serve (--skip-integrity overrides)"
+        )
+
+
+def run_serve(ctx: Context, args: argparse.Namespace) -> int:
+    """Check the tool table, then serve until the client closes stdin."""
+    from anneal_memory.mcp import _tools
+
+    tools = _tools.TOOLS  # one lookup: the table checked is the table served
+    if not args.skip_integrity:
+        _check_integrity(tools)
+    from anneal_memory.mcp._server import McpServer, ServerConfig, serve_stdio
+
+    session_id = _session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
+    config = ServerConfig(
+        db_path=ctx.db_path, project_name=ctx.project_name, session_id=session_id, tools=tools
+    )
+    return serve_stdio(McpServer(config))

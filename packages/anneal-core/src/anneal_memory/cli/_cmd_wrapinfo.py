@@ -1,0 +1,205 @@
+"""Read-only wrap commands: ``continuity``, ``history``, ``diff``, ``associations``, ``graph``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from anneal_memory.cli._context import CommandError, Context, ExitCode
+
+__all__ = ["add_commands"]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
+    return value
+
+
+def add_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: Sequence[argparse.ArgumentParser],
+) -> None:
+    """Register the read-only wrap commands."""
+    continuity = subparsers.add_parser(
+        "continuity",
+        parents=parents,
+        help="print the continuity file",
+        description="Print the always-loaded continuity file written by the last wrap.",
+    )
+    continuity.set_defaults(handler=run_continuity)
+
+    history = subparsers.add_parser(
+        "history",
+        parents=parents,
+        help="list recent wraps (open, completed, cancelled)",
+        description="List the newest wraps with their size, episodes and immune outcome.",
+    )
+    history.add_argument("--limit", type=_positive, default=20, metavar="N", help="at most N (20)")
+    history.add_argument(
+        "--pattern", metavar="NAME", help="instead, how one pattern was saved wrap by wrap"
+    )
+    history.set_defaults(handler=run_history)
+
+    diff = subparsers.add_parser(
+        "diff",
+        parents=parents,
+        help="show how the last completed wraps changed the continuity",
+        description="Metric progression over the last N completed wraps: size and its change, "
+        "episodes compressed, graduations and demotions.",
+    )
+    diff.add_argument("--wraps", type=_positive, default=5, metavar="N", help="last N wraps (5)")
+    diff.set_defaults(handler=run_diff)
+
+    assoc = subparsers.add_parser(
+        "associations",
+        parents=parents,
+        help="list Hebbian links between co-cited episodes",
+        description="List association links, strongest first.",
+    )
+    assoc.add_argument("--episode", metavar="ID", help="only links touching this episode")
+    assoc.add_argument("--min-strength", type=float, default=0.0, metavar="X", help="(0.0)")
+    assoc.add_argument("--limit", type=_positive, default=20, metavar="N", help="at most N (20)")
+    assoc.set_defaults(handler=run_associations)
+
+    graph = subparsers.add_parser(
+        "graph",
+        parents=parents,
+        help="export the association graph as Graphviz dot or JSON",
+        description="Print (or write with -o) the whole association graph.",
+    )
+    graph.add_argument("--format", choices=("dot", "json"), default="dot", help="(dot)")
+    graph.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    graph.add_argument("--min-strength", type=float, default=0.0, metavar="X", help="(0.0)")
+    graph.set_defaults(handler=run_graph)
+
+
+def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
+    """Print the continuity file."""
+    store = ctx.store(create=False)
+    text = store.load_continuity()
+    path = store.sidecar(".continuity.md")
+    data = {"path": str(path), "exists": text is not None, "chars": len(text or ""), "text": text}
+    shown = text.rstrip("\n") if text is not None else "(No continuity file yet: run a wrap.)"
+    ctx.emit(data, shown)
+    return ExitCode.OK
+
+
+def _pattern_history(ctx: Context, args: argparse.Namespace) -> int:
+    from anneal_memory.continuity import pattern_history
+
+    events = pattern_history(ctx.store(create=False), args.pattern, limit=args.limit)
+    lines = [
+        f"wrap {e.wrap_id:>4}: {e.level}x (claimed {e.claimed_level}x, {e.date or 'no date'})"
+        + (" validated" if e.validated else "")
+        + (f" [{e.marks}]" if e.marks else "")
+        for e in events
+    ]
+    text = "\n".join(lines) or f"No saved pattern named {args.pattern!r}."
+    ctx.emit({"pattern": args.pattern, "events": [e.to_dict() for e in events]}, text)
+    return ExitCode.OK
+
+
+def run_history(ctx: Context, args: argparse.Namespace) -> int:
+    """List recent wraps (or one pattern's saved levels with ``--pattern``)."""
+    from anneal_memory.continuity import wrap_history
+
+    if args.pattern is not None:
+        return _pattern_history(ctx, args)
+    wraps = wrap_history(ctx.store(create=False), limit=args.limit)
+    lines = [
+        f"{w.id:>4}  {w.status:<9}  {w.started_at}  {w.episode_count:>4} ep  "
+        + (
+            f"{w.continuity_chars} chars, +{w.graduations_validated} grad, {w.demotions} demoted"
+            if w.status == "completed"
+            else ""
+        )
+        for w in wraps
+    ]
+    ctx.emit({"wraps": [w.to_dict() for w in wraps]}, "\n".join(lines) or "No wraps yet.")
+    return ExitCode.OK
+
+
+def _diff_rows(wraps: Sequence[Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    previous: int | None = None
+    for w in wraps:
+        chars = int(w.continuity_chars or 0)
+        rows.append(
+            {
+                "wrap_id": w.id,
+                "completed_at": w.completed_at,
+                "chars": chars,
+                "chars_delta": None if previous is None else chars - previous,
+                "episodes_compressed": w.episode_count,
+                "graduations_validated": w.graduations_validated,
+                "demotions": w.demotions,
+            }
+        )
+        previous = chars
+    return rows
+
+
+def run_diff(ctx: Context, args: argparse.Namespace) -> int:
+    """Show the metric progression of the last completed wraps."""
+    from anneal_memory.continuity import wrap_history
+
+    everything = wrap_history(ctx.store(create=False), limit=1_000_000)
+    done = [w for w in everything if w.status == "completed"][: args.wraps]
+    rows = _diff_rows(list(reversed(done)))
+    lines = [
+        f"wrap {r['wrap_id']:>4}: {r['chars']:>6} chars"
+        + ("" if r["chars_delta"] is None else f" ({r['chars_delta']:+d})")
+        + f", {r['episodes_compressed']} ep, +{r['graduations_validated']} grad,"
+        f" {r['demotions']} demoted"
+        for r in rows
+    ]
+    ctx.emit({"wraps": rows}, "\n".join(lines) or "No completed wraps yet.")
+    return ExitCode.OK
+
+
+def run_associations(ctx: Context, args: argparse.Namespace) -> int:
+    """List association links."""
+    from anneal_memory.associations import associations
+
+    links = associations(
+        ctx.store(create=False),
+        episode_id=args.episode,
+        min_strength=args.min_strength,
+        limit=args.limit,
+    )
+    lines = [
+        f"{link.a} -- {link.b}  {link.strength:.2f}"
+        + (f"  ({link.affect_tag})" if link.affect_tag else "")
+        for link in links
+    ]
+    ctx.emit({"associations": [x.to_dict() for x in links]}, "\n".join(lines) or "No links.")
+    return ExitCode.OK
+
+
+def run_graph(ctx: Context, args: argparse.Namespace) -> int:
+    """Export the association graph."""
+    from anneal_memory.associations import associations, graph_dot, graph_json
+
+    links = associations(ctx.store(create=False), min_strength=args.min_strength, limit=1_000_000)
+    rendered = graph_dot(links) if args.format == "dot" else graph_json(links)
+    if args.output:
+        from pathlib import Path
+
+        from anneal_memory._fsio import atomic_write_text
+
+        target = Path(args.output)
+        if target.is_dir():
+            raise CommandError(f"{target} is a directory; -o takes a file path")
+        atomic_write_text(target, rendered)
+        ctx.emit(
+            {"path": str(target), "edges": len(links)}, f"Wrote {len(links)} edge(s) to {target}"
+        )
+        return ExitCode.OK
+    print(rendered, end="", file=ctx.out)
+    return ExitCode.OK

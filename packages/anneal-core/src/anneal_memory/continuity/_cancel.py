@@ -1,0 +1,89 @@
+"""Wrap lifecycle beyond prepare and save: cancel, status, and the history of wraps and patterns."""
+
+from __future__ import annotations
+
+from anneal_memory._clock import format_timestamp
+from anneal_memory.continuity._prepare import validate_session_id
+from anneal_memory.continuity._results import CancelResult
+from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
+from anneal_memory.store import Store
+from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._patterns import PatternEvent, pattern_events
+from anneal_memory.store._wraps import WrapRecord, cancel_wrap, load_open_wrap
+from anneal_memory.store._wraps import wrap_history as _wrap_history
+
+__all__ = ["pattern_history", "wrap_cancel", "wrap_history", "wrap_status"]
+
+
+def _check_limit(limit: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
+
+
+def wrap_cancel(
+    store: Store, *, wrap_token: str | None = None, session_id: str | None = None
+) -> CancelResult:
+    """Close the open wrap without saving. Its episodes stay and fall into the next wrap.
+
+    Args:
+        store: The store.
+        wrap_token: When given, cancel only if it is the open wrap's token.
+        session_id: The cancelling session (recorded in the audit trail).
+
+    Raises:
+        NoWrapInProgressError: No wrap is open.
+        WrapTokenMismatchError: ``wrap_token`` is not the open wrap's.
+    """
+    session_id = validate_session_id(session_id)
+    with store._lock:
+        conn = store.connection("wrap_cancel")
+        with write_transaction(conn, operation="wrap_cancel", path=store.path):
+            wrap = load_open_wrap(conn)
+            if wrap is None:
+                raise NoWrapInProgressError("No wrap is in progress: nothing to cancel")
+            if wrap_token is not None and wrap_token != wrap.token:
+                raise WrapTokenMismatchError(
+                    f"wrap_token mismatch: the open wrap's token starts {wrap.token[:8]}..., "
+                    f"this cancel carried {str(wrap_token)[:8]}...; nothing was cancelled"
+                )
+            cancel_wrap(conn, wrap, now=format_timestamp(store.clock.now()))
+    store.emit_audit(
+        "wrap_cancelled",
+        actor=session_id or "agent",
+        data={"wrap_id": wrap.id, "wrap_token": wrap.token, "episode_count": wrap.episode_count},
+    )
+    return CancelResult(
+        wrap_id=wrap.id,
+        wrap_token=wrap.token,
+        started_at=wrap.started_at,
+        episode_count=wrap.episode_count,
+    )
+
+
+def wrap_status(store: Store) -> WrapRecord | None:
+    """The open wrap, or None when no wrap is in progress."""
+    with store._lock:
+        return load_open_wrap(store.connection("wrap_status"))
+
+
+def wrap_history(store: Store, *, limit: int = 20) -> tuple[WrapRecord, ...]:
+    """The newest ``limit`` wraps (open, completed and cancelled), newest first.
+
+    Raises:
+        InvalidInputError: ``limit`` is not a positive integer.
+    """
+    _check_limit(limit)
+    with store._lock:
+        return tuple(_wrap_history(store.connection("wrap_history"), limit=limit))
+
+
+def pattern_history(store: Store, name: str, *, limit: int = 50) -> tuple[PatternEvent, ...]:
+    """How one pattern was saved wrap by wrap, newest first (name matched case-insensitively).
+
+    Raises:
+        InvalidInputError: ``limit`` is not a positive integer.
+    """
+    _check_limit(limit)
+    with store._lock:
+        conn = store.connection("pattern_history")
+        return tuple(pattern_events(conn, str(name).casefold(), limit=limit))

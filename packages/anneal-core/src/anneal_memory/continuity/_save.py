@@ -1,0 +1,344 @@
+"""``validated_save_continuity``: the wrap's save as a pipeline of named steps.
+
+1. ``_open_wrap``: find the open wrap and check the token (read only).
+2. Pure steps (``_judge``): text check, structure, durable carry-forward, shrink gate,
+   graduation of every pattern line, checks across lines, hard maximum.
+3. ``_commit``: under the continuity lock, one SQLite transaction closes the wrap (only if
+   it is still open with this token), marks the snapshot's episodes, records pattern
+   history and associations, and writes the file atomically before ``COMMIT``.
+4. Audit events, after the commit.
+
+A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from anneal_memory._clock import format_timestamp
+from anneal_memory.associations import Affect, association_deltas
+from anneal_memory.continuity import _document, _judge
+from anneal_memory.continuity._file import (
+    continuity_lock,
+    continuity_path,
+    read_continuity,
+    write_continuity,
+)
+from anneal_memory.continuity._prepare import validate_session_id
+from anneal_memory.continuity._results import SaveResult
+from anneal_memory.continuity._schema import schema_by_name
+from anneal_memory.errors import (
+    ContinuityRejectedError,
+    InvalidInputError,
+    NoWrapInProgressError,
+    StoreDatabaseError,
+    WrapTokenMismatchError,
+)
+from anneal_memory.gate import check_save
+from anneal_memory.immune._graduation import GraduationContext, PriorPattern
+from anneal_memory.immune._report import Finding, Severity
+from anneal_memory.store import Store
+from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._patterns import (
+    AssociationCounts,
+    apply_associations,
+    load_prior,
+    save_patterns,
+)
+from anneal_memory.store._wraps import (
+    WrapRecord,
+    complete_wrap,
+    completed_wrap_count,
+    existing_ids,
+    last_completed_wrap_id,
+    load_open_wrap,
+    snapshot_episodes,
+)
+
+__all__ = ["NO_WRAP_MESSAGE", "validated_save_continuity"]
+
+NO_WRAP_MESSAGE = (
+    "No wrap in progress: nothing to save. If this session already saved its wrap, it is "
+    "done; a second save needs a new prepare_wrap first"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Context:
+    wrap: WrapRecord
+    snapshot: Mapping[str, str]
+    prior_text: str | None
+    first_wrap: bool
+    last_wrap_id: int | None
+
+
+def _short(token: str) -> str:
+    return token[:8] + "..."
+
+
+def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
+    if wrap_token is not None and not isinstance(wrap_token, str):
+        raise InvalidInputError(f"wrap_token must be a string, got {type(wrap_token).__name__}")
+    with store._lock:
+        conn = store.connection("save_continuity")
+        wrap = load_open_wrap(conn)
+        if wrap is None:
+            raise NoWrapInProgressError(NO_WRAP_MESSAGE)
+        if wrap_token is not None and wrap_token != wrap.token:
+            raise WrapTokenMismatchError(
+                f"wrap_token mismatch: the open wrap's token starts {_short(wrap.token)}, "
+                f"this save carried {_short(wrap_token)}; use the token of the latest prepare"
+            )
+        episodes = snapshot_episodes(conn, wrap.id)
+        first = completed_wrap_count(conn) == 0
+        last = last_completed_wrap_id(conn)
+    return _Context(
+        wrap=wrap,
+        snapshot={e.id: e.content for e in episodes},
+        prior_text=read_continuity(continuity_path(store)),
+        first_wrap=first,
+        last_wrap_id=last,
+    )
+
+
+def _history(
+    store: Store, draft: _judge.Draft, ctx: _Context
+) -> tuple[dict[str, PriorPattern], frozenset[str]]:
+    lines = [line for _i, _j, line in _judge.pattern_lines(draft)]
+    cited = {i for line in lines for i in line.evidence_ids}
+    with store._lock:
+        conn = store.connection("save_continuity")
+        prior = load_prior(conn, {line.identity for line in lines}, ctx.last_wrap_id)
+        exists = existing_ids(conn, cited)
+    return prior, exists
+
+
+def _judge_draft(store: Store, draft: _judge.Draft, ctx: _Context, *, allow_shrink: bool) -> None:
+    _judge.check_text(draft)
+    _judge.check_structure(draft)
+    _judge.carry_durable(draft)
+    _judge.check_shrink(draft, allow_shrink=allow_shrink)
+    prior, exists = _history(store, draft, ctx)
+    graduation = GraduationContext(
+        today=ctx.wrap.today,
+        snapshot=ctx.snapshot,
+        known_ids=exists,
+        prior=prior,
+        first_wrap=ctx.first_wrap,
+    )
+    _judge.apply_graduation(draft, graduation)
+    _judge.check_document(draft, prior, exists)
+    _judge.check_hard_max(draft)
+    draft.prior = prior
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Written:
+    text: str
+    sha256: str
+    marked: int
+    graduations: int
+    demotions: int
+    counts: AssociationCounts
+
+
+def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int, int]:
+    graduations = 0
+    demotions = 0
+    for verdict in draft.verdicts:
+        old = prior.get(verdict.line.identity)
+        if verdict.validated and verdict.level >= 2 and (old is None or verdict.level > old.level):
+            graduations += 1
+        if any(f.severity is Severity.DEMOTION for f in verdict.findings):
+            demotions += 1
+    return graduations, demotions
+
+
+def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | None) -> _Written:
+    text = _document.render(draft.document)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    graduations, demotions = _tally(draft, draft.prior)
+    today_lines = [
+        v.line for v in draft.verdicts if v.line.date == draft.today and v.line.has_evidence
+    ]
+    deltas = association_deltas(today_lines, ctx.snapshot, affect)
+    affect_row = None if affect is None else (affect.tag, float(affect.intensity))
+    codes = dict(Counter(f.code.value for f in draft.findings))
+    path = continuity_path(store)
+    with continuity_lock(path), store._lock:
+        conn = store.connection("save_continuity")
+        previous = read_continuity(path)
+        try:
+            with write_transaction(conn, operation="save_continuity", path=store.path):
+                marked = complete_wrap(
+                    conn,
+                    ctx.wrap,
+                    completed_at=format_timestamp(store.clock.now()),
+                    sha256=digest,
+                    chars=len(text),
+                    graduations=graduations,
+                    demotions=demotions,
+                    finding_counts=codes,
+                    affect=affect_row,
+                )
+                if marked < 0:
+                    raise NoWrapInProgressError(NO_WRAP_MESSAGE)
+                save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
+                counts = apply_associations(conn, ctx.wrap.id, deltas, affect_row)
+                write_continuity(path, text)
+        except StoreDatabaseError:
+            _restore(path, previous, text)
+            raise
+    return _Written(
+        text=text,
+        sha256=digest,
+        marked=marked,
+        graduations=graduations,
+        demotions=demotions,
+        counts=counts,
+    )
+
+
+def _restore(target: Path, previous: str | None, written: str) -> None:
+    current = read_continuity(target)
+    if current == written and previous is not None:
+        write_continuity(target, previous)
+    elif current == written:
+        target.unlink(missing_ok=True)
+
+
+def _refused(
+    store: Store, ctx: _Context, draft_findings: list[Finding], refusal: _judge.Refusal
+) -> ContinuityRejectedError:
+    findings = (*draft_findings, refusal.finding)
+    store.emit_audit(
+        "continuity_refused",
+        actor="agent",
+        data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
+    )
+    return ContinuityRejectedError(refusal.finding.message, findings=findings)
+
+
+def _result(store: Store, draft: _judge.Draft, ctx: _Context, written: _Written) -> SaveResult:
+    spread = {
+        i
+        for v in draft.verdicts
+        if v.line.date == draft.today and v.line.level >= 2
+        for i in v.line.evidence_ids
+        if i in ctx.snapshot
+    }
+    return SaveResult(
+        path=continuity_path(store),
+        chars=len(written.text),
+        wrap_id=ctx.wrap.id,
+        episodes_compressed=written.marked,
+        graduations_validated=written.graduations,
+        demotions=written.demotions,
+        findings=tuple(draft.findings),
+        citation_spread=len(spread),
+        sha256=written.sha256,
+        sections={s.title: s.chars for s in draft.document.sections},
+        associations_formed=written.counts.formed,
+        associations_strengthened=written.counts.strengthened,
+        associations_decayed=written.counts.decayed,
+        associations_pruned=written.counts.pruned,
+    )
+
+
+def _emit(store: Store, result: SaveResult, ctx: _Context, actor: str, allow_shrink: bool) -> None:
+    codes = dict(Counter(f.code.value for f in result.findings))
+    store.emit_audit(
+        "wrap_completed",
+        actor=actor,
+        data={
+            "wrap_id": result.wrap_id,
+            "wrap_token": ctx.wrap.token,
+            "episodes_compressed": result.episodes_compressed,
+            "graduations_validated": result.graduations_validated,
+            "demotions": result.demotions,
+        },
+    )
+    store.emit_audit(
+        "continuity_saved",
+        actor=actor,
+        data={
+            "wrap_id": result.wrap_id,
+            "chars": result.chars,
+            "content_hash": "sha256:" + result.sha256,
+            "allow_shrink": allow_shrink,
+            "findings": codes,
+        },
+    )
+    store.emit_audit(
+        "associations_updated",
+        actor=actor,
+        data={
+            "wrap_id": result.wrap_id,
+            "formed": result.associations_formed,
+            "strengthened": result.associations_strengthened,
+            "decayed": result.associations_decayed,
+            "pruned": result.associations_pruned,
+        },
+    )
+
+
+def validated_save_continuity(
+    store: Store,
+    text: str,
+    *,
+    wrap_token: str | None = None,
+    session_id: str | None = None,
+    allow_shrink: bool = False,
+    affect: Affect | None = None,
+) -> SaveResult:
+    """Check the compressed continuity with the immune system and save it.
+
+    Args:
+        store: The store with an open wrap.
+        text: The new continuity markdown the model wrote from the package.
+        wrap_token: The token ``prepare_wrap`` returned; checked when given.
+        session_id: The saving session (recorded in the audit trail).
+        allow_shrink: Let a save shrink an identity-layer schema's protected sections.
+        affect: The compressor's affective state; weights new associations.
+
+    Returns:
+        What was written and every finding.
+
+    Raises:
+        NoWrapInProgressError: No wrap is open (or this one was already saved).
+        WrapTokenMismatchError: ``wrap_token`` is not the open wrap's.
+        ContinuityRejectedError: The text was refused (``.findings`` say why); nothing was
+            written and the wrap stays open.
+        SaveAuthorityError: On a baton-protected store, the save is not from the session
+            that prepared the wrap, or that session lost the baton since.
+    """
+    session_id = validate_session_id(session_id)
+    if affect is not None and not isinstance(affect, Affect):
+        raise InvalidInputError("affect must be an Affect(tag=..., intensity=...)")
+    ctx = _open_wrap(store, wrap_token)
+    check_save(
+        store,
+        wrap_token=wrap_token,
+        wrap_session=ctx.wrap.session_id,
+        session_id=session_id,
+        open_token=ctx.wrap.token,
+    )
+    draft = _judge.Draft(
+        text=text,
+        schema=schema_by_name(ctx.wrap.schema_name),
+        today=ctx.wrap.today,
+        max_chars=ctx.wrap.max_chars,
+        prior_text=ctx.prior_text,
+    )
+    try:
+        _judge_draft(store, draft, ctx, allow_shrink=allow_shrink)
+    except _judge.Refusal as refusal:
+        raise _refused(store, ctx, draft.findings, refusal) from None
+    written = _commit(store, draft, ctx, affect)
+    result = _result(store, draft, ctx, written)
+    _emit(store, result, ctx, session_id or "agent", allow_shrink)
+    return result

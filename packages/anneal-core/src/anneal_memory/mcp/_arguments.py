@@ -1,0 +1,88 @@
+"""Check tool arguments against the small JSON Schema subset our tool table uses.
+
+Supported keywords: ``type`` (object, string, integer, number, boolean), ``properties``,
+``required``, ``additionalProperties: false``, ``enum``, ``minimum``, ``maximum``,
+``minLength``. Anything else in a schema is documentation for the client and is not checked
+here (the library validates values again).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["check_arguments"]
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+def _type_problem(name: str, expected: str, value: object) -> str | None:
+    kinds = _JSON_TYPES.get(expected)
+    if kinds is None:
+        return None
+    is_bool = isinstance(value, bool)
+    ok = isinstance(value, kinds) and (expected == "boolean" or not is_bool)
+    if ok and isinstance(value, float) and not math.isfinite(value):
+        ok = False
+    if ok:
+        return None
+    article = "an" if expected[0] in "aeiou" else "a"
+    return f"{name} must be {article} {expected}, got {type(value).__name__}"
+
+
+def _bounds_problem(name: str, schema: Mapping[str, Any], value: object) -> str | None:
+    if "enum" in schema and value not in schema["enum"]:
+        allowed = ", ".join(str(v) for v in schema["enum"])
+        return f"{name} must be one of: {allowed}; got {value!r}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return f"{name} must be at least {schema['minimum']}, got {value}"
+        if "maximum" in schema and value > schema["maximum"]:
+            return f"{name} must be at most {schema['maximum']}, got {value}"
+    if isinstance(value, str) and len(value) < schema.get("minLength", 0):
+        return f"{name} must not be empty"
+    return None
+
+
+def _check_value(name: str, schema: Mapping[str, Any], value: object) -> list[str]:
+    problem = _type_problem(name, schema.get("type", ""), value)
+    if problem is None:
+        problem = _bounds_problem(name, schema, value)
+    if problem is not None:
+        return [problem]
+    if schema.get("type") == "object" and "properties" in schema:
+        assert isinstance(value, dict)
+        return _check_object(schema, value, prefix=f"{name}.")
+    return []
+
+
+def _check_object(schema: Mapping[str, Any], args: Mapping[str, Any], *, prefix: str) -> list[str]:
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    problems = [
+        f"{prefix}{key} is required" for key in schema.get("required", ()) if key not in args
+    ]
+    for key, value in args.items():
+        spec = properties.get(key)
+        if spec is None:
+            if schema.get("additionalProperties", True) is False:
+                known = ", ".join(properties) or "none"
+                problems.append(f"unknown argument {prefix}{key} (accepted: {known})")
+            continue
+        problems.extend(_check_value(f"{prefix}{key}", spec, value))
+    return problems
+
+
+def check_arguments(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
+    """List what is wrong with ``args`` for a tool whose input schema is ``schema``.
+
+    Returns:
+        One readable line per problem; empty when the arguments fit.
+    """
+    return _check_object(schema, args, prefix="")

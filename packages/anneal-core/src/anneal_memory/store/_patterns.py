@@ -1,0 +1,234 @@
+"""Pattern history and association links in SQLite. Run inside the caller's transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from anneal_memory.associations import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
+from anneal_memory.immune._graduation import LineVerdict, PriorPattern
+
+__all__ = [
+    "AssociationCounts",
+    "PatternEvent",
+    "apply_associations",
+    "load_prior",
+    "pattern_events",
+    "read_associations",
+    "save_patterns",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternEvent:
+    """One pattern line as one save wrote it.
+
+    Attributes:
+        wrap_id: The wrap that saved it.
+        name: The pattern identity (case-folded name).
+        level: The level written.
+        claimed_level: The level the text given to the save claimed.
+        date: The line's date, if any.
+        explanation: Its evidence explanation ("" if none).
+        validated: True when grounded evidence carried a climb.
+        marks: Status marks the save wrote (comma separated).
+        completed_at: When that wrap was saved.
+    """
+
+    wrap_id: int
+    name: str
+    level: int
+    claimed_level: int
+    date: str | None
+    explanation: str
+    validated: bool
+    marks: str
+    completed_at: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssociationCounts:
+    """What one save did to the association links."""
+
+    formed: int = 0
+    strengthened: int = 0
+    decayed: int = 0
+    pruned: int = 0
+
+
+def load_prior(
+    conn: sqlite3.Connection, identities: Iterable[str], last_wrap_id: int | None
+) -> dict[str, PriorPattern]:
+    """History for ``identities`` and for every pattern of the last saved continuity."""
+    wanted = set(identities)
+    rows: list[Sequence[Any]] = []
+    if last_wrap_id is not None:
+        rows.extend(
+            conn.execute(
+                "SELECT identity, level, max_level, last_grounded, last_wrap_id FROM patterns"
+                " WHERE last_wrap_id = ?",
+                (last_wrap_id,),
+            )
+        )
+    seen = {str(r[0]) for r in rows}
+    for identity in sorted(wanted - seen):
+        row = conn.execute(
+            "SELECT identity, level, max_level, last_grounded, last_wrap_id FROM patterns"
+            " WHERE identity = ?",
+            (identity,),
+        ).fetchone()
+        if row is not None:
+            rows.append(row)
+    prior: dict[str, PriorPattern] = {}
+    for identity, level, max_level, grounded, wrap_id in rows:
+        explanations = tuple(
+            str(r[0])
+            for r in conn.execute(
+                "SELECT explanation FROM pattern_history WHERE identity = ? AND validated = 1"
+                " AND explanation != '' ORDER BY id DESC LIMIT 20",
+                (identity,),
+            )
+        )
+        prior[str(identity)] = PriorPattern(
+            level=int(level),
+            max_level=int(max_level),
+            last_grounded=grounded,
+            explanations=explanations,
+            in_last_save=wrap_id == last_wrap_id,
+        )
+    return prior
+
+
+def save_patterns(
+    conn: sqlite3.Connection, wrap_id: int, verdicts: Sequence[LineVerdict], today: str
+) -> None:
+    """Record every pattern line of a save in the history and the per-pattern summary."""
+    for verdict in verdicts:
+        line = verdict.line
+        marks = ",".join(f.code.value for f in verdict.findings if f.severity.value == "demotion")
+        conn.execute(
+            "INSERT INTO pattern_history (identity, wrap_id, level, written_level, line_date,"
+            " explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                line.identity,
+                wrap_id,
+                verdict.level,
+                line.level,
+                line.date,
+                line.explanation if verdict.validated else "",
+                int(verdict.validated),
+                marks,
+            ),
+        )
+        conn.execute(
+            "INSERT INTO patterns (identity, name, level, max_level, first_wrap_id,"
+            " last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(identity) DO UPDATE SET name = excluded.name, level = excluded.level,"
+            " max_level = max(max_level, excluded.level), last_wrap_id = excluded.last_wrap_id,"
+            " last_grounded = coalesce(excluded.last_grounded, last_grounded)",
+            (
+                line.identity,
+                line.name,
+                verdict.level,
+                verdict.level,
+                wrap_id,
+                wrap_id,
+                today if verdict.grounded else None,
+            ),
+        )
+
+
+def pattern_events(conn: sqlite3.Connection, identity: str, *, limit: int) -> list[PatternEvent]:
+    """The newest ``limit`` saved lines of one pattern, newest first."""
+    rows = conn.execute(
+        "SELECT h.wrap_id, h.identity, h.level, h.written_level, h.line_date, h.explanation,"
+        " h.validated, h.marks, w.completed_at FROM pattern_history h"
+        " JOIN wraps w ON w.id = h.wrap_id WHERE h.identity = ? ORDER BY h.id DESC LIMIT ?",
+        (identity, limit),
+    )
+    return [
+        PatternEvent(
+            wrap_id=int(r[0]),
+            name=str(r[1]),
+            level=int(r[2]),
+            claimed_level=int(r[3]),
+            date=r[4],
+            explanation=str(r[5]),
+            validated=bool(r[6]),
+            marks=str(r[7]),
+            completed_at=r[8],
+        )
+        for r in rows
+    ]
+
+
+def apply_associations(
+    conn: sqlite3.Connection,
+    wrap_id: int,
+    deltas: Mapping[tuple[str, str], float],
+    affect: tuple[str, float] | None,
+) -> AssociationCounts:
+    """Add ``deltas`` (capped), decay every link this wrap did not touch, prune weak ones."""
+    formed = strengthened = 0
+    tag, intensity = affect if affect is not None else (None, None)
+    for (a, b), delta in sorted(deltas.items()):
+        row = conn.execute(
+            "SELECT strength FROM associations WHERE a = ? AND b = ?", (a, b)
+        ).fetchone()
+        if row is None:
+            formed += 1
+            conn.execute(
+                "INSERT INTO associations (a, b, strength, affect_tag, affect_intensity,"
+                " created_wrap_id, last_wrap_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (a, b, min(MAX_STRENGTH, delta), tag, intensity, wrap_id, wrap_id),
+            )
+            continue
+        strengthened += 1
+        conn.execute(
+            "UPDATE associations SET strength = min(?, strength + ?),"
+            " affect_tag = coalesce(?, affect_tag),"
+            " affect_intensity = coalesce(?, affect_intensity), last_wrap_id = ?"
+            " WHERE a = ? AND b = ?",
+            (MAX_STRENGTH, delta, tag, intensity, wrap_id, a, b),
+        )
+    decayed = conn.execute(
+        "UPDATE associations SET strength = strength * ? WHERE last_wrap_id != ?",
+        (DECAY, wrap_id),
+    ).rowcount
+    pruned = conn.execute("DELETE FROM associations WHERE strength < ?", (PRUNE_BELOW,)).rowcount
+    return AssociationCounts(
+        formed=formed, strengthened=strengthened, decayed=int(decayed), pruned=int(pruned)
+    )
+
+
+def read_associations(
+    conn: sqlite3.Connection, *, episode_id: str | None, min_strength: float, limit: int
+) -> list[AssociationLink]:
+    """Links, strongest first; only those touching ``episode_id`` when given."""
+    query = (
+        "SELECT a, b, strength, affect_tag, affect_intensity, last_wrap_id FROM associations"
+        " WHERE strength >= ?"
+    )
+    params: list[Any] = [min_strength]
+    if episode_id is not None:
+        query += " AND (a = ? OR b = ?)"
+        params += [episode_id, episode_id]
+    query += " ORDER BY strength DESC, a, b LIMIT ?"
+    params.append(limit)
+    return [
+        AssociationLink(
+            a=str(r[0]),
+            b=str(r[1]),
+            strength=float(r[2]),
+            affect_tag=r[3],
+            affect_intensity=r[4],
+            last_wrap_id=int(r[5]),
+        )
+        for r in conn.execute(query, params)
+    ]

@@ -1,0 +1,254 @@
+"""Wrap rows: the open-wrap marker, its frozen episode snapshot, completion and cancel.
+
+A wrap row with ``status = 'open'`` *is* the in-progress marker; a partial unique index
+allows at most one. The snapshot (``wrap_episodes``) is written in the same transaction as
+the row, so a wrap is either fully open or absent. Functions here run inside a transaction
+the caller opened (or as single reads); they never commit.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.types import Episode
+
+__all__ = [
+    "WrapRecord",
+    "cancel_wrap",
+    "complete_wrap",
+    "completed_wrap_count",
+    "existing_ids",
+    "insert_wrap",
+    "last_completed_wrap_id",
+    "load_open_wrap",
+    "snapshot_episodes",
+    "unwrapped_episodes",
+    "wrap_by_id",
+    "wrap_history",
+]
+
+_WRAP_COLUMNS = (
+    "id, token, status, session_id, started_at, today, schema_name, max_chars, episode_count,"
+    " completed_at, continuity_sha256, continuity_chars, graduations_validated, demotions,"
+    " findings, affect_tag, affect_intensity"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WrapRecord:
+    """One wrap, open or finished.
+
+    Attributes:
+        id: The wrap's number (1, 2, ...).
+        token: The 32-hex token its prepare returned.
+        status: ``open``, ``completed`` or ``cancelled``.
+        session_id: The session that prepared it, if one was named.
+        started_at: When it was prepared (ISO-8601 UTC).
+        today: The wrap's day (YYYY-MM-DD); pattern lines dated today are judged.
+        schema_name: The section schema frozen at prepare.
+        max_chars: The size target of this wrap.
+        episode_count: Episodes in its frozen snapshot.
+        completed_at: When it was saved or cancelled.
+        continuity_sha256: SHA-256 of the saved continuity text.
+        continuity_chars: Length of the saved continuity text.
+        graduations_validated: Pattern lines that climbed with grounded evidence.
+        demotions: Pattern lines lowered, held or capped.
+        finding_counts: Findings of the save by code.
+        affect_tag: The affective state given at save, if any.
+        affect_intensity: Its intensity in [0, 1].
+    """
+
+    id: int
+    token: str
+    status: str
+    session_id: str | None
+    started_at: str
+    today: str
+    schema_name: str
+    max_chars: int
+    episode_count: int
+    completed_at: str | None = None
+    continuity_sha256: str | None = None
+    continuity_chars: int | None = None
+    graduations_validated: int | None = None
+    demotions: int | None = None
+    finding_counts: dict[str, int] | None = None
+    affect_tag: str | None = None
+    affect_intensity: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+def _record(row: Sequence[Any]) -> WrapRecord:
+    return WrapRecord(
+        id=int(row[0]),
+        token=str(row[1]),
+        status=str(row[2]),
+        session_id=row[3],
+        started_at=str(row[4]),
+        today=str(row[5]),
+        schema_name=str(row[6]),
+        max_chars=int(row[7]),
+        episode_count=int(row[8]),
+        completed_at=row[9],
+        continuity_sha256=row[10],
+        continuity_chars=row[11],
+        graduations_validated=row[12],
+        demotions=row[13],
+        finding_counts=None if row[14] is None else json.loads(row[14]),
+        affect_tag=row[15],
+        affect_intensity=row[16],
+    )
+
+
+def load_open_wrap(conn: sqlite3.Connection) -> WrapRecord | None:
+    """The open wrap, or None."""
+    row = conn.execute(
+        f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE status = 'open'"  # noqa: S608
+    ).fetchone()
+    return None if row is None else _record(row)
+
+
+def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
+    """The wrap with this id, or None."""
+    row = conn.execute(
+        f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE id = ?",  # noqa: S608
+        (wrap_id,),
+    ).fetchone()
+    return None if row is None else _record(row)
+
+
+def unwrapped_episodes(conn: sqlite3.Connection) -> list[Episode]:
+    """Episodes no wrap has compressed yet, oldest first (reads the partial index only)."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM episodes WHERE wrap_id IS NULL ORDER BY seq"  # noqa: S608
+    )
+    return [episode_from_row(row) for row in rows]
+
+
+def insert_wrap(
+    conn: sqlite3.Connection,
+    *,
+    token: str,
+    session_id: str | None,
+    started_at: str,
+    today: str,
+    schema_name: str,
+    max_chars: int,
+    episode_ids: Sequence[str],
+) -> int:
+    """Open a wrap: its row and its frozen snapshot of episode ids. Returns the wrap id."""
+    cursor = conn.execute(
+        "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
+        " max_chars, episode_count) VALUES (?, 'open', ?, ?, ?, ?, ?, ?)",
+        (token, session_id, started_at, today, schema_name, max_chars, len(episode_ids)),
+    )
+    wrap_id = int(cursor.lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO wrap_episodes (wrap_id, episode_id) VALUES (?, ?)",
+        [(wrap_id, ident) for ident in episode_ids],
+    )
+    return wrap_id
+
+
+def snapshot_episodes(conn: sqlite3.Connection, wrap_id: int) -> list[Episode]:
+    """The snapshot's episodes that still exist and are not yet wrapped, oldest first."""
+    rows = conn.execute(
+        f"SELECT {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"  # noqa: S608
+        " FROM wrap_episodes w JOIN episodes e ON e.id = w.episode_id"
+        " WHERE w.wrap_id = ? AND e.wrap_id IS NULL ORDER BY e.seq",
+        (wrap_id,),
+    )
+    return [episode_from_row(row) for row in rows]
+
+
+def existing_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> frozenset[str]:
+    """Which of ``ids`` are live episodes of this store."""
+    wanted = sorted(set(ids))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT id FROM episodes WHERE id IN ({marks})", chunk)  # noqa: S608
+        found.update(str(r[0]) for r in rows)
+    return frozenset(found)
+
+
+def complete_wrap(
+    conn: sqlite3.Connection,
+    wrap: WrapRecord,
+    *,
+    completed_at: str,
+    sha256: str,
+    chars: int,
+    graduations: int,
+    demotions: int,
+    finding_counts: dict[str, int],
+    affect: tuple[str, float] | None,
+) -> int:
+    """Close ``wrap`` as completed and mark its snapshot's episodes; return how many.
+
+    Returns -1 when the wrap is no longer open with this token (a racing save or cancel).
+    """
+    cursor = conn.execute(
+        "UPDATE wraps SET status = 'completed', completed_at = ?, continuity_sha256 = ?,"
+        " continuity_chars = ?, graduations_validated = ?, demotions = ?, findings = ?,"
+        " affect_tag = ?, affect_intensity = ? WHERE id = ? AND token = ? AND status = 'open'",
+        (
+            completed_at,
+            sha256,
+            chars,
+            graduations,
+            demotions,
+            json.dumps(finding_counts, sort_keys=True),
+            None if affect is None else affect[0],
+            None if affect is None else affect[1],
+            wrap.id,
+            wrap.token,
+        ),
+    )
+    if cursor.rowcount != 1:
+        return -1
+    marked = conn.execute(
+        "UPDATE episodes SET wrap_id = ? WHERE wrap_id IS NULL AND id IN"
+        " (SELECT episode_id FROM wrap_episodes WHERE wrap_id = ?)",
+        (wrap.id, wrap.id),
+    )
+    return int(marked.rowcount)
+
+
+def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool:
+    """Close ``wrap`` as cancelled (its episodes stay unwrapped). False if it was not open."""
+    cursor = conn.execute(
+        "UPDATE wraps SET status = 'cancelled', completed_at = ?"
+        " WHERE id = ? AND token = ? AND status = 'open'",
+        (now, wrap.id, wrap.token),
+    )
+    return cursor.rowcount == 1
+
+
+def completed_wrap_count(conn: sqlite3.Connection) -> int:
+    """How many wraps were completed."""
+    return int(conn.execute("SELECT count(*) FROM wraps WHERE status = 'completed'").fetchone()[0])
+
+
+def last_completed_wrap_id(conn: sqlite3.Connection) -> int | None:
+    """The id of the newest completed wrap, or None."""
+    row = conn.execute("SELECT max(id) FROM wraps WHERE status = 'completed'").fetchone()
+    return None if row[0] is None else int(row[0])
+
+
+def wrap_history(conn: sqlite3.Connection, *, limit: int) -> list[WrapRecord]:
+    """The newest ``limit`` wraps, newest first."""
+    rows = conn.execute(
+        f"SELECT {_WRAP_COLUMNS} FROM wraps ORDER BY id DESC LIMIT ?",  # noqa: S608
+        (limit,),
+    )
+    return [_record(row) for row in rows]

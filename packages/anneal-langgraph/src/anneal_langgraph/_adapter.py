@@ -1,0 +1,210 @@
+"""``AnnealMiddleware``: LangChain v1 agent hooks mapped onto ``anneal_memory.AgentMemory``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import PrivateStateAttr
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
+from typing_extensions import NotRequired
+
+from anneal_langgraph._convert import final_answer, last_user_text, message_text, with_memory
+
+if TYPE_CHECKING:
+    from anneal_memory._wrapflow import AffectSource
+    from langchain.agents.middleware import ToolCallRequest
+    from langchain_core.language_models import BaseChatModel
+    from langgraph.runtime import Runtime
+    from langgraph.types import Command
+
+__all__ = ["AnnealMiddleware"]
+
+# langchain 1.0 keeps the system prompt as text; 1.1 made it a SystemMessage.
+_HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
+_WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"])
+
+
+class AnnealState(AgentState[Any]):
+    """Agent state plus the startup context, private to this middleware."""
+
+    anneal_startup: NotRequired[Annotated[str, PrivateStateAttr]]
+
+
+class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
+    """Living memory for a ``create_agent`` agent.
+
+    Before the agent runs, the continuity file (what earlier sessions consolidated) is loaded;
+    before every model call, it and the episodes relevant to the latest user message are
+    appended to the system prompt; tool results and the final answer are recorded; when the
+    agent finishes, the session is wrapped with the agent's own model (or ``wrap_model``).
+
+    Args:
+        memory: An ``AgentMemory``, a ``Store``, or a database path.
+        session_id: This session's id for the wrap (needed on baton-protected stores).
+            Ignored when ``memory`` is an ``AgentMemory``.
+        wrap_on_end: Wrap after every agent run. Set False for multi-turn sessions and call
+            :meth:`wrap` / :meth:`awrap` when the session ends.
+        wrap_model: The model that compresses the session; defaults to the agent's model.
+        affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
+        policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+
+    Attributes:
+        memory: The ``AgentMemory`` this middleware drives.
+        last_wrap: The outcome of the most recent wrap, or None before the first.
+    """
+
+    state_schema = AnnealState
+
+    def __init__(
+        self,
+        memory: AgentMemory | Store | str | os.PathLike[str],
+        *,
+        session_id: str | None = None,
+        wrap_on_end: bool = True,
+        wrap_model: BaseChatModel | None = None,
+        affect: AffectSource = None,
+        policy: RecordingPolicy | None = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(memory, AgentMemory):
+            self.memory = memory
+        else:
+            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.wrap_on_end = wrap_on_end
+        self.wrap_model = wrap_model
+        self.affect = affect
+        self.last_wrap: WrapOutcome | None = None
+        self._agent_model: BaseChatModel | None = None
+
+    # -- session start -----------------------------------------------------------------
+
+    def before_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Load the startup context into the private state."""
+        return {"anneal_startup": self.memory.start()}
+
+    async def abefore_agent(
+        self, state: AnnealState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """Async :meth:`before_agent`."""
+        return self.before_agent(state, runtime)
+
+    # -- recall before every model call ------------------------------------------------
+
+    def _with_memory(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        self._agent_model = request.model
+        startup = str(request.state.get("anneal_startup", ""))
+        recall = self.memory.context_for(last_user_text(request.messages))
+        if not startup and not recall:
+            return request
+        system = with_memory(request.system_prompt, startup, recall)
+        if _HAS_SYSTEM_MESSAGE:
+            return request.override(system_message=SystemMessage(content=system))
+        return request.override(system_prompt=system)  # type: ignore[call-arg]
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        """Add the startup context and recalled episodes to the system prompt."""
+        return handler(self._with_memory(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Async :meth:`wrap_model_call`."""
+        return await handler(self._with_memory(request))
+
+    # -- recording ---------------------------------------------------------------------
+
+    def _record_tool(self, request: ToolCallRequest, result: ToolMessage | Command[Any]) -> None:
+        if isinstance(result, ToolMessage):
+            metadata = {"status": result.status} if result.status != "success" else None
+            self.memory.record_tool_result(
+                request.tool_call["name"], message_text(result), metadata=metadata
+            )
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Run the tool, then record what it returned."""
+        result = handler(request)
+        self._record_tool(request, result)
+        return result
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async :meth:`wrap_tool_call`."""
+        result = await handler(request)
+        self._record_tool(request, result)
+        return result
+
+    # -- session end -------------------------------------------------------------------
+
+    def after_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Record the final answer, then wrap the session when ``wrap_on_end`` is set."""
+        self._record_answer(state)
+        if self.wrap_on_end:
+            self.wrap()
+        return None
+
+    async def aafter_agent(
+        self, state: AnnealState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """Async :meth:`after_agent`."""
+        self._record_answer(state)
+        if self.wrap_on_end:
+            await self.awrap()
+        return None
+
+    def _record_answer(self, state: AnnealState) -> None:
+        answer = final_answer(state.get("messages", []))
+        if answer is not None:
+            self.memory.record_answer(answer)
+
+    def _compressor_model(self) -> BaseChatModel:
+        model = self.wrap_model or self._agent_model
+        if model is None:
+            raise RuntimeError("no model to wrap with yet: run the agent first or pass wrap_model=")
+        return model
+
+    def wrap(self) -> WrapOutcome:
+        """Wrap the session now with the agent's model; returns (and keeps) the outcome."""
+        model = self._compressor_model()
+
+        def compress(package: str) -> str:
+            reply = model.invoke([HumanMessage(content=package)], config=_WRAP_CONFIG)
+            return _reply_text(reply)
+
+        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        return self.last_wrap
+
+    async def awrap(self) -> WrapOutcome:
+        """Async :meth:`wrap`."""
+        model = self._compressor_model()
+
+        async def compress(package: str) -> str:
+            reply = await model.ainvoke([HumanMessage(content=package)], config=_WRAP_CONFIG)
+            return _reply_text(reply)
+
+        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
+        return self.last_wrap
+
+
+def _reply_text(reply: object) -> str:
+    if isinstance(reply, AIMessage):
+        return message_text(reply)
+    return str(reply)

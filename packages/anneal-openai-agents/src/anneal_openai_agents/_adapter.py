@@ -1,0 +1,193 @@
+"""``AnnealHooks``: OpenAI Agents SDK run hooks mapped onto ``anneal_memory.AgentMemory``."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, RunHooks, Runner, Tool
+from agents import function_tool as _function_tool
+from agents.models.interface import Model
+from agents.run_config import CallModelData, ModelInputData
+from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+
+from anneal_openai_agents._convert import join_blocks, latest_user_text
+
+if TYPE_CHECKING:
+    from anneal_memory._wrapflow import AffectSource
+
+__all__ = ["WRAP_INSTRUCTIONS", "AnnealHooks"]
+
+WRAP_INSTRUCTIONS = (
+    "You are compressing this agent's working memory at the end of a session. Follow the "
+    "instructions in the message exactly and reply with the continuity markdown only."
+)
+
+
+class AnnealHooks(RunHooks[Any]):
+    """Living memory for an Agents SDK run.
+
+    Pass the hooks and the config from :meth:`run_config` to ``Runner.run``. Before every
+    model call, the continuity file (what earlier sessions consolidated) and the episodes
+    relevant to the newest user message are added to the instructions; each tool result and
+    the final output are recorded; when the agent finishes, the session is wrapped with the
+    agent's own model (or ``wrap_model``).
+
+    Args:
+        memory: An ``AgentMemory``, a ``Store``, or a database path.
+        session_id: This session's id for the wrap (needed on baton-protected stores).
+            Ignored when ``memory`` is an ``AgentMemory``.
+        wrap_on_end: Wrap when the agent produces its final output. Set False for chat loops
+            and call :meth:`wrap` / :meth:`awrap` when the session ends.
+        wrap_model: The model (name or ``Model``) that compresses the session; defaults to
+            the model of the agent that finished.
+        affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
+        policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+        recall_tool_name: Name of the tool :meth:`recall_tool` builds.
+
+    Attributes:
+        memory: The ``AgentMemory`` these hooks drive.
+        last_wrap: The outcome of the most recent wrap, ``None`` before the first.
+    """
+
+    def __init__(
+        self,
+        memory: AgentMemory | Store | str | os.PathLike[str],
+        *,
+        session_id: str | None = None,
+        wrap_on_end: bool = True,
+        wrap_model: str | Model | None = None,
+        affect: AffectSource = None,
+        policy: RecordingPolicy | None = None,
+        recall_tool_name: str = "recall_memory",
+    ) -> None:
+        if isinstance(memory, AgentMemory):
+            self.memory = memory
+        else:
+            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.wrap_on_end = wrap_on_end
+        self.wrap_model = wrap_model
+        self.affect = affect
+        self.recall_tool_name = recall_tool_name
+        self.last_wrap: WrapOutcome | None = None
+        self._startup: str | None = None
+        self._recalled: tuple[str, str] | None = None
+        self._agent: Agent[Any] | None = None
+        self._config = RunConfig()
+
+    # -- recall before every model call ------------------------------------------------
+
+    def run_config(self, base: RunConfig | None = None) -> RunConfig:
+        """Return ``base`` (or a default config) with the memory's model-input filter added.
+
+        A ``call_model_input_filter`` already on ``base`` runs first; the memory filter then
+        sees its result. The wrap uses this config's model, model provider and tracing switch.
+        """
+        base = base if base is not None else RunConfig()
+        user_filter = base.call_model_input_filter
+
+        async def call_model_input_filter(data: CallModelData[Any]) -> ModelInputData:
+            if user_filter is not None:
+                updated = user_filter(data)
+                model_data = await updated if inspect.isawaitable(updated) else updated
+                data = dataclasses.replace(data, model_data=model_data)
+            return self.filter_model_input(data)
+
+        self._config = dataclasses.replace(base, call_model_input_filter=call_model_input_filter)
+        return self._config
+
+    def filter_model_input(self, data: CallModelData[Any]) -> ModelInputData:
+        """Add the startup context and the recall block to one model call's instructions.
+
+        Recall runs once per user message: later calls of the same turn (after tool calls)
+        get the same block, so what the run just recorded is not echoed back to the model.
+        """
+        self._agent = data.agent
+        if self._startup is None:
+            self._startup = self.memory.start()
+        prompt = latest_user_text(data.model_data.input)
+        if self._recalled is None or self._recalled[0] != prompt:
+            self._recalled = (prompt, self.memory.context_for(prompt) if prompt else "")
+        instructions = join_blocks(data.model_data.instructions, self._startup, self._recalled[1])
+        return ModelInputData(input=data.model_data.input, instructions=instructions or None)
+
+    def recall_tool(self) -> FunctionTool:
+        """Return a function tool the model can call to search memory itself."""
+        memory = self.memory
+
+        def recall(query: str) -> str:
+            """Search long-term memory for episodes relevant to a query.
+
+            Args:
+                query: What to look for, in a few words.
+            """
+            return memory.context_for(query) or "Nothing relevant in memory."
+
+        return _function_tool(recall, name_override=self.recall_tool_name)
+
+    # -- recording ---------------------------------------------------------------------
+
+    async def on_tool_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
+    ) -> None:
+        """Record a tool result (what the recall tool returns is not new knowledge)."""
+        if tool.name != self.recall_tool_name:
+            self.memory.record_tool_result(tool.name, result)
+
+    # -- session end -------------------------------------------------------------------
+
+    async def on_agent_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], output: Any
+    ) -> None:
+        """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
+        self._agent = agent
+        self.memory.record_answer(output if isinstance(output, str) else str(output))
+        self._startup = None
+        self._recalled = None
+        if self.wrap_on_end:
+            await self.awrap(agent)
+
+    def _compressor(self, agent: Agent[Any] | None) -> Callable[[str], Awaitable[str]]:
+        agent = agent or self._agent
+        if agent is None and self.wrap_model is None:
+            raise RuntimeError("no model to wrap with yet: run the agent first or pass wrap_model=")
+        model = self.wrap_model or (agent.model if agent is not None else None)
+        name = f"{agent.name if agent is not None else 'agent'} (memory wrap)"
+        wrap_agent: Agent[Any] = Agent(name=name, instructions=WRAP_INSTRUCTIONS, model=model)
+        config = RunConfig(
+            model=None if self.wrap_model is not None else self._config.model,
+            model_provider=self._config.model_provider,
+            tracing_disabled=self._config.tracing_disabled,
+            workflow_name="anneal-memory wrap",
+        )
+
+        async def compress(package: str) -> str:
+            result = await Runner.run(wrap_agent, package, max_turns=1, run_config=config)
+            return str(result.final_output)
+
+        return compress
+
+    async def awrap(self, agent: Agent[Any] | None = None) -> WrapOutcome:
+        """Wrap the session now with ``agent``'s model (default: the last agent that ran).
+
+        Raises:
+            RuntimeError: No agent has run yet and no ``wrap_model`` was given.
+        """
+        compress = self._compressor(agent)
+        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
+        self._startup = None
+        return self.last_wrap
+
+    def wrap(self, agent: Agent[Any] | None = None) -> WrapOutcome:
+        """Synchronous :meth:`awrap`, for code outside an event loop.
+
+        Raises:
+            RuntimeError: No agent has run yet and no ``wrap_model`` was given.
+        """
+        compress = self._compressor(agent)
+        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        self._startup = None
+        return self.last_wrap

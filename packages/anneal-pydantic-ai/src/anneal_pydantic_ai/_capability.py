@@ -1,0 +1,193 @@
+"""``AnnealCapability``: Pydantic AI capability hooks mapped onto ``anneal_memory.AgentMemory``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from pydantic_ai import Agent, RunContext, Tool
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.models import Model
+from pydantic_ai.run import AgentRunResult
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import FunctionToolset
+
+from anneal_pydantic_ai._convert import join_blocks, prompt_text
+
+if TYPE_CHECKING:
+    from anneal_memory._wrapflow import AffectSource
+
+__all__ = ["RECALL_TOOL_NAME", "WRAP_INSTRUCTIONS", "AnnealCapability"]
+
+RECALL_TOOL_NAME = "recall_memory"
+WRAP_INSTRUCTIONS = (
+    "You are compressing this agent's working memory at the end of a session. Follow the "
+    "instructions in the message exactly and reply with the continuity markdown only."
+)
+
+
+@dataclass(init=False)
+class AnnealCapability(AbstractCapability[Any]):
+    """Living memory for a Pydantic AI agent.
+
+    Add it with ``Agent(model, capabilities=[AnnealCapability(memory)])``. Every model request
+    gets the continuity file (what earlier sessions consolidated) and the episodes relevant
+    to the run's prompt in its instructions; tool results and the run's output are recorded;
+    after the run, the session is wrapped with the run's own model (or ``wrap_model``).
+
+    Args:
+        memory: An ``AgentMemory``, a ``Store``, or a database path.
+        session_id: This session's id for the wrap (needed on baton-protected stores).
+            Ignored when ``memory`` is an ``AgentMemory``.
+        wrap_on_end: Wrap after every run. Set False for chat loops and call :meth:`wrap` /
+            :meth:`awrap` when the session ends.
+        wrap_model: The model (name or ``Model``) that compresses the session; defaults to
+            the model of the last run.
+        affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
+        policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+        recall_tool: Also give the model a ``recall_memory`` tool to search memory itself.
+        id: The capability's id within a run.
+
+    Attributes:
+        memory: The ``AgentMemory`` this capability drives.
+        last_wrap: The outcome of the most recent wrap, ``None`` before the first.
+    """
+
+    memory: AgentMemory
+    wrap_on_end: bool
+    wrap_model: Model | str | None
+    affect: AffectSource
+    recall_tool: bool
+    last_wrap: WrapOutcome | None = field(default=None, init=False, repr=False)
+
+    def __init__(
+        self,
+        memory: AgentMemory | Store | str | os.PathLike[str],
+        *,
+        session_id: str | None = None,
+        wrap_on_end: bool = True,
+        wrap_model: Model | str | None = None,
+        affect: AffectSource = None,
+        policy: RecordingPolicy | None = None,
+        recall_tool: bool = False,
+        id: str | None = "anneal_memory",
+        description: str | None = None,
+        defer_loading: bool = False,
+    ) -> None:
+        if isinstance(memory, AgentMemory):
+            self.memory = memory
+        else:
+            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.wrap_on_end = wrap_on_end
+        self.wrap_model = wrap_model
+        self.affect = affect
+        self.recall_tool = recall_tool
+        self.id = id
+        self.description = description
+        self.defer_loading = defer_loading
+        self.last_wrap = None
+        self._startup: str | None = None
+        self._recalled: tuple[str, str] | None = None
+        self._run_model: Any = None  # the run's model (its type differs across versions)
+
+    # -- recall before every model request ---------------------------------------------
+
+    def get_instructions(self) -> Callable[[RunContext[Any]], str]:
+        """Return the instruction function that adds memory to every model request."""
+        return self._memory_instructions
+
+    def get_toolset(self) -> FunctionToolset[Any] | None:
+        """Return the ``recall_memory`` tool when ``recall_tool`` is set."""
+        if not self.recall_tool:
+            return None
+        return FunctionToolset([Tool(self._recall_memory, name=RECALL_TOOL_NAME)])
+
+    async def before_run(self, ctx: RunContext[Any]) -> None:
+        """Load the startup context once per run."""
+        self._startup = self.memory.start()
+        self._recalled = None
+
+    def _memory_instructions(self, ctx: RunContext[Any]) -> str:
+        # Recall once per prompt: later requests of the run (after tool calls) get the same
+        # block, so what the run itself just recorded is not echoed back to the model.
+        if self._startup is None:
+            self._startup = self.memory.start()
+        query = prompt_text(ctx.prompt)
+        if self._recalled is None or self._recalled[0] != query:
+            self._recalled = (query, self.memory.context_for(query) if query else "")
+        return join_blocks(self._startup, self._recalled[1])
+
+    def _recall_memory(self, query: str) -> str:
+        """Search long-term memory for episodes relevant to a query.
+
+        Args:
+            query: What to look for, in a few words.
+        """
+        return self.memory.context_for(query) or "Nothing relevant in memory."
+
+    # -- recording ---------------------------------------------------------------------
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        result: Any,
+    ) -> Any:
+        """Record a tool result (what the recall tool returns is not new knowledge)."""
+        if call.tool_name != RECALL_TOOL_NAME:
+            self.memory.record_tool_result(call.tool_name, result)
+        return result
+
+    # -- session end -------------------------------------------------------------------
+
+    async def after_run(
+        self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
+    ) -> AgentRunResult[Any]:
+        """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
+        self._run_model = ctx.model
+        output = result.output
+        self.memory.record_answer(output if isinstance(output, str) else str(output))
+        self._startup = None
+        if self.wrap_on_end:
+            await self.awrap()
+        return result
+
+    def _compressor(self, model: Model | str | None) -> Callable[[str], Awaitable[str]]:
+        chosen = model or self.wrap_model or self._run_model
+        if chosen is None:
+            raise RuntimeError("no model to wrap with yet: run the agent first or pass wrap_model=")
+        compressor: Agent[None, str] = Agent(chosen, instructions=WRAP_INSTRUCTIONS)
+
+        async def compress(package: str) -> str:
+            return (await compressor.run(package)).output
+
+        return compress
+
+    async def awrap(self, model: Model | str | None = None) -> WrapOutcome:
+        """Wrap the session now with ``model`` (default: ``wrap_model``, else the last run's).
+
+        Raises:
+            RuntimeError: No run has happened yet and no model was given.
+        """
+        compress = self._compressor(model)
+        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
+        self._startup = None
+        return self.last_wrap
+
+    def wrap(self, model: Model | str | None = None) -> WrapOutcome:
+        """Synchronous :meth:`awrap`, for code outside an event loop.
+
+        Raises:
+            RuntimeError: No run has happened yet and no model was given.
+        """
+        compress = self._compressor(model)
+        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        self._startup = None
+        return self.last_wrap

@@ -1,0 +1,275 @@
+"""The adapter contract: what every framework adapter must do, checked against the real framework.
+
+Each adapter's test module implements :class:`AdapterHarness` for its framework (an agent
+with the adapter installed, the tool :func:`lookup_fact`, and the framework's own offline fake
+model driven by a list of :data:`Step` callables) and calls every ``check_*`` function with
+it. ``tests/adapters/conftest.py`` blocks sockets and switches telemetry off for all of them.
+
+Usage in ``tests/adapters/<framework>/test_contract.py``::
+
+    import _contract
+
+    def test_records_tool_result_and_answer(harness, memory):
+        _contract.check_records_tool_result_and_answer(harness, memory)
+
+The harness contract:
+
+* ``run(memory, prompt, steps, wrap=...)`` runs ONE agent session through the adapter with
+  ``prompt`` as the user message. Model call number ``i`` (counting every call the fake model
+  receives, including the wrap's compression call) is answered with ``steps[i](input_text)``,
+  where ``input_text`` is everything the model received flattened to text (system prompt /
+  instructions and every message, tool results included). A :class:`ToolCall` reply must make
+  the framework call that tool; a :class:`Reply` is plain text.
+* The adapter records tool results and the final answer into ``memory``; with ``wrap=True``
+  the adapter's session-end wrap runs with the same fake model, and ``RunResult.wrap`` is its
+  ``WrapOutcome`` (``None`` when ``wrap=False``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from anneal_memory import AgentMemory, EpisodeType, Store, WrapOutcome, gate
+
+TOOL_NAME = "lookup_fact"
+TOOL_OUTPUT = "The staging database listens on port 6543 behind pgbouncer."
+FIRST_PROMPT = "Which port does the staging database use?"
+ANSWER = "Staging uses port 6543, reached through pgbouncer."
+SECOND_PROMPT = "Remind me how to reach the staging database."
+SECOND_ANSWER = "Go through pgbouncer on port 6543."
+PATTERN_NAME = "staging_db_via_pgbouncer"
+SESSION_ID = "contract-session"
+
+# Environment that switches every framework's telemetry off (set by conftest.py).
+TELEMETRY_OFF = {
+    "LANGCHAIN_TRACING_V2": "false",
+    "LANGCHAIN_TRACING": "false",
+    "LANGSMITH_TRACING": "false",
+    "LANGSMITH_TRACING_V2": "false",
+    "LANGCHAIN_CALLBACKS_BACKGROUND": "false",
+    "OPENAI_AGENTS_DISABLE_TRACING": "1",
+    "OTEL_SDK_DISABLED": "true",
+    "OTEL_TRACES_EXPORTER": "none",
+    "OTEL_METRICS_EXPORTER": "none",
+    "OTEL_LOGS_EXPORTER": "none",
+    "LOGFIRE_SEND_TO_LOGFIRE": "false",
+    "CREWAI_DISABLE_TELEMETRY": "true",
+    "CREWAI_TRACING_ENABLED": "false",
+    "ANONYMIZED_TELEMETRY": "false",
+    "DO_NOT_TRACK": "1",
+    "HF_HUB_OFFLINE": "1",
+}
+
+
+class NetworkBlockedError(RuntimeError):
+    """A test tried to reach the network."""
+
+
+def lookup_fact(topic: str) -> str:
+    """Look up a fact about the project's infrastructure."""
+    return TOOL_OUTPUT
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The model asks for a tool call."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The model answers with text."""
+
+    text: str
+
+
+Step = Callable[[str], "ToolCall | Reply"]
+
+
+@dataclass
+class RunResult:
+    """What one session did: each model call's input text, in order, and the wrap outcome."""
+
+    model_inputs: list[str]
+    wrap: WrapOutcome | None = None
+
+
+class AdapterHarness(Protocol):
+    """One framework, with its adapter and offline fake model (see the module docstring)."""
+
+    def run(
+        self, memory: AgentMemory, prompt: str, steps: Sequence[Step], *, wrap: bool
+    ) -> RunResult: ...
+
+
+def call_tool(_: str) -> ToolCall:
+    return ToolCall(TOOL_NAME, {"topic": "staging database"})
+
+
+def answer(text: str) -> Step:
+    return lambda _: Reply(text)
+
+
+_EPISODE_LINE = re.compile(r"\(([0-9a-f]{8})\)[^\n]*?(\S[^\n]*)")
+
+
+def ids_in(text: str, containing: str) -> list[str]:
+    """Episode ids listed in ``text`` as ``(id) ...`` on a line that contains ``containing``."""
+    return [m.group(1) for m in _EPISODE_LINE.finditer(text) if containing in m.group(0)]
+
+
+def today_of(store: Store) -> str:
+    return store.clock.now().date().isoformat()  # the wrap dates lines by the UTC day
+
+
+def continuity_citing(store: Store, package: str, *, level: int) -> str:
+    """A well-formed continuity with one pattern about the staging database.
+
+    At ``level`` 1 the pattern is a bare first sighting. At 2 it cites the first episode of the
+    package that mentions port 6543, with an explanation that repeats that episode's words, so
+    the immune system validates the climb.
+    """
+    cited = ids_in(package, "6543")
+    assert cited, f"the wrap package lists no episode about port 6543:\n{package[:2000]}"
+    day = today_of(store)
+    pattern = f"- {PATTERN_NAME} | {level}x ({day})"
+    if level > 1:
+        pattern += (
+            f' [evidence: {cited[0]} "staging database listens on port 6543 behind pgbouncer"]'
+            " [no-contradicts]"
+        )
+    return "\n".join(
+        [
+            f"# {store.project_name} — Memory (v1)",
+            "",
+            "## State",
+            "- The staging database is reachable; its port is known.",
+            "",
+            "## Patterns",
+            pattern,
+            "",
+            "## Decisions",
+            "- Reach staging through pgbouncer.",
+            "",
+            "## Context",
+            "- Sessions looked up the staging database port.",
+            "",
+        ]
+    )
+
+
+def compress_step(store: Store, seen: list[str], *, level: int = 1) -> Step:
+    """The wrap's compression call: keep the package it received, answer with a continuity."""
+
+    def step(text: str) -> Reply:
+        seen.append(text)
+        return Reply(continuity_citing(store, text, level=level))
+
+    return step
+
+
+def _episodes(store: Store, kind: EpisodeType) -> list[Any]:
+    return list(store.recall(episode_type=kind, limit=100).episodes)
+
+
+# -- the checks ------------------------------------------------------------------------------
+
+
+def check_records_tool_result_and_answer(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """(1) One run with a tool call records the tool result and the final answer."""
+    result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
+    assert len(result.model_inputs) == 2
+    assert TOOL_OUTPUT in result.model_inputs[1]  # the framework really ran the tool
+    observations = _episodes(memory.store, EpisodeType.OBSERVATION)
+    assert [TOOL_NAME in e.content and TOOL_OUTPUT in e.content for e in observations] == [True]
+    assert observations[0].source == memory.policy.tool_source
+    outcomes = _episodes(memory.store, EpisodeType.OUTCOME)
+    assert [e.content for e in outcomes] == [ANSWER]
+    assert result.wrap is None
+
+
+def check_second_run_recalls(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """(2) A second run's model input contains the episode recalled from the first run."""
+    harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
+    (tool_episode,) = _episodes(memory.store, EpisodeType.OBSERVATION)
+    second = harness.run(memory, SECOND_PROMPT, [answer(SECOND_ANSWER)], wrap=False)
+    assert len(second.model_inputs) == 1
+    received = second.model_inputs[0]
+    assert "Relevant memory:" in received
+    assert f"({tool_episode.id}) [observation]" in received
+    assert TOOL_OUTPUT in received
+
+
+def check_wrap_saves_one_graduation(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """(3) The wrap hands the package to the framework model; its reply citing a real episode is
+    saved with one validated graduation, and the next session starts with that continuity.
+
+    A pattern climbs one rung per wrap, so a first session introduces it at 1x and a second
+    session (a new ``AgentMemory`` on the same store) raises it to 2x on fresh evidence.
+    """
+    packages: list[str] = []
+    steps = [call_tool, answer(ANSWER), compress_step(memory.store, packages, level=1)]
+    first = harness.run(memory, FIRST_PROMPT, steps, wrap=True)
+    assert len(packages) == 1, "the framework model did not receive the wrap package"
+    assert first.wrap is not None
+    assert first.wrap.status == "saved", first.wrap.message
+    assert (first.wrap.graduations_validated, first.wrap.episodes_compressed) == (0, 2)
+
+    session = AgentMemory(memory.store, session_id=memory.session_id, policy=memory.policy)
+    steps = [call_tool, answer(ANSWER), compress_step(memory.store, packages, level=2)]
+    second = harness.run(session, FIRST_PROMPT, steps, wrap=True)
+    assert PATTERN_NAME in second.model_inputs[0]  # the startup context reached the model
+    assert len(packages) == 2
+    newest_tool_episode = _episodes(memory.store, EpisodeType.OBSERVATION)[0]
+    assert f"({newest_tool_episode.id})" in packages[1]
+    outcome = second.wrap
+    assert outcome is not None
+    assert outcome.status == "saved", outcome.message
+    assert outcome.attempts == 1
+    assert outcome.graduations_validated == 1
+    assert outcome.episodes_compressed == 2
+    saved = memory.store.load_continuity()
+    assert saved is not None
+    assert f"{PATTERN_NAME} | 2x" in saved
+    assert newest_tool_episode.id in saved
+
+
+def check_empty_wrap_calls_no_model(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """A wrap with nothing new to compress reports ``empty`` and never calls the model."""
+    packages: list[str] = []
+    steps = [answer(ANSWER), compress_step(memory.store, packages)]
+    first = harness.run(memory, FIRST_PROMPT, steps, wrap=True)
+    assert first.wrap is not None
+    assert first.wrap.status == "saved", first.wrap.message
+    again = harness.run(memory, FIRST_PROMPT, [answer(ANSWER)], wrap=True)
+    assert again.wrap is not None
+    assert again.wrap.status == "empty"  # the same answer again is a duplicate: nothing new
+    assert len(again.model_inputs) == 1
+    assert len(packages) == 1
+
+
+def check_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """(4) On a baton-protected store a session without the baton downgrades cleanly: no model
+    call for the wrap, nothing raised, recording unaffected; once the operator gives this
+    session the baton, its next wrap saves."""
+    gate.set_consolidate_policy(memory.store, True)
+    result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "downgraded", result.wrap.message
+    assert "baton claim" in result.wrap.message
+    assert len(result.model_inputs) == 2  # no compression call was made
+    assert len(_episodes(memory.store, EpisodeType.OBSERVATION)) == 1  # capture still works
+
+    assert memory.session_id is not None
+    gate.claim_baton(memory.store, memory.session_id)
+    packages: list[str] = []
+    steps = [answer(SECOND_ANSWER), compress_step(memory.store, packages)]
+    again = harness.run(memory, SECOND_PROMPT, steps, wrap=True)
+    assert again.wrap is not None
+    assert again.wrap.status == "saved", again.wrap.message
+    assert again.wrap.episodes_compressed == 3

@@ -1,0 +1,56 @@
+"""Shared by every adapter test: no network, no telemetry, and the contract suite importable.
+
+Telemetry switches are set when this file is imported, before any framework is imported,
+because several frameworks read them once at import time. Sockets are blocked per test: any
+connect or name lookup raises and fails the test, even if a framework swallows the error.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# `import _contract` from the adapter test modules (pytest runs with --import-mode=importlib).
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _contract import TELEMETRY_OFF, NetworkBlockedError
+
+os.environ.update(TELEMETRY_OFF)
+for _key in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "OTEL_EXPORTER_OTLP_ENDPOINT"):
+    os.environ.pop(_key, None)
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Fail the test on any socket connect or DNS lookup (AF_UNIX stays allowed)."""
+    attempts: list[str] = []
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guard(real: Any) -> Any:
+        def connect(self: socket.socket, address: Any) -> Any:
+            if self.family == socket.AF_UNIX:
+                return real(self, address)
+            attempts.append(f"connect {address!r}")
+            raise NetworkBlockedError(f"network access in a test: connect to {address!r}")
+
+        return connect
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        attempts.append(f"getaddrinfo {host!r}")
+        raise NetworkBlockedError(f"network access in a test: name lookup of {host!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", guard(real_connect))
+    monkeypatch.setattr(socket.socket, "connect_ex", guard(real_connect_ex))
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    for key, value in TELEMETRY_OFF.items():
+        monkeypatch.setenv(key, value)
+    yield attempts
+    if attempts:
+        pytest.fail(f"the test tried to use the network: {attempts}")

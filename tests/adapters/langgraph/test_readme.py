@@ -1,0 +1,38 @@
+"""The README example runs as written, offline, in well under 10 seconds."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import time
+from pathlib import Path
+
+import anneal_langgraph
+import pytest
+
+README = Path(anneal_langgraph.__file__).parents[2] / "README.md"
+
+
+def readme_example() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def test_readme_example_is_at_most_20_lines() -> None:
+    assert len(readme_example().strip().splitlines()) <= 20
+
+
+def test_readme_example_runs_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    namespace: dict[str, object] = {"__name__": "readme_example"}
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        exec(compile(readme_example(), str(README), "exec"), namespace)
+    elapsed = time.perf_counter() - started
+    namespace["memory"].memory.close()  # type: ignore[attr-defined]
+    assert out.getvalue().splitlines() == ["Paris.", "saved"]
+    assert (tmp_path / "agent-memory.continuity.md").exists()
+    assert elapsed < 10

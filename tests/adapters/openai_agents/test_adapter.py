@@ -1,0 +1,162 @@
+"""AnnealHooks beyond the shared contract: the recall tool, filter chaining, explicit wraps."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import _contract
+import pytest
+from agents import Agent, RunConfig, Runner, function_tool
+from agents.run_config import CallModelData, ModelInputData
+from anneal_memory import AgentMemory, EpisodeType
+from anneal_openai_agents import AnnealHooks
+
+CONFIG = RunConfig(tracing_disabled=True)
+
+
+def _run(agent: Agent[Any], prompt: str, hooks: AnnealHooks, config: RunConfig) -> Any:
+    return asyncio.run(Runner.run(agent, prompt, hooks=hooks, run_config=config))
+
+
+def _seed(memory: AgentMemory) -> str:
+    episode = memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT)
+    assert episode is not None
+    return episode.id
+
+
+def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    seeded = _seed(memory)
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    model = scripted_model(
+        steps=[
+            lambda _: _contract.ToolCall("recall_memory", {"query": "staging database port"}),
+            _contract.answer("6543"),
+        ]
+    )
+    agent = Agent(name="t", model=model, tools=[hooks.recall_tool()])
+    _run(agent, "Hello there", hooks, hooks.run_config(CONFIG))
+    assert f"tool: Relevant memory:\n- ({seeded}) [observation]" in model.received[1]
+    observations = memory.store.recall(episode_type=EpisodeType.OBSERVATION).episodes
+    assert [e.id for e in observations] == [seeded]
+
+
+def test_recall_tool_says_so_when_nothing_is_relevant(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    hooks = AnnealHooks(memory, wrap_on_end=False, recall_tool_name="search_memory")
+    model = scripted_model(
+        steps=[
+            lambda _: _contract.ToolCall("search_memory", {"query": "zebra migration"}),
+            _contract.answer("nothing found"),
+        ]
+    )
+    agent = Agent(name="t", model=model, tools=[hooks.recall_tool()])
+    _run(agent, "Hello there", hooks, hooks.run_config(CONFIG))
+    assert "tool: Nothing relevant in memory." in model.received[1]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_a_filter_already_on_the_config_runs_first(
+    memory: AgentMemory, scripted_model: Any, use_async: bool
+) -> None:
+    seeded = _seed(memory)
+
+    def mark(data: CallModelData[Any]) -> ModelInputData:
+        return ModelInputData(input=data.model_data.input, instructions="Rules from the app.")
+
+    async def amark(data: CallModelData[Any]) -> ModelInputData:
+        return mark(data)
+
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    config = hooks.run_config(
+        RunConfig(tracing_disabled=True, call_model_input_filter=amark if use_async else mark)
+    )
+    model = scripted_model(steps=[_contract.answer("ok")])
+    _run(Agent(name="t", model=model), _contract.SECOND_PROMPT, hooks, config)
+    (received,) = model.received
+    assert received.startswith("system: Rules from the app.\n\nRelevant memory:\n")
+    assert f"({seeded})" in received
+
+
+def test_recall_runs_once_per_user_message(memory: AgentMemory, scripted_model: Any) -> None:
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    model = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = Agent(name="t", model=model, tools=[function_tool(_contract.lookup_fact)])
+    _run(agent, _contract.FIRST_PROMPT, hooks, hooks.run_config(CONFIG))
+    # The tool result recorded during the run is not echoed back into the same turn.
+    assert "Relevant memory:" not in model.received[1]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_explicit_wrap_after_a_chat_loop(
+    memory: AgentMemory, scripted_model: Any, use_async: bool
+) -> None:
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    config = hooks.run_config(CONFIG)
+    tools = [function_tool(_contract.lookup_fact)]
+    chat = Agent(
+        name="t",
+        model=scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)]),
+        tools=tools,
+    )
+    _run(chat, _contract.FIRST_PROMPT, hooks, config)
+    assert hooks.last_wrap is None
+    packages: list[str] = []
+    wrapper = Agent(
+        name="t", model=scripted_model(steps=[_contract.compress_step(memory.store, packages)])
+    )
+    outcome = asyncio.run(hooks.awrap(wrapper)) if use_async else hooks.wrap(wrapper)
+    assert outcome is hooks.last_wrap
+    assert outcome.status == "saved", outcome.message
+    assert outcome.episodes_compressed == 2
+    assert len(packages) == 1
+    assert "You are compressing this agent's working memory" in packages[0]
+    saved = memory.store.load_continuity()
+    assert saved is not None
+    assert _contract.PATTERN_NAME in saved
+
+
+def test_hooks_open_a_store_from_a_path(tmp_path: Any, scripted_model: Any) -> None:
+    hooks = AnnealHooks(tmp_path / "memory.db", session_id="laptop", wrap_on_end=False)
+    assert hooks.memory.session_id == "laptop"
+    model = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = Agent(name="t", model=model, tools=[function_tool(_contract.lookup_fact)])
+    _run(agent, _contract.FIRST_PROMPT, hooks, hooks.run_config(CONFIG))
+    assert hooks.memory.store.status().total_episodes == 2
+    hooks.memory.close()
+
+
+def test_wrap_before_any_run_needs_a_model(memory: AgentMemory) -> None:
+    with pytest.raises(RuntimeError, match="run the agent first or pass wrap_model="):
+        AnnealHooks(memory).wrap()
+
+
+def test_wrap_model_replaces_the_agents_model_and_defaults_to_the_last_agent(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    packages: list[str] = []
+    compressor = scripted_model(steps=[_contract.compress_step(memory.store, packages)])
+    hooks = AnnealHooks(memory, wrap_on_end=False, wrap_model=compressor)
+    chat = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = Agent(name="t", model=chat, tools=[function_tool(_contract.lookup_fact)])
+    _run(agent, _contract.FIRST_PROMPT, hooks, hooks.run_config(CONFIG))
+    outcome = hooks.wrap()
+    assert outcome.status == "saved", outcome.message
+    assert len(chat.received) == 2
+    assert len(packages) == 1
+
+
+def test_memory_stays_out_of_the_runs_conversation_items(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    _seed(memory)
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    model = scripted_model(steps=[_contract.answer(_contract.SECOND_ANSWER)])
+    result = _run(
+        Agent(name="t", model=model), _contract.SECOND_PROMPT, hooks, hooks.run_config(CONFIG)
+    )
+    assert "Relevant memory:" in model.received[0]
+    assert "Relevant memory:" not in repr(result.to_input_list())

@@ -1,0 +1,139 @@
+"""AnnealCapability beyond the shared contract: the recall tool, instructions, explicit wraps."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import _contract
+import pytest
+from anneal_memory import AgentMemory, EpisodeType
+from anneal_pydantic_ai import AnnealCapability
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+
+def _seed(memory: AgentMemory) -> str:
+    episode = memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT)
+    assert episode is not None
+    return episode.id
+
+
+def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    seeded = _seed(memory)
+    function = scripted_function(
+        [
+            lambda _: _contract.ToolCall("recall_memory", {"query": "staging database port"}),
+            _contract.answer("6543"),
+        ]
+    )
+    capability = AnnealCapability(memory, wrap_on_end=False, recall_tool=True)
+    agent = Agent(FunctionModel(function), capabilities=[capability])
+    asyncio.run(agent.run("Hello there"))
+    assert f"tool-return: Relevant memory:\n- ({seeded}) [observation]" in function.received[1]
+    observations = memory.store.recall(episode_type=EpisodeType.OBSERVATION).episodes
+    assert [e.id for e in observations] == [seeded]
+
+
+def test_no_recall_tool_unless_asked(memory: AgentMemory) -> None:
+    seen: list[list[str]] = []
+
+    def function(messages: Any, info: AgentInfo) -> ModelResponse:
+        seen.append([tool.name for tool in info.function_tools])
+        return ModelResponse(parts=[TextPart("ok")])
+
+    agent = Agent(
+        FunctionModel(function), capabilities=[AnnealCapability(memory, wrap_on_end=False)]
+    )
+    asyncio.run(agent.run("Hello there"))
+    assert seen == [[]]
+
+
+def test_the_agents_own_instructions_come_first(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    seeded = _seed(memory)
+    function = scripted_function([_contract.answer("ok")])
+    capability = AnnealCapability(memory, wrap_on_end=False)
+    agent = Agent(FunctionModel(function), instructions="Rules.", capabilities=[capability])
+    asyncio.run(agent.run(_contract.SECOND_PROMPT))
+    (received,) = function.received
+    assert received.startswith("instructions: Rules.\n\nRelevant memory:\n")
+    assert f"({seeded})" in received
+
+
+def test_recall_runs_once_per_prompt(memory: AgentMemory, scripted_function: Any) -> None:
+    function = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    capability = AnnealCapability(memory, wrap_on_end=False)
+    agent = Agent(FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability])
+    asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    # The tool result recorded during the run is not echoed back into the same run.
+    assert "Relevant memory:" not in function.received[1]
+
+
+def test_explicit_wrap_after_a_chat_loop(memory: AgentMemory, scripted_function: Any) -> None:
+    capability = AnnealCapability(memory, wrap_on_end=False)
+    chat = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = Agent(FunctionModel(chat), tools=[_contract.lookup_fact], capabilities=[capability])
+    asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    assert capability.last_wrap is None
+    packages: list[str] = []
+    compressor = scripted_function([_contract.compress_step(memory.store, packages)])
+    outcome = capability.wrap(FunctionModel(compressor))
+    assert outcome is capability.last_wrap
+    assert outcome.status == "saved", outcome.message
+    assert outcome.episodes_compressed == 2
+    assert "You are compressing this agent's working memory" in packages[0]
+    saved = memory.store.load_continuity()
+    assert saved is not None
+    assert _contract.PATTERN_NAME in saved
+
+
+def test_capability_opens_a_store_from_a_path(tmp_path: Any, scripted_function: Any) -> None:
+    capability = AnnealCapability(tmp_path / "memory.db", session_id="laptop", wrap_on_end=False)
+    assert capability.memory.session_id == "laptop"
+    function = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = Agent(FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability])
+    asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    assert capability.memory.store.status().total_episodes == 2
+    capability.memory.close()
+
+
+def test_wrap_before_any_run_needs_a_model(memory: AgentMemory) -> None:
+    with pytest.raises(RuntimeError, match="run the agent first or pass wrap_model="):
+        AnnealCapability(memory).wrap()
+
+
+def test_wrap_model_replaces_the_runs_model(memory: AgentMemory, scripted_function: Any) -> None:
+    packages: list[str] = []
+    compressor = scripted_function([_contract.compress_step(memory.store, packages)])
+    capability = AnnealCapability(memory, wrap_model=FunctionModel(compressor))
+    chat = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = Agent(FunctionModel(chat), tools=[_contract.lookup_fact], capabilities=[capability])
+    asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    assert capability.last_wrap is not None
+    assert capability.last_wrap.status == "saved", capability.last_wrap.message
+    assert len(chat.received) == 2
+    assert len(packages) == 1
+
+
+def test_capability_survives_dataclass_replace(memory: AgentMemory) -> None:
+    capability = AnnealCapability(memory, wrap_on_end=False, recall_tool=True)
+    copy = dataclasses.replace(capability)
+    assert copy.memory is memory
+    assert (copy.wrap_on_end, copy.recall_tool, copy.id) == (False, True, "anneal_memory")
+
+
+def test_memory_is_not_stored_as_a_message(memory: AgentMemory, scripted_function: Any) -> None:
+    _seed(memory)
+    function = scripted_function([_contract.answer(_contract.SECOND_ANSWER)])
+    capability = AnnealCapability(memory, wrap_on_end=False)
+    agent = Agent(FunctionModel(function), capabilities=[capability])
+    result = asyncio.run(agent.run(_contract.SECOND_PROMPT))
+    assert "Relevant memory:" in function.received[0]
+    parts = [part for message in result.all_messages() for part in message.parts]
+    assert all("Relevant memory:" not in str(getattr(part, "content", "")) for part in parts)

@@ -1,0 +1,76 @@
+"""The README example of anneal-pydantic-ai runs offline, with a FunctionModel."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import _contract
+import pytest
+from pydantic_ai.models.function import FunctionModel
+
+README = Path(__file__).parents[3] / "packages" / "anneal-pydantic-ai" / "README.md"
+MODEL_LINE = 'model = "openai:gpt-4.1"  # any Pydantic AI model name or Model instance\n'
+CONTINUITY = """# Ops — Memory (v1)
+
+## State
+- Billing is deployed and green.
+
+## Patterns
+
+## Decisions
+- Check deploy status with the tool before answering.
+
+## Context
+- One session checked the billing deploy.
+"""
+
+
+def readme_example() -> str:
+    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    return code
+
+
+def test_the_readme_example_is_at_most_20_lines() -> None:
+    assert len(readme_example().splitlines()) <= 20
+
+
+def test_the_readme_example_runs_offline(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    scripted_function: Any,
+) -> None:
+    code = readme_example()
+    assert MODEL_LINE in code
+    packages: list[str] = []
+
+    def compress(text: str) -> _contract.Reply:
+        packages.append(text)
+        return _contract.Reply(CONTINUITY)
+
+    function = scripted_function(
+        [
+            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
+            _contract.answer("Billing is green."),
+            compress,
+        ]
+    )
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    try:
+        namespace = {"MODEL": FunctionModel(function)}
+        exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), str(README), "exec"), namespace)
+    finally:
+        # run_sync leaves the thread's default event loop open; close it (ResourceWarning).
+        asyncio.get_event_loop_policy().get_event_loop().close()
+        asyncio.get_event_loop_policy().set_event_loop(None)
+    elapsed = time.perf_counter() - started
+    assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
+    assert "billing: green, deployed at 10:42 UTC" in packages[0]
+    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
+    assert saved.strip() == CONTINUITY.strip()
+    assert elapsed < 10

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from anneal_memory.continuity import DEFAULT_SCHEMA, PARTNERSHIP_SCHEMA
+from anneal_memory.continuity._document import canonical_text, match_sections, parse, render
+from hypothesis import given
+from hypothesis import strategies as st
+
+_lines = st.lists(
+    st.one_of(
+        st.text(max_size=30),
+        st.sampled_from(["## State", "## Patterns", "## Context", "### sub", "# Title", ""]),
+        st.text(max_size=20).map(lambda t: "## " + t),
+    ),
+    max_size=25,
+)
+
+
+@given(_lines, st.booleans())
+def test_parse_render_parse_is_stable(lines: list[str], trailing: bool) -> None:
+    text = "\n".join(lines) + ("\n" if trailing else "")
+    once = parse(text)
+    rendered = render(once)
+    assert rendered == canonical_text(text)
+    assert parse(rendered) == once
+
+
+def test_sections_split_only_on_level_two_headings() -> None:
+    doc = parse("# T\n\n## State\n- a\n### note\n## Patterns\n- p | 1x\n")
+    assert doc.preamble == ("# T", "")
+    assert [s.title for s in doc.sections] == ["State", "Patterns"]
+    assert doc.sections[0].lines == ("- a", "### note")
+
+
+def test_canonical_text_normalises_breaks_and_spaces() -> None:
+    assert canonical_text("a\r\nb\rc\u2028d\u00a0e") == "a\nb\nc\nd e"
+
+
+def test_headings_match_by_whole_word_phrase() -> None:
+    doc = parse("## State of mind\n## Patterns\n## Decisions\n## Context\n")
+    found, problems = match_sections(doc, DEFAULT_SCHEMA)
+    assert problems == []
+    assert found["State"] == 0
+    doc = parse("## Interstate\n## Patterns\n## Decisions\n## Context\n")
+    _found, problems = match_sections(doc, DEFAULT_SCHEMA)
+    assert [p.code for p in problems] == ["missing-section"]
+    assert "## State" in problems[0].message
+
+
+def test_a_heading_matching_two_sections_is_ambiguous() -> None:
+    doc = parse("## State and Context\n## Patterns\n## Decisions\n## Context\n")
+    _found, problems = match_sections(doc, DEFAULT_SCHEMA)
+    assert problems[0].code == "ambiguous-heading"
+
+
+def test_repeated_section_is_reported() -> None:
+    doc = parse("## State\n## Patterns\n## Patterns\n## Decisions\n## Context\n")
+    _found, problems = match_sections(doc, DEFAULT_SCHEMA)
+    assert [p.code for p in problems] == ["duplicate-section"]
+
+
+def test_partnership_requires_its_identity_layer() -> None:
+    doc = parse("## State\n## Active Threads\n## Patterns\n## Decisions\n## Context\n")
+    _found, problems = match_sections(doc, PARTNERSHIP_SCHEMA)
+    assert "## Understanding" in problems[0].message

@@ -1,0 +1,86 @@
+"""``export`` and ``import`` through real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def _record_three(run_cli) -> list[str]:
+    ids = [
+        run_cli("record", "first 🌱", "--json").assert_ok().json()["id"],
+        run_cli("record", "second", "--type", "decision", "--metadata", '{"a": 1}', "--json")
+        .assert_ok()
+        .json()["id"],
+        run_cli("record", "third", "--json").assert_ok().json()["id"],
+    ]
+    run_cli("delete", ids[2], "--force").assert_ok()
+    return ids
+
+
+def test_export_to_stdout_is_one_json_document(run_cli):
+    _record_three(run_cli)
+    document = run_cli("export").assert_ok().json()
+    assert isinstance(document, dict)
+    assert len(document["episodes"]) == 2
+
+
+def test_export_file_is_private_and_not_overwritten_without_force(run_cli, tmp_path: Path):
+    _record_three(run_cli)
+    target = tmp_path / "backup.json"
+    data = run_cli("export", "--format", "json", "-o", str(target), "--json").assert_ok().json()
+    assert data == {"path": str(target), "format": "json", "episodes": 2}
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    first = target.read_bytes()
+
+    target.write_text("precious", encoding="utf-8")
+    err = run_cli("export", "-o", str(target)).assert_error(1)
+    assert "--force" in err
+    assert target.read_text(encoding="utf-8") == "precious"
+
+    assert (
+        "does not exist" in run_cli("export", "-o", str(tmp_path / "no" / "x.json")).assert_error()
+    )
+    assert "is a directory" in run_cli("export", "-o", str(tmp_path)).assert_error()
+    run_cli("export", "-o", str(target), "--force").assert_ok()
+    assert json.loads(target.read_bytes())["episodes"] == json.loads(first)["episodes"]
+    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
+
+
+def test_export_import_round_trip_keeps_every_field(run_cli, tmp_path: Path, cli_db: Path):
+    ids = _record_three(run_cli)
+    target = tmp_path / "out.json"
+    run_cli("export", "-o", str(target)).assert_ok()
+    other = tmp_path / "other" / "memory.db"
+
+    imported = run_cli("--db", str(other), "import", str(target), "--json", db=False)
+    data = imported.assert_ok().json()
+    assert data == {
+        "source": str(target),
+        "imported": 2,
+        "skipped_existing": 0,
+        "tombstones_added": 1,
+    }
+    original = run_cli("episodes", "--json").json()["episodes"]
+    copied = run_cli("--db", str(other), "episodes", "--json", db=False).json()["episodes"]
+    assert copied == original
+    assert {e["id"] for e in copied} == set(ids[:2])
+
+    again = run_cli("--db", str(other), "import", "-", "--json", db=False, stdin=target.read_text())
+    assert again.assert_ok().json()["skipped_existing"] == 2
+
+
+def test_import_rejects_bad_input_cleanly(run_cli, tmp_path: Path):
+    run_cli("init").assert_ok()
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text('{"not": "an export"}', encoding="utf-8")
+    run_cli("import", str(garbage)).assert_error(1)
+    run_cli("import", "-", stdin="this is not json").assert_error(1)
+    run_cli("import", "-", stdin="").assert_error(1)
+    assert "No such file" in run_cli("import", str(tmp_path / "missing.json")).assert_error(1)
+    assert run_cli("status", "--json").json()["total_episodes"] == 0
