@@ -9,7 +9,8 @@ Phases
            that times itself.
   record   p50 of ``Store.record`` with the audit on, interleaved call by call with a raw
            floor: INSERT + COMMIT on SQLite (WAL, synchronous=FULL) plus one SHA-256-chained
-           JSONL line written and fsynced. Also ``Store.record`` with ``audit=False``.
+           JSONL line written and fsynced (the floor's table has the store's FTS5 index and
+           trigger, as in bench_store.py). Also ``Store.record`` with ``audit=False``.
 
 Usage:  .venv/bin/python bench/bench_audit.py [--entries 10000] [--reps 5] [--record-n 400]
 Prints ONE JSON summary on stdout.
@@ -106,7 +107,8 @@ def bench_verify(db: Path, entries: int, reps: int, upstream: str | None) -> dic
 
 
 class RawFloor:
-    """INSERT + COMMIT (WAL, synchronous=FULL) and one fsynced chained JSONL line."""
+    """INSERT + COMMIT (WAL, synchronous=FULL, FTS5 index kept by a trigger, as the store's
+    schema) and one fsynced SHA-256-chained JSONL line."""
 
     def __init__(self, folder: Path) -> None:
         self.conn = sqlite3.connect(folder / "raw.db", isolation_level=None)
@@ -115,6 +117,14 @@ class RawFloor:
         self.conn.execute(
             "CREATE TABLE episodes (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, ts TEXT,"
             " type TEXT, content TEXT, source TEXT)"
+        )
+        self.conn.execute(
+            "CREATE VIRTUAL TABLE episodes_fts USING fts5(content, content='episodes',"
+            " content_rowid='seq', tokenize='porter unicode61')"
+        )
+        self.conn.execute(
+            "CREATE TRIGGER episodes_ai AFTER INSERT ON episodes BEGIN"
+            " INSERT INTO episodes_fts(rowid, content) VALUES (new.seq, new.content); END"
         )
         self.fd = os.open(folder / "raw.audit.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         self.prev = GENESIS_HASH

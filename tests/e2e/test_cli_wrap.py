@@ -185,3 +185,10 @@ def test_demo_ends_with_a_graduation_and_a_demotion(run_cli: CliRunner) -> None:
     assert "ungrounded" in codes
     assert any("| 2x" in line for line in step["patterns"])
     assert any(line.endswith("(ungrounded)") for line in step["patterns"])
+
+
+def test_terminal_control_characters_are_escaped(run_cli: CliRunner) -> None:
+    run_cli("record", "bell\x07 and escape\x1b[2J", "--type", "observation").assert_ok()
+    out = run_cli("prepare-wrap").assert_ok().out
+    assert "\x1b" not in out
+    assert "\\x1b[2J" in out

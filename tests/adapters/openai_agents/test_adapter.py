@@ -160,3 +160,42 @@ def test_memory_stays_out_of_the_runs_conversation_items(
     )
     assert "Relevant memory:" in model.received[0]
     assert "Relevant memory:" not in repr(result.to_input_list())
+
+
+def test_a_failing_wrap_model_propagates_and_leaves_no_wrap_open(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    def broken(_: str) -> _contract.Reply:
+        raise ConnectionError("model unreachable")
+
+    hooks = AnnealHooks(memory)
+    model = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER), broken])
+    agent = Agent(name="t", model=model, tools=[function_tool(_contract.lookup_fact)])
+    with pytest.raises(ConnectionError, match="model unreachable"):
+        _run(agent, _contract.FIRST_PROMPT, hooks, hooks.run_config(CONFIG))
+    assert hooks.memory.store.status().total_episodes == 2  # everything was recorded
+    packages: list[str] = []
+    retry = Agent(
+        name="t", model=scripted_model(steps=[_contract.compress_step(memory.store, packages)])
+    )
+    assert hooks.wrap(retry).status == "saved"  # the failed wrap was cancelled, not left open
+
+
+def test_the_wrap_follows_a_run_config_model_override(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    packages: list[str] = []
+    model = scripted_model(
+        steps=[
+            _contract.call_tool,
+            _contract.answer(_contract.ANSWER),
+            _contract.compress_step(memory.store, packages),
+        ]
+    )
+    hooks = AnnealHooks(memory)
+    config = hooks.run_config(RunConfig(model=model, tracing_disabled=True))
+    agent = Agent(name="t", tools=[function_tool(_contract.lookup_fact)])  # no model of its own
+    _run(agent, _contract.FIRST_PROMPT, hooks, config)
+    assert hooks.last_wrap is not None
+    assert hooks.last_wrap.status == "saved", hooks.last_wrap.message
+    assert len(packages) == 1

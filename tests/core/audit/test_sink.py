@@ -162,3 +162,23 @@ def test_a_whole_wrap_leaves_no_episode_or_continuity_text_in_the_trail(db_path,
     blob = _audit_bytes(db_path)
     assert b"canary" not in blob.lower()
     assert b"HUNTER2" not in blob
+
+
+def test_a_schema_upgrade_is_audited(db_path: Path, clock: FrozenClock):
+    from anneal_memory.store._schema import MIGRATIONS, SCHEMA_VERSION
+
+    if SCHEMA_VERSION == 1:
+        pytest.skip("only one schema version exists")
+    db_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db_path)
+    try:
+        for statement in MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version=1")
+        conn.commit()
+    finally:
+        conn.close()
+    with Store(db_path, clock=clock):
+        pass
+    [entry] = read_entries(db_path, event="schema_migrated")
+    assert entry["data"] == {"from_version": 1, "to_version": SCHEMA_VERSION}

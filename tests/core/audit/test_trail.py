@@ -211,3 +211,47 @@ def test_a_garbled_last_line_does_not_stop_the_trail_and_stays_visible(db_path: 
     assert not result.valid
     assert result.chain_break_at == 2
     assert result.chain_break_line == 3
+
+
+def test_a_rotation_that_died_before_emptying_the_active_file_is_finished(db_path: Path):
+    db_path.parent.mkdir(parents=True)
+    clock = FrozenClock(START, step=dt.timedelta(minutes=1))
+    trail = _trail(db_path, clock)
+    for i in range(3):
+        trail.append("record", actor="agent", data={"i": i})
+    before = trail.paths.active.read_bytes()
+    clock.advance(days=7)
+    trail.append("record", actor="agent", data={"i": 3})
+    trail.close()
+    # The state a crash between "manifest written" and "active file emptied" leaves:
+    trail.paths.active.write_bytes(before)
+    result = AuditTrail.verify(db_path)
+    assert result.valid, result.error
+    assert result.total_entries == 3
+    entry = _trail(db_path, clock).append("record", actor="agent", data={"i": 4})
+    assert entry["seq"] == 3
+    assert [json.loads(line)["seq"] for line in _lines(trail.paths.active)] == [3]
+    after = AuditTrail.verify(db_path)
+    assert after.valid, after.error
+    assert after.total_entries == 4
+
+
+def test_a_rotation_that_died_before_the_manifest_is_redone(db_path: Path):
+    db_path.parent.mkdir(parents=True)
+    clock = FrozenClock(START, step=dt.timedelta(minutes=1))
+    trail = _trail(db_path, clock)
+    for i in range(3):
+        trail.append("record", actor="agent", data={"i": i})
+    # The state a crash between "sealed file written" and "manifest written" leaves:
+    sealed = trail.paths.sealed("2026-W10")
+    sealed.write_bytes(gzip.compress(trail.paths.active.read_bytes()[:10]))
+    result = AuditTrail.verify(db_path)
+    assert result.valid
+    assert result.untracked == (sealed.name,)
+    clock.advance(days=7)
+    trail.append("record", actor="agent", data={"i": 3})
+    assert len(gzip.decompress(sealed.read_bytes()).splitlines()) == 3
+    after = AuditTrail.verify(db_path)
+    assert after.valid, after.error
+    assert after.total_entries == 4
+    assert after.untracked == ()

@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 from anneal_memory import SaveResult, Store, prepare_wrap, validated_save_continuity
+from anneal_memory.continuity import set_section_schema
 from anneal_memory.errors import ContinuityRejectedError
 from anneal_memory.testing import FrozenClock, temp_store
 from hypothesis import given, settings
@@ -18,6 +19,9 @@ _FRAGMENTS = st.sampled_from(
         "## Decisions",
         "## Context",
         "## Durable Facts",
+        "## Active Threads",
+        "## Understanding",
+        "- " + "u" * 400,
         "## State and Patterns",
         '- p | 2x (2026-03-02) [evidence: {id} "socket pool load"]',
         "- p | 3x (2026-03-02)",
@@ -35,9 +39,22 @@ _TEXTS = st.one_of(
 )
 
 
-def _save(text: str) -> SaveResult | ContinuityRejectedError:
+PRIOR = (
+    "## State\n- s\n## Active Threads\n- t\n## Durable Facts\n- home: Oslo\n  (since 2024)\n"
+    '## Patterns\n- p | 1x (2026-03-01) [evidence: {id} "socket pool load"]\n- q | 2x\n'
+    "## Decisions\n## Context\n- " + "c" * 600 + "\n## Understanding\n- " + "u" * 600 + "\n"
+)
+
+
+def _save(text: str, *, prior: bool = False) -> SaveResult | ContinuityRejectedError:
     clock = FrozenClock(dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc))
     with temp_store(clock=clock) as store:
+        if prior:
+            set_section_schema(store, "partnership")
+            old = store.record("The socket pool ran dry under load", "observation")
+            prepare_wrap(store)
+            validated_save_continuity(store, PRIOR.replace("{id}", old.id))
+        before = store.load_continuity()
         ep = store.record("The socket pool ran dry under load", "observation")
         prep = prepare_wrap(store)
         try:
@@ -45,14 +62,14 @@ def _save(text: str) -> SaveResult | ContinuityRejectedError:
                 store, text.replace("{id}", ep.id), wrap_token=prep.wrap_token
             )
         except ContinuityRejectedError as refused:
-            assert store.load_continuity() is None
+            assert store.load_continuity() == before
             assert store.status().episodes_since_wrap == 1
             return refused
         assert store.load_continuity() is not None
         return result
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_TEXTS)
 def test_any_text_is_saved_or_refused_with_a_reason(text: str) -> None:
     outcome = _save(text)
@@ -61,6 +78,14 @@ def test_any_text_is_saved_or_refused_with_a_reason(text: str) -> None:
         assert outcome.findings
         assert outcome.findings[-1].severity.value == "refusal"
         assert outcome.findings[-1].message
+
+
+@settings(max_examples=40, deadline=None)
+@given(_TEXTS)
+def test_any_text_after_a_prior_save_is_saved_or_refused(text: str) -> None:
+    outcome = _save(text, prior=True)
+    if isinstance(outcome, ContinuityRejectedError):
+        assert outcome.findings[-1].severity.value == "refusal"
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from anneal_memory.errors import ToolIntegrityError
 from anneal_memory.mcp import TOOLS, gen_manifest
 from anneal_memory.mcp._integrity import (
     MANIFEST_PATH,
-    IntegrityError,
     build_manifest,
     check_manifest,
     load_manifest,
@@ -66,14 +66,14 @@ def test_identical_table_is_ok() -> None:
 
 
 def test_load_manifest_errors(tmp_path: Path) -> None:
-    with pytest.raises(IntegrityError, match="not found"):
+    with pytest.raises(ToolIntegrityError, match="not found"):
         load_manifest(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
-    with pytest.raises(IntegrityError, match="unreadable"):
+    with pytest.raises(ToolIntegrityError, match="unreadable"):
         load_manifest(bad)
     bad.write_text('{"tools": []}', encoding="utf-8")
-    with pytest.raises(IntegrityError, match="no 'tools' object"):
+    with pytest.raises(ToolIntegrityError, match="no 'tools' object"):
         load_manifest(bad)
 
 

@@ -127,3 +127,28 @@ def test_serve_stops_quietly_when_the_client_goes_away(db_path: Path) -> None:
     data = io.BytesIO(torture.PING * 3)
     assert serve_stdio(server, data, _ClosedPipe()) == 0
     assert data.tell() == len(torture.PING)  # stopped after the first failed reply
+
+
+def _nested_params(depth: int) -> str:
+    inner = "[" * depth + "]" * depth
+    return '{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":' + inner + "}}"
+
+
+def test_very_deep_json_is_refused_before_parsing_whatever_the_interpreter() -> None:
+    # 2 levels (message, params) + 510 arrays = 512: parsed, then refused as params (-32602)
+    with pytest.raises(rpc.ProtocolError) as info:
+        rpc.decode(_nested_params(510))
+    assert (info.value.code, info.value.id) == (rpc.INVALID_PARAMS, 3)
+    # one more level is too deep to parse at all: -32600 with id null
+    with pytest.raises(rpc.ProtocolError) as info:
+        rpc.decode(_nested_params(511))
+    assert (info.value.code, info.value.id) == (rpc.INVALID_REQUEST, None)
+    assert "deeper than 512" in info.value.message
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    text = '"a \\" ' + "[{" * 600 + '"'
+    line = '{"jsonrpc":"2.0","id":4,"method":"ping","params":{"s":' + text + "}}"
+    message = rpc.decode(line)
+    assert message is not None
+    assert message.params["s"].startswith('a " [{[{')

@@ -27,9 +27,10 @@ guards against ``ValueError`` keeps working.
     ├── AuditError                      the hash-chained audit trail
     │   ├── AuditChainBrokenError       verification failed (.seq, .file)
     │   └── AuditRepairRefusedError     repair found nothing it may repair
-    └── GateError                       the single-consolidator gate
-        ├── BatonHeldError              another session holds the baton (.holder)
-        └── SaveAuthorityError          this session may not save this wrap
+    ├── GateError                       the single-consolidator gate
+    │   ├── BatonHeldError              another session holds the baton (.holder)
+    │   └── SaveAuthorityError          this session may not save this wrap
+    └── ToolIntegrityError              MCP tool descriptions differ from the shipped manifest
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ __all__ = [
     "StoreDatabaseError",
     "StoreError",
     "StoreExistsError",
+    "ToolIntegrityError",
     "WrapError",
     "WrapInProgressError",
     "WrapTokenMismatchError",
@@ -217,3 +219,7 @@ class BatonHeldError(GateError):
 
 class SaveAuthorityError(GateError, ValueError):
     """This session may not save the open wrap (not its preparer, or not the baton holder)."""
+
+
+class ToolIntegrityError(AnnealMemoryError):
+    """The MCP server's tool descriptions do not match its integrity manifest (or it is missing)."""

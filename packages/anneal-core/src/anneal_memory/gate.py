@@ -37,6 +37,7 @@ __all__ = [
     "claim_baton",
     "claim_command",
     "consolidate_requires_baton",
+    "recheck_save",
     "release_baton",
     "set_consolidate_policy",
 ]
@@ -329,6 +330,10 @@ def check_save(
             f"This wrap was prepared by session {wrap_session!r}; only that session may save "
             f"it, not {session_id!r}. Nothing was written."
         )
+    _check_still_held(found, session_id, open_token)
+
+
+def _check_still_held(found: dict[str, str], session_id: str, open_token: str) -> None:
     holder = found.get(_HOLDER)
     bound = found.get(_WRAP_PREFIX + open_token)
     if holder != session_id or bound != found.get(_EPOCH, "0"):
@@ -338,3 +343,23 @@ def check_save(
             "its save is revoked. Nothing was written; cancel the wrap (wrap-cancel) and "
             "let the baton holder prepare a new one."
         )
+
+
+def recheck_save(conn: sqlite3.Connection, *, wrap_session: str | None, open_token: str) -> None:
+    """Repeat the baton part of :func:`check_save` inside the save's commit transaction.
+
+    A take between the first check and the commit is then seen (the two transactions are
+    serialised by SQLite), so a revoked save never commits.
+
+    Raises:
+        SaveAuthorityError: The preparing session no longer holds the baton it held.
+    """
+    found = _meta(conn, POLICY_KEY, _HOLDER, _EPOCH, _WRAP_PREFIX + open_token)
+    if found.get(POLICY_KEY) != "1":
+        return
+    if wrap_session is None:
+        raise SaveAuthorityError(
+            "This store is baton-protected and the open wrap names no session; nothing was "
+            "written. Cancel it (wrap-cancel) and prepare again with --session-id."
+        )
+    _check_still_held(found, wrap_session, open_token)

@@ -12,7 +12,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         '(or pip install "anneal-memory[pydantic-ai]")'
     ) from exc
 
-from anneal_pydantic_ai._capability import AnnealCapability
+from anneal_pydantic_ai._adapter import AnnealCapability
 
 __version__ = "0.1.0"
 

@@ -15,7 +15,7 @@ import logging
 import os
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
@@ -83,6 +83,10 @@ class AuditTrail:
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
         self._paths = AuditPaths.for_db(db_path)
+        # The hot path names these on every append; compute them once.
+        self._active_path = self._paths.active
+        self._manifest_path = self._paths.manifest
+        self._lock_path = self._paths.append_lock
         self._clock: Clock = clock or SystemClock()
         self._on_event = on_event
         self._lock_timeout = lock_timeout
@@ -137,7 +141,7 @@ class AuditTrail:
         if not self._paths.active.exists():
             return
         try:
-            with file_lock(self._paths.append_lock, timeout=self._lock_timeout):
+            with file_lock(self._lock_path, timeout=self._lock_timeout):
                 self._sync(self._clock.now())
         except (OSError, ValueError, LockUnavailableError) as exc:
             self._state = None
@@ -176,7 +180,7 @@ class AuditTrail:
         self, kind: AuditEvent, actor: str, data: Mapping[str, Any]
     ) -> dict[str, Any]:
         now = self._clock.now()
-        with file_lock(self._paths.append_lock, timeout=self._lock_timeout):
+        with file_lock(self._lock_path, timeout=self._lock_timeout):
             state = self._sync(now)
             period = period_of(now)
             if state.has_entries and period > state.manifest.active_period:
@@ -195,11 +199,11 @@ class AuditTrail:
             _fdatasync(fd)
             self._pending_drops = 0
             ino, size, msig = state.key
-            self._state = replace(
-                state,
+            self._state = _State(
                 key=(ino, size + len(line) + 1, msig),
                 tip=ChainTip(next_seq=state.tip.next_seq + 1, prev_hash=link_hash(line)),
                 has_entries=True,
+                manifest=state.manifest,
             )
         return entry
 
@@ -212,7 +216,7 @@ class AuditTrail:
 
     def _open_active(self) -> os.stat_result:
         """Make ``self._fd`` point at the current active file; return its stat."""
-        path = self._paths.active
+        path = self._active_path
         try:
             st = os.stat(path)
         except FileNotFoundError:
@@ -227,7 +231,7 @@ class AuditTrail:
 
     def _manifest_signature(self) -> tuple[int, int, int] | None:
         try:
-            st = os.stat(self._paths.manifest)
+            st = os.stat(self._manifest_path)
         except FileNotFoundError:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)

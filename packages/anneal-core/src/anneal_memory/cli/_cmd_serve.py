@@ -56,16 +56,12 @@ def _session_id(value: str | None) -> str | None:
 
 
 def _check_integrity(tools: Sequence[Tool]) -> None:
-    from anneal_memory.mcp._integrity import (
-        IntegrityError,
-        build_manifest,
-        check_manifest,
-        load_manifest,
-    )
+    from anneal_memory.errors import ToolIntegrityError
+    from anneal_memory.mcp._integrity import build_manifest, check_manifest, load_manifest
 
     try:
         shipped = load_manifest()
-    except IntegrityError as exc:
+    except ToolIntegrityError as exc:
         raise CommandError(f"{exc}; refusing to serve (--skip-integrity overrides)") from None
     report = check_manifest(build_manifest(t.to_dict() for t in tools), shipped)
     if not report.ok:

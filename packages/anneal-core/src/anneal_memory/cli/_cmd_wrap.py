@@ -110,7 +110,10 @@ def run_prepare(ctx: Context, args: argparse.Namespace) -> int:
     if result.status is not WrapStatus.READY:
         ctx.emit(data, result.message)
         return ExitCode.DOWNGRADED if result.status is WrapStatus.DOWNGRADED else ExitCode.OK
-    text = f"{result.text}\n---\nWrap token: {result.wrap_token}"
+    from anneal_memory.cli._render import safe
+
+    package = safe(result.text or "", keep="\n\t")
+    text = f"{package}\n---\nWrap token: {result.wrap_token}"
     ctx.emit(data, text)
     return ExitCode.OK
 
@@ -151,7 +154,9 @@ def _save_text(result: SaveResult) -> str:
     ]
     if result.findings:
         lines.append("Findings:")
-        lines += [f"  [{f.code.value}] {f.message}" for f in result.findings]
+        from anneal_memory.cli._render import safe
+
+        lines += [f"  [{f.code.value}] {safe(f.message)}" for f in result.findings]
     return "\n".join(lines)
 
 

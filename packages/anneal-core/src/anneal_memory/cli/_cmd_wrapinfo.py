@@ -85,7 +85,13 @@ def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
     text = store.load_continuity()
     path = store.sidecar(".continuity.md")
     data = {"path": str(path), "exists": text is not None, "chars": len(text or ""), "text": text}
-    shown = text.rstrip("\n") if text is not None else "(No continuity file yet: run a wrap.)"
+    from anneal_memory.cli._render import safe
+
+    shown = (
+        safe(text.rstrip("\n"), keep="\n\t")
+        if text is not None
+        else "(No continuity file yet: run a wrap.)"
+    )
     ctx.emit(data, shown)
     return ExitCode.OK
 
@@ -149,8 +155,7 @@ def run_diff(ctx: Context, args: argparse.Namespace) -> int:
     """Show the metric progression of the last completed wraps."""
     from anneal_memory.continuity import wrap_history
 
-    everything = wrap_history(ctx.store(create=False), limit=1_000_000)
-    done = [w for w in everything if w.status == "completed"][: args.wraps]
+    done = wrap_history(ctx.store(create=False), limit=args.wraps, completed_only=True)
     rows = _diff_rows(list(reversed(done)))
     lines = [
         f"wrap {r['wrap_id']:>4}: {r['chars']:>6} chars"

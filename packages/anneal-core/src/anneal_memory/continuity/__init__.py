@@ -27,12 +27,15 @@ from anneal_memory.continuity._schema import (
     schema_by_name,
 )
 from anneal_memory.continuity._settings import current_schema, set_section_schema
+from anneal_memory.store._patterns import PatternEvent
+from anneal_memory.store._wraps import WrapRecord
 
 __all__ = [
     "DEFAULT_SCHEMA",
     "PARTNERSHIP_SCHEMA",
     "PROJECT_SCHEMA",
     "CancelResult",
+    "PatternEvent",
     "PrepareResult",
     "ProvenPattern",
     "SaveResult",
@@ -40,6 +43,7 @@ __all__ = [
     "SectionSchema",
     "SectionSpec",
     "WrapPackage",
+    "WrapRecord",
     "WrapStatus",
     "continuity_path",
     "current_schema",

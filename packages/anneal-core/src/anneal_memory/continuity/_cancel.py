@@ -50,7 +50,11 @@ def wrap_cancel(
     store.emit_audit(
         "wrap_cancelled",
         actor=session_id or "agent",
-        data={"wrap_id": wrap.id, "wrap_token": wrap.token, "episode_count": wrap.episode_count},
+        data={
+            "wrap_id": wrap.id,
+            "wrap_token_prefix": wrap.token[:8],
+            "episode_count": wrap.episode_count,
+        },
     )
     return CancelResult(
         wrap_id=wrap.id,
@@ -66,15 +70,23 @@ def wrap_status(store: Store) -> WrapRecord | None:
         return load_open_wrap(store.connection("wrap_status"))
 
 
-def wrap_history(store: Store, *, limit: int = 20) -> tuple[WrapRecord, ...]:
+def wrap_history(
+    store: Store, *, limit: int = 20, completed_only: bool = False
+) -> tuple[WrapRecord, ...]:
     """The newest ``limit`` wraps (open, completed and cancelled), newest first.
+
+    Args:
+        store: The store.
+        limit: At most this many.
+        completed_only: Leave out open and cancelled wraps.
 
     Raises:
         InvalidInputError: ``limit`` is not a positive integer.
     """
     _check_limit(limit)
     with store._lock:
-        return tuple(_wrap_history(store.connection("wrap_history"), limit=limit))
+        conn = store.connection("wrap_history")
+        return tuple(_wrap_history(conn, limit=limit, completed_only=completed_only))
 
 
 def pattern_history(store: Store, name: str, *, limit: int = 50) -> tuple[PatternEvent, ...]:

@@ -225,7 +225,7 @@ def prepare_wrap(
         actor=session_id or "agent",
         data={
             "wrap_id": wrap_id,
-            "wrap_token": token,
+            "wrap_token_prefix": token[:8],
             "episode_ids": [e.id for e in episodes],
             "episode_count": len(episodes),
             "session_id": session_id,

@@ -38,7 +38,7 @@ from anneal_memory.errors import (
     StoreDatabaseError,
     WrapTokenMismatchError,
 )
-from anneal_memory.gate import check_save
+from anneal_memory.gate import check_save, recheck_save
 from anneal_memory.immune._graduation import GraduationContext, PriorPattern
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.store import Store
@@ -174,6 +174,7 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
         previous = read_continuity(path)
         try:
             with write_transaction(conn, operation="save_continuity", path=store.path):
+                recheck_save(conn, wrap_session=ctx.wrap.session_id, open_token=ctx.wrap.token)
                 marked = complete_wrap(
                     conn,
                     ctx.wrap,
@@ -256,7 +257,7 @@ def _emit(store: Store, result: SaveResult, ctx: _Context, actor: str, allow_shr
         actor=actor,
         data={
             "wrap_id": result.wrap_id,
-            "wrap_token": ctx.wrap.token,
+            "wrap_token_prefix": ctx.wrap.token[:8],
             "episodes_compressed": result.episodes_compressed,
             "graduations_validated": result.graduations_validated,
             "demotions": result.demotions,

@@ -98,7 +98,7 @@ class LineVerdict:
         line: The line as parsed from the text given to the save.
         text: The line as it will be written.
         level: The level it will be written at.
-        validated: True when its evidence grounded a climb this wrap.
+        validated: True when grounded evidence carried it up a rung this wrap.
         grounded: True when any cited episode of this wrap grounds its explanation.
         findings: What was decided about it.
     """
@@ -305,6 +305,10 @@ def judge_line(line: PatternLine, ctx: GraduationContext) -> LineVerdict:
             )
         )
     _cap(work, line, prior)
+    if work.validated and (prior is None or work.level <= prior.level):
+        # Grounded, but no rung was climbed (a new pattern, or a level kept): not a graduation.
+        work.validated = False
+        work.findings = [f for f in work.findings if f.code is not FindingCode.GRADUATED]
     text = set_level(work.text, work.level) if work.level != line.level else work.text
     for mark in work.marks:
         text = add_mark(text, mark)

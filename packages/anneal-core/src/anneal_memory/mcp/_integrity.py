@@ -16,11 +16,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from anneal_memory.errors import AnnealMemoryError
+from anneal_memory.errors import ToolIntegrityError
 
 __all__ = [
     "MANIFEST_PATH",
-    "IntegrityError",
     "IntegrityReport",
     "build_manifest",
     "check_manifest",
@@ -32,10 +31,6 @@ __all__ = [
 MANIFEST_PATH = Path(__file__).with_name("tool-integrity.json")
 _VERSION = 1
 _CANONICAL = "JSON of {description, inputSchema}: sorted keys, no spaces, UTF-8"
-
-
-class IntegrityError(AnnealMemoryError):
-    """The tool table does not match the shipped integrity manifest."""
 
 
 # A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect`` and would add ~10 ms
@@ -103,16 +98,16 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, Any]:
     """Read a manifest file.
 
     Raises:
-        IntegrityError: The file is missing or is not a manifest.
+        ToolIntegrityError: The file is missing or is not a manifest.
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise IntegrityError(f"tool integrity manifest not found: {path}") from None
+        raise ToolIntegrityError(f"tool integrity manifest not found: {path}") from None
     except (OSError, ValueError) as exc:
-        raise IntegrityError(f"tool integrity manifest {path} is unreadable: {exc}") from None
+        raise ToolIntegrityError(f"tool integrity manifest {path} is unreadable: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("tools"), dict):
-        raise IntegrityError(f"tool integrity manifest {path} has no 'tools' object")
+        raise ToolIntegrityError(f"tool integrity manifest {path} has no 'tools' object")
     return data
 
 

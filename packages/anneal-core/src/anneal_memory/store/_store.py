@@ -77,7 +77,7 @@ class Store:
         self._created = ensure_private_file(self._path)
         self._conn: sqlite3.Connection | None = connect(self._path)
         try:
-            migrate(self._conn, path=self._path)
+            found_version = migrate(self._conn, path=self._path)
         except BaseException:
             self._conn.close()
             self._conn = None
@@ -88,6 +88,12 @@ class Store:
             sink = StoreAuditSink(self, self._audit_trail)
             sink.recover()
             self._audit_sink = sink
+        if 0 < found_version < SCHEMA_VERSION:
+            self.emit_audit(
+                "schema_migrated",
+                actor="agent",
+                data={"from_version": found_version, "to_version": SCHEMA_VERSION},
+            )
         if self._created and consolidate_requires_baton_on_create:
             from anneal_memory.gate import set_consolidate_policy  # gate imports the store
 

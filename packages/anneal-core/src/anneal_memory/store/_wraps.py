@@ -245,10 +245,13 @@ def last_completed_wrap_id(conn: sqlite3.Connection) -> int | None:
     return None if row[0] is None else int(row[0])
 
 
-def wrap_history(conn: sqlite3.Connection, *, limit: int) -> list[WrapRecord]:
-    """The newest ``limit`` wraps, newest first."""
+def wrap_history(
+    conn: sqlite3.Connection, *, limit: int, completed_only: bool = False
+) -> list[WrapRecord]:
+    """The newest ``limit`` wraps (only completed ones when asked), newest first."""
+    where = "WHERE status = 'completed'" if completed_only else ""
     rows = conn.execute(
-        f"SELECT {_WRAP_COLUMNS} FROM wraps ORDER BY id DESC LIMIT ?",  # noqa: S608
+        f"SELECT {_WRAP_COLUMNS} FROM wraps {where} ORDER BY id DESC LIMIT ?",  # noqa: S608
         (limit,),
     )
     return [_record(row) for row in rows]

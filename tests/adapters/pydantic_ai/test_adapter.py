@@ -137,3 +137,20 @@ def test_memory_is_not_stored_as_a_message(memory: AgentMemory, scripted_functio
     assert "Relevant memory:" in function.received[0]
     parts = [part for message in result.all_messages() for part in message.parts]
     assert all("Relevant memory:" not in str(getattr(part, "content", "")) for part in parts)
+
+
+def test_a_failing_wrap_model_propagates_and_leaves_no_wrap_open(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    def broken(_: str) -> _contract.Reply:
+        raise ConnectionError("model unreachable")
+
+    function = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER), broken])
+    capability = AnnealCapability(memory)
+    agent = Agent(FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability])
+    with pytest.raises(ConnectionError, match="model unreachable"):
+        asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    assert memory.store.status().total_episodes == 2  # everything was recorded
+    packages: list[str] = []
+    compressor = scripted_function([_contract.compress_step(memory.store, packages)])
+    assert capability.wrap(FunctionModel(compressor)).status == "saved"  # not left open
