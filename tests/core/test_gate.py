@@ -178,3 +178,16 @@ def test_the_gate_state_lives_in_the_database(gated: Store, db_path: Path, clock
     assert status.holder == "me"
     assert json.loads(json.dumps(status.to_dict()))["baton_holder"] == "me"
     assert sorted(p.name for p in db_path.parent.iterdir() if "baton" in p.name) == []
+
+
+def test_the_commit_transaction_rechecks_the_baton(gated: Store):
+    from anneal_memory.gate import recheck_save
+
+    claim_baton(gated, "laptop")
+    prepared = prepare_wrap(gated, session_id="laptop")
+    assert prepared.wrap_token is not None
+    conn = gated.connection("test")
+    recheck_save(conn, wrap_session="laptop", open_token=prepared.wrap_token)  # still allowed
+    claim_baton(gated, "desktop", take=True)  # as if it landed between check and commit
+    with pytest.raises(SaveAuthorityError, match="revoked"):
+        recheck_save(conn, wrap_session="laptop", open_token=prepared.wrap_token)
