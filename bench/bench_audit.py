@@ -10,7 +10,8 @@ Phases
   record   p50 of ``Store.record`` with the audit on, interleaved call by call with a raw
            floor: INSERT + COMMIT on SQLite (WAL, synchronous=FULL) plus one SHA-256-chained
            JSONL line written and fsynced (the floor's table has the store's FTS5 index and
-           trigger, as in bench_store.py). Also ``Store.record`` with ``audit=False``.
+           trigger, as in bench_store.py). Also, to split the cost: ``Store.record`` with
+           ``audit=False``, the floor's line alone, and ``AuditTrail.append`` alone.
 
 Usage:  .venv/bin/python bench/bench_audit.py [--entries 10000] [--reps 5] [--record-n 400]
 Prints ONE JSON summary on stdout.
@@ -132,13 +133,16 @@ class RawFloor:
 
     def record(self, content: str) -> None:
         ident = os.urandom(4).hex()
-        ts = "2026-03-02T09:00:00.000000Z"
         self.conn.execute("BEGIN IMMEDIATE")
         self.conn.execute(
             "INSERT INTO episodes (id, ts, type, content, source) VALUES (?, ?, ?, ?, ?)",
-            (ident, ts, "observation", content, "agent"),
+            (ident, "2026-03-02T09:00:00.000000Z", "observation", content, "agent"),
         )
         self.conn.execute("COMMIT")
+        self.line(content, ident)
+
+    def line(self, content: str, ident: str = "0a1b2c3d") -> None:
+        ts = "2026-03-02T09:00:00.000000Z"
         line = json.dumps(
             {
                 "v": 1,
@@ -163,33 +167,38 @@ class RawFloor:
 
 def bench_record(folder: Path, n: int) -> dict[str, object]:
     raw = RawFloor(folder)
+    (folder / "trail").mkdir()
+    trail = AuditTrail(folder / "trail" / "memory.db")
     audited = Store(folder / "audited" / "memory.db")
     plain = Store(folder / "plain" / "memory.db", audit=False)
-    samples: dict[str, list[float]] = {
-        "raw_floor": [],
-        "record_audit_on": [],
-        "record_audit_off": [],
-    }
     targets = {
         "raw_floor": raw.record,
         "record_audit_on": lambda text: audited.record(text, EpisodeType.OBSERVATION),
         "record_audit_off": lambda text: plain.record(text, EpisodeType.OBSERVATION),
+        "raw_line_only": raw.line,
+        "trail_append_only": lambda text: trail.append(
+            "record", actor="agent", data={"episode_id": "0a1b2c3d", "content_hash": text}
+        ),
     }
+    samples: dict[str, list[float]] = {name: [] for name in targets}
     names = list(targets)
     for i in range(n):
         text = f"note {i}: the connection pool ran out of handles under load"
-        for name in names[i % 3 :] + names[: i % 3]:
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
             start = time.perf_counter()
             targets[name](text)
             samples[name].append(time.perf_counter() - start)
     audited.close()
     plain.close()
+    trail.close()
     p50 = {name: statistics.median(values) * 1000 for name, values in samples.items()}
     assert AuditTrail.verify(folder / "audited" / "memory.db").valid
     return {
         "n": n,
         "p50_ms": {name: round(value, 3) for name, value in p50.items()},
         "ratio_audit_on_vs_floor": round(p50["record_audit_on"] / p50["raw_floor"], 3),
+        "ratio_trail_append_vs_raw_line": round(p50["trail_append_only"] / p50["raw_line_only"], 3),
         "goal_ratio_max": 1.25,
     }
 

@@ -117,3 +117,35 @@ def test_policy_rejects_bad_bounds(kwargs: dict[str, object]) -> None:
 def test_policy_rejects_unknown_episode_types() -> None:
     with pytest.raises(ValueError, match="unknown episode type"):
         RecordingPolicy(tool_result_type="note")  # type: ignore[arg-type]
+
+
+def test_render_value_handles_structured_outputs() -> None:
+    from anneal_memory._recording import render_value
+
+    class Model:
+        def model_dump(self, *, mode: str) -> dict[str, object]:
+            assert mode == "json"
+            return {"answer": 42, "why": "dumped"}
+
+    class Broken:
+        def model_dump(self, *, mode: str) -> dict[str, object]:
+            raise RuntimeError("cannot dump")
+
+        def __repr__(self) -> str:
+            return "<Broken>"
+
+    assert render_value("plain") == "plain"
+    assert render_value(b"bytes \xff") == "bytes \ufffd"
+    assert render_value({"b": 1, "a": [1, 2]}) == '{"a": [1, 2], "b": 1}'
+    assert render_value(Model()) == '{"answer": 42, "why": "dumped"}'
+    assert render_value(Broken()) == "<Broken>"
+
+
+def test_record_answer_records_structured_output_as_json(store) -> None:  # type: ignore[no-untyped-def]
+    from anneal_memory import AgentMemory
+
+    memory = AgentMemory(store)
+    episode = memory.record_answer({"city": "Lisbon", "days": 3})
+    assert episode is not None
+    assert episode.content == '{"city": "Lisbon", "days": 3}'
+    assert episode.type.value == "outcome"

@@ -255,3 +255,14 @@ def test_a_rotation_that_died_before_the_manifest_is_redone(db_path: Path):
     assert after.valid, after.error
     assert after.total_entries == 4
     assert after.untracked == ()
+
+
+def test_the_cached_week_agrees_with_the_iso_calendar(db_path: Path):
+    trail = AuditTrail(db_path, clock=FrozenClock(START))
+    moment = dt.datetime(2026, 12, 27, 23, 0, tzinfo=dt.timezone.utc)  # across a year end
+    for _ in range(24 * 20):
+        assert trail._period(moment) == period_of(moment)
+        moment += dt.timedelta(minutes=37)
+    backwards = dt.datetime(2026, 3, 9, 0, 0, tzinfo=dt.timezone.utc)
+    assert trail._period(backwards) == "2026-W11"
+    assert trail._period(backwards - dt.timedelta(microseconds=1)) == "2026-W10"

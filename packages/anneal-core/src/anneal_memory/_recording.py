@@ -106,19 +106,32 @@ def shape_text(text: str, max_chars: int) -> str | None:
     return truncate(cleaned, max_chars)
 
 
+def render_value(value: object) -> str:
+    """Render any result or output as text: strings as they are, the rest as JSON.
+
+    Objects with a ``model_dump`` method (pydantic models, as several frameworks return for
+    structured outputs) are dumped first; what JSON cannot encode falls back to ``repr``.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            value = dump(mode="json")
+        except Exception:  # a foreign object's dump may fail in any way; fall back to repr
+            return repr(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def render_tool_result(tool_name: str, result: object) -> str:
     """Render a tool call's result as one episode text: ``name -> result``."""
-    if isinstance(result, str):
-        body = result
-    elif isinstance(result, (bytes, bytearray)):
-        body = bytes(result).decode("utf-8", "replace")
-    else:
-        try:
-            body = json.dumps(result, ensure_ascii=False, sort_keys=True, default=str)
-        except (TypeError, ValueError):
-            body = repr(result)
     name = tool_name.strip() or "tool"
-    return f"{name} -> {body}"
+    return f"{name} -> {render_value(result)}"
 
 
 def has_content_words(text: str) -> bool:

@@ -23,6 +23,7 @@ from anneal_memory._recording import (
     render_context,
     render_startup,
     render_tool_result,
+    render_value,
     shape_text,
 )
 from anneal_memory._wrapflow import (
@@ -174,13 +175,19 @@ class AgentMemory:
         )
 
     def record_answer(
-        self, text: str, *, metadata: Mapping[str, Any] | None = None
+        self, answer: object, *, metadata: Mapping[str, Any] | None = None
     ) -> Episode | None:
-        """Record the agent's final answer; None when skipped."""
+        """Record the agent's final answer; None when skipped.
+
+        ``answer`` may be text or a structured output (a pydantic model, dataclass-like dict,
+        list ...), which is recorded as JSON.
+        """
         policy = self.policy
         if not policy.record_answers:
             return None
-        return self.record(text, policy.answer_type, source=policy.answer_source, metadata=metadata)
+        return self.record(
+            render_value(answer), policy.answer_type, source=policy.answer_source, metadata=metadata
+        )
 
     # -- recall ----------------------------------------------------------------------------
 

@@ -144,7 +144,7 @@ class AnnealHooks(RunHooks[Any]):
     ) -> None:
         """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
         self._agent = agent
-        self.memory.record_answer(output if isinstance(output, str) else str(output))
+        self.memory.record_answer(output)
         self._startup = None
         self._recalled = None
         if self.wrap_on_end:

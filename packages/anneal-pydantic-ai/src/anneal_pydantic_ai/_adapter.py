@@ -153,7 +153,7 @@ class AnnealCapability(AbstractCapability[Any]):
         """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
         self._run_model = ctx.model
         output = result.output
-        self.memory.record_answer(output if isinstance(output, str) else str(output))
+        self.memory.record_answer(output)
         self._startup = None
         if self.wrap_on_end:
             await self.awrap()

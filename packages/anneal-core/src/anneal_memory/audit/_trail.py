@@ -20,7 +20,7 @@ from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory._fsio import PRIVATE_FILE_MODE, atomic_write_bytes, ensure_private_file
-from anneal_memory._locks import DEFAULT_LOCK_TIMEOUT, file_lock
+from anneal_memory._locks import DEFAULT_LOCK_TIMEOUT, HeldFileLock
 from anneal_memory.audit._chain import (
     ChainTip,
     line_info,
@@ -86,10 +86,10 @@ class AuditTrail:
         # The hot path names these on every append; compute them once.
         self._active_path = self._paths.active
         self._manifest_path = self._paths.manifest
-        self._lock_path = self._paths.append_lock
+        self._lock = HeldFileLock(self._paths.append_lock, timeout=lock_timeout)
+        self._week: tuple[_dt.datetime, _dt.datetime, str] | None = None
         self._clock: Clock = clock or SystemClock()
         self._on_event = on_event
-        self._lock_timeout = lock_timeout
         self._fd: int | None = None
         self._fd_ino = -1
         self._state: _State | None = None
@@ -106,12 +106,27 @@ class AuditTrail:
         return self._pending_drops
 
     def close(self) -> None:
-        """Release the file handle. The trail reopens it on the next append."""
+        """Release the file handles. The trail reopens them on the next append."""
+        self._close_active()
+        self._lock.close()
+
+    def _close_active(self) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
         self._fd = None
         self._state = None
+
+    def _period(self, now: _dt.datetime) -> str:
+        """The ISO week of ``now``, cached for the rest of that week."""
+        cached = self._week
+        if cached is not None and cached[0] <= now < cached[1]:
+            return cached[2]
+        day = now.astimezone(_dt.timezone.utc)
+        start = _dt.datetime(day.year, day.month, day.day, tzinfo=_dt.timezone.utc)
+        start -= _dt.timedelta(days=day.weekday())
+        self._week = (start, start + _dt.timedelta(days=7), period_of(day))
+        return self._week[2]
 
     @staticmethod
     def verify(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
@@ -141,7 +156,7 @@ class AuditTrail:
         if not self._paths.active.exists():
             return
         try:
-            with file_lock(self._lock_path, timeout=self._lock_timeout):
+            with self._lock:
                 self._sync(self._clock.now())
         except (OSError, ValueError, LockUnavailableError) as exc:
             self._state = None
@@ -180,9 +195,9 @@ class AuditTrail:
         self, kind: AuditEvent, actor: str, data: Mapping[str, Any]
     ) -> dict[str, Any]:
         now = self._clock.now()
-        with file_lock(self._lock_path, timeout=self._lock_timeout):
+        with self._lock:
             state = self._sync(now)
-            period = period_of(now)
+            period = self._period(now)
             if state.has_entries and period > state.manifest.active_period:
                 state = self._rotate(state, period)
             entry, line = encode_entry(
@@ -223,7 +238,7 @@ class AuditTrail:
             ensure_private_file(path)
             st = os.stat(path)
         if self._fd is None or self._fd_ino != st.st_ino:
-            self.close()
+            self._close_active()
             self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
             st = os.fstat(self._fd)
             self._fd_ino = st.st_ino

@@ -56,7 +56,7 @@ from anneal_memory.store._wraps import (
     existing_ids,
     last_completed_wrap_id,
     load_open_wrap,
-    snapshot_episodes,
+    snapshot_texts,
 )
 
 __all__ = ["NO_WRAP_MESSAGE", "validated_save_continuity"]
@@ -93,12 +93,12 @@ def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
                 f"wrap_token mismatch: the open wrap's token starts {_short(wrap.token)}, "
                 f"this save carried {_short(wrap_token)}; use the token of the latest prepare"
             )
-        episodes = snapshot_episodes(conn, wrap.id)
+        snapshot = snapshot_texts(conn, wrap.id)
         first = completed_wrap_count(conn) == 0
         last = last_completed_wrap_id(conn)
     return _Context(
         wrap=wrap,
-        snapshot={e.id: e.content for e in episodes},
+        snapshot=snapshot,
         prior_text=read_continuity(continuity_path(store)),
         first_wrap=first,
         last_wrap_id=last,

@@ -8,6 +8,7 @@ content words and changes the glue.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -40,9 +41,23 @@ CROSS_SESSION_STOPWORDS = GROUNDING_STOPWORDS | frozenset(_REPHRASE_EXTRA_TEXT.s
 _SPLIT = re.compile(r"[^0-9a-z]+")
 
 
-def _words(text: str, stopwords: frozenset[str]) -> frozenset[str]:
+_CACHE_TEXT_CHARS = 2000
+
+
+def _split(text: str, stopwords: frozenset[str]) -> frozenset[str]:
     tokens = _SPLIT.split(text.casefold())
     return frozenset(t for t in tokens if len(t) > 2 and t not in stopwords)
+
+
+_cached_split = functools.lru_cache(maxsize=2048)(_split)
+
+
+def _words(text: str, stopwords: frozenset[str]) -> frozenset[str]:
+    # Explanations and short episodes recur across the lines of a save; long texts would
+    # make the cache heavy, so only short ones are kept.
+    if len(text) <= _CACHE_TEXT_CHARS:
+        return _cached_split(text, stopwords)
+    return _split(text, stopwords)
 
 
 def grounding_words(text: str) -> frozenset[str]:

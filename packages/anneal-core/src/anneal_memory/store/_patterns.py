@@ -175,28 +175,23 @@ def apply_associations(
     affect: tuple[str, float] | None,
 ) -> AssociationCounts:
     """Add ``deltas`` (capped), decay every link this wrap did not touch, prune weak ones."""
-    formed = strengthened = 0
     tag, intensity = affect if affect is not None else (None, None)
-    for (a, b), delta in sorted(deltas.items()):
-        row = conn.execute(
-            "SELECT strength FROM associations WHERE a = ? AND b = ?", (a, b)
-        ).fetchone()
-        if row is None:
-            formed += 1
-            conn.execute(
-                "INSERT INTO associations (a, b, strength, affect_tag, affect_intensity,"
-                " created_wrap_id, last_wrap_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (a, b, min(MAX_STRENGTH, delta), tag, intensity, wrap_id, wrap_id),
-            )
-            continue
-        strengthened += 1
-        conn.execute(
-            "UPDATE associations SET strength = min(?, strength + ?),"
-            " affect_tag = coalesce(?, affect_tag),"
-            " affect_intensity = coalesce(?, affect_intensity), last_wrap_id = ?"
-            " WHERE a = ? AND b = ?",
-            (MAX_STRENGTH, delta, tag, intensity, wrap_id, a, b),
-        )
+    count = "SELECT count(*) FROM associations"
+    before = int(conn.execute(count).fetchone()[0])
+    conn.executemany(
+        "INSERT INTO associations (a, b, strength, affect_tag, affect_intensity,"
+        " created_wrap_id, last_wrap_id) VALUES (?, ?, min(?, ?), ?, ?, ?, ?)"
+        " ON CONFLICT(a, b) DO UPDATE SET strength = min(?, strength + excluded.strength),"
+        " affect_tag = coalesce(excluded.affect_tag, affect_tag),"
+        " affect_intensity = coalesce(excluded.affect_intensity, affect_intensity),"
+        " last_wrap_id = excluded.last_wrap_id",
+        [
+            (a, b, MAX_STRENGTH, delta, tag, intensity, wrap_id, wrap_id, MAX_STRENGTH)
+            for (a, b), delta in sorted(deltas.items())
+        ],
+    )
+    formed = int(conn.execute(count).fetchone()[0]) - before
+    strengthened = len(deltas) - formed
     decayed = conn.execute(
         "UPDATE associations SET strength = strength * ? WHERE last_wrap_id != ?",
         (DECAY, wrap_id),

@@ -26,7 +26,7 @@ __all__ = [
     "insert_wrap",
     "last_completed_wrap_id",
     "load_open_wrap",
-    "snapshot_episodes",
+    "snapshot_texts",
     "unwrapped_episodes",
     "wrap_by_id",
     "wrap_history",
@@ -158,15 +158,14 @@ def insert_wrap(
     return wrap_id
 
 
-def snapshot_episodes(conn: sqlite3.Connection, wrap_id: int) -> list[Episode]:
-    """The snapshot's episodes that still exist and are not yet wrapped, oldest first."""
+def snapshot_texts(conn: sqlite3.Connection, wrap_id: int) -> dict[str, str]:
+    """Id -> text of the snapshot's episodes that still exist and are not yet wrapped."""
     rows = conn.execute(
-        f"SELECT {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"  # noqa: S608
-        " FROM wrap_episodes w JOIN episodes e ON e.id = w.episode_id"
-        " WHERE w.wrap_id = ? AND e.wrap_id IS NULL ORDER BY e.seq",
+        "SELECT e.id, e.content FROM wrap_episodes w JOIN episodes e ON e.id = w.episode_id"
+        " WHERE w.wrap_id = ? AND e.wrap_id IS NULL",
         (wrap_id,),
     )
-    return [episode_from_row(row) for row in rows]
+    return {str(ident): str(content) for ident, content in rows}
 
 
 def existing_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> frozenset[str]:

@@ -1,0 +1,231 @@
+"""``AnnealListener``: CrewAI's event bus and hooks mapped onto ``anneal_memory.AgentMemory``."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from crewai.events import (
+    BaseEventListener,
+    LiteAgentExecutionCompletedEvent,
+    TaskCompletedEvent,
+    ToolUsageFinishedEvent,
+    crewai_event_bus,
+)
+from crewai.events.event_bus import CrewAIEventsBus
+from crewai.hooks import (
+    InterceptionPoint,
+    LLMCallHookContext,
+    register_before_llm_call_hook,
+    register_hook,
+    unregister_before_llm_call_hook,
+    unregister_hook,
+)
+from crewai.llms.base_llm import BaseLLM
+from crewai.utilities.llm_utils import create_llm
+
+from anneal_crewai._convert import (
+    has_memory_message,
+    insert_position,
+    memory_message,
+    query_text,
+    short_label,
+)
+
+if TYPE_CHECKING:
+    from anneal_memory._wrapflow import AffectSource
+
+__all__ = ["WRAP_INSTRUCTIONS", "AnnealListener"]
+
+logger = logging.getLogger("anneal_crewai")
+
+WRAP_INSTRUCTIONS = (
+    "You are compressing this crew's working memory at the end of a session. Follow the "
+    "instructions in the message exactly and reply with the continuity markdown only."
+)
+
+
+def crew_llm(crew: Any) -> BaseLLM | None:
+    """The crew's own LLM: the one of the agent that ran the last task, else any agent's,
+    else the manager's."""
+    agents = [getattr(task, "agent", None) for task in reversed(getattr(crew, "tasks", []))]
+    agents += list(getattr(crew, "agents", []))
+    for agent in agents:
+        llm = getattr(agent, "llm", None)
+        if isinstance(llm, BaseLLM):
+            return llm
+    manager = getattr(crew, "manager_llm", None)
+    return manager if isinstance(manager, BaseLLM) else None
+
+
+class AnnealListener(BaseEventListener):
+    """Living memory for CrewAI crews and agents.
+
+    Creating the listener registers it (CrewAI's event-listener pattern): from then on, in
+    this process, tool results and task outputs are recorded from the event bus, every
+    agent conversation gets the continuity file and the episodes relevant to its task in
+    a system message before its first model call, and each crew kickoff that completes is
+    wrapped with the crew's own LLM. :meth:`close` (or leaving a ``with`` block) removes it.
+
+    Args:
+        memory: An ``AgentMemory``, a ``Store``, or a database path.
+        session_id: This session's id for the wrap (needed on baton-protected stores).
+            Ignored when ``memory`` is an ``AgentMemory``.
+        wrap_on_end: Wrap when a crew kickoff completes. Set False to call :meth:`wrap`
+            yourself (chat loops, several kickoffs per session, flows).
+        wrap_llm: The LLM (instance or model name) that compresses the session; defaults
+            to the LLM of the agent that ran the crew's last task.
+        affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
+        policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+
+    Attributes:
+        memory: The ``AgentMemory`` this listener drives.
+        last_wrap: The outcome of the most recent wrap, ``None`` before the first.
+        last_error: The exception of the most recent automatic wrap that failed (for
+            example the LLM was unreachable), ``None`` when it did not fail.
+    """
+
+    def __init__(
+        self,
+        memory: AgentMemory | Store | str | os.PathLike[str],
+        *,
+        session_id: str | None = None,
+        wrap_on_end: bool = True,
+        wrap_llm: BaseLLM | str | None = None,
+        affect: AffectSource = None,
+        policy: RecordingPolicy | None = None,
+    ) -> None:
+        if isinstance(memory, AgentMemory):
+            self.memory, self._owns_memory = memory, False
+        else:
+            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+            self._owns_memory = True
+        self.wrap_on_end = wrap_on_end
+        self.wrap_llm = wrap_llm
+        self.affect = affect
+        self.last_wrap: WrapOutcome | None = None
+        self.last_error: BaseException | None = None
+        self._last_llm: BaseLLM | None = None
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._handlers: list[tuple[type[Any], Callable[[Any, Any], None]]] = [
+            (ToolUsageFinishedEvent, self._on_tool_finished),
+            (TaskCompletedEvent, self._on_task_completed),
+            (LiteAgentExecutionCompletedEvent, self._on_agent_completed),
+        ]
+        super().__init__()
+        register_before_llm_call_hook(self._before_llm_call)
+        register_hook(InterceptionPoint.EXECUTION_END, self._on_execution_end)
+
+    def setup_listeners(self, crewai_event_bus: CrewAIEventsBus) -> None:
+        """Register the recording handlers on the event bus (called by CrewAI)."""
+        for event_type, handler in self._handlers:
+            crewai_event_bus.on(event_type)(handler)
+
+    def close(self) -> None:
+        """Unregister from the event bus and the hooks; close the memory if this opened it.
+
+        Safe to call twice. Agents built while the listener was registered keep a copy of
+        the hook list; the hook does nothing once the listener is closed.
+        """
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        for event_type, handler in self._handlers:
+            crewai_event_bus.off(event_type, handler)
+        unregister_before_llm_call_hook(self._before_llm_call)
+        unregister_hook(InterceptionPoint.EXECUTION_END, self._on_execution_end)
+        if self._owns_memory:
+            self.memory.close()
+
+    def __enter__(self) -> AnnealListener:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- recording (event-bus handlers: thread pool, any order) ----------------------
+
+    def _on_tool_finished(self, source: Any, event: ToolUsageFinishedEvent) -> None:
+        if self._closed:
+            return
+        agent = short_label(event.agent_role)
+        self.memory.record_tool_result(
+            event.tool_name, event.output, metadata={"agent": agent} if agent else None
+        )
+
+    def _on_task_completed(self, source: Any, event: TaskCompletedEvent) -> None:
+        if self._closed:
+            return
+        output = event.output
+        labels = {"agent": short_label(output.agent), "task": short_label(output.name)}
+        metadata = {key: value for key, value in labels.items() if value}
+        self.memory.record_answer(output.raw, metadata=metadata or None)
+
+    def _on_agent_completed(self, source: Any, event: LiteAgentExecutionCompletedEvent) -> None:
+        if self._closed:
+            return
+        role = short_label(event.agent_info.get("role"))
+        self.memory.record_answer(event.output, metadata={"agent": role} if role else None)
+
+    # -- recall (before-LLM-call hook: the agent's own thread) -----------------------
+
+    def _before_llm_call(self, context: LLMCallHookContext) -> None:
+        # Executor-less calls are CrewAI internals and this listener's own wrap.
+        if self._closed or context.executor is None:
+            return
+        messages = context.messages
+        if has_memory_message(messages):
+            return  # recalled once per conversation: its own new episodes are not echoed
+        query = query_text(getattr(context.task, "description", None), messages)
+        message = memory_message(self.memory.start(), self.memory.context_for(query))
+        if False:
+            messages.insert(insert_position(messages), message)  # type: ignore[arg-type]
+
+    # -- session end -----------------------------------------------------------------
+
+    def _on_execution_end(self, context: Any) -> None:
+        crew = getattr(context, "crew", None)
+        if self._closed or crew is None or getattr(context, "status", None) != "completed":
+            return
+        self._last_llm = crew_llm(crew) or self._last_llm
+        if not self.wrap_on_end:
+            return
+        crewai_event_bus.flush()  # this kickoff's recording handlers finish first
+        try:
+            self.wrap()
+        except Exception as exc:  # CrewAI's hooks are fail-open; keep the reason visible
+            self.last_error = exc
+            logger.warning("anneal-memory: the wrap after the crew kickoff failed: %r", exc)
+        else:
+            self.last_error = None
+
+    def _compressor(self, llm: BaseLLM | str | None) -> Callable[[str], str]:
+        chosen = llm or self.wrap_llm or self._last_llm
+        model = create_llm(chosen) if isinstance(chosen, str) else chosen
+        if model is None:
+            raise RuntimeError("no LLM to wrap with yet: kick off a crew first or pass wrap_llm=")
+
+        def compress(package: str) -> str:
+            messages = [
+                {"role": "system", "content": WRAP_INSTRUCTIONS},
+                {"role": "user", "content": package},
+            ]
+            return model.call(messages)  # type: ignore[arg-type, no-any-return]
+
+        return compress
+
+    def wrap(self, llm: BaseLLM | str | None = None) -> WrapOutcome:
+        """Wrap the session now with ``llm`` (default: ``wrap_llm``, else the last crew's LLM).
+
+        Raises:
+            RuntimeError: No crew has completed yet and no LLM was given.
+        """
+        compress = self._compressor(llm)
+        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        return self.last_wrap

@@ -1,0 +1,138 @@
+"""``AnnealLlamaIndex``: one object that plugs an ``AgentMemory`` into a LlamaIndex agent."""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.llms import LLM
+from llama_index.core.memory import Memory
+from llama_index.core.tools import FunctionTool
+
+from anneal_llamaindex._block import AnnealMemoryBlock
+from anneal_llamaindex._handler import RECALL_TOOL_NAME, AnnealSpanHandler
+
+if TYPE_CHECKING:
+    from anneal_memory._wrapflow import AffectSource
+
+__all__ = ["WRAP_INSTRUCTIONS", "AnnealLlamaIndex"]
+
+WRAP_INSTRUCTIONS = (
+    "You are compressing this agent's working memory at the end of a session. Follow the "
+    "instructions in the message exactly and reply with the continuity markdown only."
+)
+
+
+class AnnealLlamaIndex:
+    """Living memory for LlamaIndex agents (``FunctionAgent``, ``ReActAgent``, ``AgentWorkflow``).
+
+    Use it as a context manager around the agent runs: it attaches an
+    :class:`AnnealSpanHandler` that records tool results and final responses, and detaches
+    it on exit. Give the agent :meth:`chat_memory` (a LlamaIndex ``Memory`` whose
+    :class:`AnnealMemoryBlock` adds the continuity and recalled episodes to every model
+    call), optionally the :meth:`recall_tool`, and call :meth:`awrap` / :meth:`wrap` with the
+    agent's LLM when the session ends.
+
+    Args:
+        memory: An ``AgentMemory``, a ``Store``, or a database path.
+        session_id: This session's id for the wrap (needed on baton-protected stores).
+            Ignored when ``memory`` is an ``AgentMemory``.
+        policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+        affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
+
+    Attributes:
+        memory: The ``AgentMemory`` this object drives.
+        handler: The span handler that records.
+        last_wrap: The outcome of the most recent wrap, ``None`` before the first.
+    """
+
+    def __init__(
+        self,
+        memory: AgentMemory | Store | str | os.PathLike[str],
+        *,
+        session_id: str | None = None,
+        policy: RecordingPolicy | None = None,
+        affect: AffectSource = None,
+    ) -> None:
+        self._owns_memory = not isinstance(memory, AgentMemory)
+        if isinstance(memory, AgentMemory):
+            self.memory = memory
+        else:
+            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.affect = affect
+        self.handler = AnnealSpanHandler(self.memory)
+        self.last_wrap: WrapOutcome | None = None
+
+    # -- recording ---------------------------------------------------------------------
+
+    def __enter__(self) -> AnnealLlamaIndex:
+        self.handler.attach()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.handler.detach()
+        if self._owns_memory:
+            self.memory.close()
+
+    # -- recall --------------------------------------------------------------------------
+
+    def memory_block(self, **fields: Any) -> AnnealMemoryBlock:
+        """Return a new :class:`AnnealMemoryBlock` (``fields`` are its pydantic fields)."""
+        return AnnealMemoryBlock(memory=self.memory, **fields)
+
+    def chat_memory(self, **kwargs: Any) -> Memory:
+        """Return a LlamaIndex ``Memory`` with an :class:`AnnealMemoryBlock`.
+
+        ``kwargs`` go to ``Memory.from_defaults`` (``session_id``, ``token_limit``,
+        ``insert_method``, more ``memory_blocks`` ...).
+        """
+        blocks = [self.memory_block(), *(kwargs.pop("memory_blocks", None) or ())]
+        return Memory.from_defaults(memory_blocks=blocks, **kwargs)
+
+    def recall_tool(self) -> FunctionTool:
+        """Return a ``recall_memory`` tool the agent can call to search memory itself."""
+        return FunctionTool.from_defaults(
+            fn=self._recall_memory,
+            name=RECALL_TOOL_NAME,
+            description="Search long-term memory for episodes relevant to a query (a few words).",
+        )
+
+    def _recall_memory(self, query: str) -> str:
+        return self.memory.context_for(query) or "Nothing relevant in memory."
+
+    # -- session end -------------------------------------------------------------------
+
+    async def awrap(self, llm: LLM) -> WrapOutcome:
+        """Wrap the session now, with ``llm`` (the agent's LLM) as the compressor."""
+
+        async def compress(package: str) -> str:
+            return (await llm.achat(_wrap_messages(package))).message.content or ""
+
+        return self._done(await self.memory.awrap(compress, affect=self.affect))
+
+    def wrap(self, llm: LLM) -> WrapOutcome:
+        """Synchronous :meth:`awrap`, for code outside an event loop."""
+
+        def compress(package: str) -> str:
+            return llm.chat(_wrap_messages(package)).message.content or ""
+
+        return self._done(self.memory.wrap(compress, affect=self.affect))
+
+    def _done(self, outcome: WrapOutcome) -> WrapOutcome:
+        self.last_wrap = outcome
+        return outcome
+
+
+def _wrap_messages(package: str) -> list[ChatMessage]:
+    return [
+        ChatMessage(role=MessageRole.SYSTEM, content=WRAP_INSTRUCTIONS),
+        ChatMessage(role=MessageRole.USER, content=package),
+    ]

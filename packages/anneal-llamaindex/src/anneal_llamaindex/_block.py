@@ -1,0 +1,62 @@
+"""``AnnealMemoryBlock``: a LlamaIndex ``Memory`` block that recalls on every turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anneal_memory import AgentMemory
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.memory.memory import BaseMemoryBlock
+from pydantic import Field, PrivateAttr
+
+from anneal_llamaindex._convert import join_blocks, last_user_text, trim_lines
+
+__all__ = ["AnnealMemoryBlock"]
+
+
+class AnnealMemoryBlock(BaseMemoryBlock[str]):
+    """A memory block for LlamaIndex's ``Memory`` backed by an ``AgentMemory``.
+
+    Every time the agent reads its memory (before each model call), the block returns the
+    continuity file (what earlier sessions consolidated) and the episodes relevant to the
+    latest user message, both bounded by the ``AgentMemory`` limits. ``Memory`` puts the
+    block into the system message (or the user message, per its ``insert_method``).
+
+    Recall runs once per user turn: later model calls of the same turn (after tool calls)
+    get the same block, so what the turn itself just recorded is not echoed back.
+
+    Args:
+        memory: The ``AgentMemory`` to recall from.
+        name: The block's name inside ``Memory`` (it tags the block in the prompt).
+        priority: ``Memory`` truncation priority; 0 means the block is never truncated.
+            When truncated, recalled episodes are dropped before the continuity.
+    """
+
+    memory: AgentMemory = Field(exclude=True, description="The AgentMemory to recall from.")
+    name: str = Field(default="anneal_memory", description="The block's name.")
+    description: str | None = Field(
+        default="Long-term memory: consolidated continuity and episodes relevant to this turn."
+    )
+    priority: int = Field(default=1, description="Truncation priority (0 = never).")
+    accept_short_term_memory: bool = Field(
+        default=False, description="Flushed chat messages are not recorded again."
+    )
+    _last: tuple[tuple[object, int, str], str] | None = PrivateAttr(default=None)
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        pairs = ((str(m.role.value), m.content or "") for m in messages or ())
+        query, user_turns = last_user_text(pairs)
+        key = (block_kwargs.get("session_id"), user_turns, query)
+        if self._last is None or self._last[0] != key:
+            recalled = self.memory.context_for(query) if query else ""
+            self._last = (key, join_blocks(self.memory.start(), recalled))
+        return self._last[1]
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        # Recording goes through AnnealSpanHandler (tool results and final answers);
+        # chat messages flushed out of the short-term queue add nothing new.
+        return None
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """Shed recalled episodes (the block's last lines) before the continuity."""
+        return trim_lines(content, tokens_to_truncate)

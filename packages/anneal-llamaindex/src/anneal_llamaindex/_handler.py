@@ -1,0 +1,139 @@
+"""``AnnealSpanHandler``: records tool results and final agent responses from LlamaIndex spans."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from anneal_memory import AgentMemory
+from llama_index.core.agent.workflow.workflow_events import AgentOutput
+from llama_index.core.instrumentation import Dispatcher, get_dispatcher
+from llama_index.core.instrumentation.span.simple import SimpleSpan
+from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
+from llama_index.core.tools import BaseTool, ToolOutput
+from llama_index.core.workflow import StopEvent, Workflow
+from pydantic import PrivateAttr
+
+__all__ = ["RECALL_TOOL_NAME", "AnnealSpanHandler"]
+
+RECALL_TOOL_NAME = "recall_memory"
+_TOOL_METHODS = frozenset({"call", "acall"})
+_UUID_SUFFIX = len("-00000000-0000-0000-0000-000000000000")
+
+
+def _method_of(span_id: str) -> str:
+    # Span ids read "<Class>.<method>-<uuid4>".
+    return span_id[:-_UUID_SUFFIX].rpartition(".")[2]
+
+
+class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
+    """A LlamaIndex instrumentation span handler that records into an ``AgentMemory``.
+
+    It watches two kinds of spans: a tool's ``call`` / ``acall`` (the ``ToolOutput`` is
+    recorded as a tool result; a tool called inside another tool's span is recorded once,
+    by the outer one) and a workflow run (an agent's final ``AgentOutput`` is recorded as
+    its answer). Every other span is ignored at once. Failed tool calls and the
+    ``recall_memory`` tool's own output are not recorded.
+
+    Instrumentation is process-wide: while attached to the root dispatcher the handler
+    sees every agent in the process. Attach it with :meth:`attach` (or use
+    ``AnnealLlamaIndex`` as a context manager) and :meth:`detach` it when done.
+
+    Args:
+        memory: The ``AgentMemory`` to record into.
+    """
+
+    _memory: AgentMemory = PrivateAttr()
+    _dispatcher: Dispatcher | None = PrivateAttr(default=None)
+
+    def __init__(self, memory: AgentMemory) -> None:
+        super().__init__(open_spans={}, completed_spans=[], dropped_spans=[], current_span_ids={})
+        self._memory = memory
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The handler's name in LlamaIndex's registry."""
+        return "AnnealSpanHandler"
+
+    @property
+    def memory(self) -> AgentMemory:
+        """The ``AgentMemory`` this handler records into."""
+        return self._memory
+
+    # -- attaching ---------------------------------------------------------------------
+
+    def attach(self, dispatcher: Dispatcher | None = None) -> AnnealSpanHandler:
+        """Add the handler to ``dispatcher`` (default: LlamaIndex's root dispatcher)."""
+        if self._dispatcher is None:
+            self._dispatcher = dispatcher or get_dispatcher()
+            self._dispatcher.add_span_handler(self)
+        return self
+
+    def detach(self) -> None:
+        """Remove the handler from the dispatcher it was attached to (no-op if none)."""
+        if self._dispatcher is not None:
+            handlers = self._dispatcher.span_handlers
+            self._dispatcher.span_handlers = [h for h in handlers if h is not self]
+            self._dispatcher = None
+
+    # -- spans -------------------------------------------------------------------------
+
+    def new_span(
+        self,
+        id_: str,
+        bound_args: inspect.BoundArguments,
+        instance: Any | None = None,
+        parent_span_id: str | None = None,
+        tags: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> SimpleSpan | None:
+        """Track tool-call and workflow-run spans; ignore every other span."""
+        if isinstance(instance, BaseTool) and _method_of(id_) in _TOOL_METHODS:
+            parent = self.open_spans.get(parent_span_id or "")
+            if parent is not None and parent.metadata == {"kind": "tool"}:
+                return None  # the outer tool span records this call
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, metadata={"kind": "tool"})
+        if isinstance(instance, Workflow):
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, metadata={"kind": "run"})
+        return None
+
+    def prepare_to_exit_span(
+        self,
+        id_: str,
+        bound_args: inspect.BoundArguments,
+        instance: Any | None = None,
+        result: Any | None = None,
+        **kwargs: Any,
+    ) -> SimpleSpan | None:
+        """Record what a tracked span produced."""
+        span = self.open_spans.get(id_)
+        if span is None:
+            return None
+        if isinstance(result, ToolOutput) and isinstance(instance, BaseTool):
+            self._record_tool(instance, result)
+        elif isinstance(result, StopEvent) and isinstance(result.result, AgentOutput):
+            self._record_answer(result.result)
+        return span
+
+    def prepare_to_drop_span(
+        self,
+        id_: str,
+        bound_args: inspect.BoundArguments,
+        instance: Any | None = None,
+        err: BaseException | None = None,
+        **kwargs: Any,
+    ) -> SimpleSpan | None:
+        """Forget a span that ended with an error (nothing is recorded)."""
+        return self.open_spans.get(id_)
+
+    def _record_tool(self, tool: BaseTool, output: ToolOutput) -> None:
+        name = tool.metadata.name or output.tool_name
+        if output.is_error or name == RECALL_TOOL_NAME:
+            return
+        self._memory.record_tool_result(name, output.content)
+
+    def _record_answer(self, output: AgentOutput) -> None:
+        if output.structured_response is not None:
+            self._memory.record_answer(output.structured_response)
+        else:
+            self._memory.record_answer(output.response.content or "")

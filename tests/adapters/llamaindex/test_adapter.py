@@ -1,0 +1,179 @@
+"""anneal-llamaindex beyond the shared contract: recall tool, handler scope, block bounds."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import _contract
+import pytest
+from anneal_llamaindex import AnnealLlamaIndex, AnnealMemoryBlock, AnnealSpanHandler
+from anneal_memory import AgentMemory, EpisodeType, RecordingPolicy, Store
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.memory import InsertMethod, Memory
+from llama_index.core.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
+
+
+def _seed(memory: AgentMemory) -> str:
+    episode = memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT)
+    assert episode is not None
+    return episode.id
+
+
+def _episodes(memory: AgentMemory, kind: EpisodeType) -> list[Any]:
+    return list(memory.store.recall(episode_type=kind).episodes)
+
+
+def _run(agent: FunctionAgent, prompt: str, chat_memory: Memory) -> Any:
+    async def go() -> Any:
+        return await agent.run(prompt, memory=chat_memory)
+
+    return asyncio.run(go())
+
+
+def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
+    memory: AgentMemory, make_llm: Any
+) -> None:
+    seeded = _seed(memory)
+    llm, script = make_llm(
+        [
+            lambda _: _contract.ToolCall("recall_memory", {"query": "staging database port"}),
+            _contract.answer("6543"),
+        ]
+    )
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[anneal.recall_tool()], llm=llm)
+        _run(agent, "Hello there", anneal.chat_memory())
+    assert f"tool: Relevant memory:\n- ({seeded}) [observation]" in script.received[1]
+    assert [e.id for e in _episodes(memory, EpisodeType.OBSERVATION)] == [seeded]
+    assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == ["6543"]
+
+
+def test_the_handler_is_attached_only_inside_the_with_block(
+    memory: AgentMemory, make_llm: Any
+) -> None:
+    anneal = AnnealLlamaIndex(memory)
+    root = get_dispatcher()
+    with anneal:
+        assert anneal.handler in root.span_handlers
+        assert anneal.handler.attach() is anneal.handler  # attaching twice adds it once
+        assert root.span_handlers.count(anneal.handler) == 1
+    assert anneal.handler not in root.span_handlers
+    llm, _ = make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = FunctionAgent(tools=[FunctionTool.from_defaults(_contract.lookup_fact)], llm=llm)
+    _run(agent, _contract.FIRST_PROMPT, anneal.chat_memory())
+    assert memory.store.status().episode_count == 0
+    anneal.handler.detach()  # detaching a detached handler is a no-op
+
+
+class SyncOnlyTool(BaseTool):
+    """A tool without ``acall``: LlamaIndex adapts it, nesting one tool span in another."""
+
+    @property
+    def metadata(self) -> ToolMetadata:
+        return ToolMetadata(name="lookup_fact", description="Look up a fact.")
+
+    def __call__(self, input: Any = None, **kwargs: Any) -> ToolOutput:
+        return ToolOutput(
+            content=_contract.TOOL_OUTPUT,
+            tool_name="lookup_fact",
+            raw_input={"kwargs": kwargs},
+            raw_output=_contract.TOOL_OUTPUT,
+        )
+
+
+def test_a_nested_tool_call_is_recorded_once(store: Store, make_llm: Any) -> None:
+    memory = AgentMemory(store, policy=RecordingPolicy(skip_duplicates=False))
+    llm, _ = make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[SyncOnlyTool()], llm=llm)
+        _run(agent, _contract.FIRST_PROMPT, anneal.chat_memory())
+    (observation,) = _episodes(memory, EpisodeType.OBSERVATION)
+    assert observation.content == f"lookup_fact -> {_contract.TOOL_OUTPUT}"
+
+
+def test_a_failing_tool_is_not_recorded(memory: AgentMemory, make_llm: Any) -> None:
+    def broken(topic: str) -> str:
+        """Always fails."""
+        raise RuntimeError("backend down")
+
+    llm, script = make_llm(
+        [lambda _: _contract.ToolCall("broken", {"topic": "x"}), _contract.answer("sorry")]
+    )
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[FunctionTool.from_defaults(broken)], llm=llm)
+        _run(agent, "Check the backend", anneal.chat_memory())
+    assert "backend down" in script.received[1]
+    assert _episodes(memory, EpisodeType.OBSERVATION) == []
+    assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == ["sorry"]
+
+
+def test_the_block_can_go_into_the_user_message(memory: AgentMemory, make_llm: Any) -> None:
+    seeded = _seed(memory)
+    llm, script = make_llm([_contract.answer("ok")])
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[], llm=llm, system_prompt="Be brief.")
+        chat = anneal.chat_memory(insert_method=InsertMethod.USER)
+        _run(agent, _contract.SECOND_PROMPT, chat)
+    system, user = script.received[0].split("\nuser: ", 1)
+    assert system == "system: Be brief."
+    assert f"({seeded}) [observation]" in user
+    assert user.rstrip().endswith(_contract.SECOND_PROMPT)
+
+
+def test_the_block_recalls_once_per_turn(memory: AgentMemory) -> None:
+    block = AnnealMemoryBlock(memory=memory)
+    turn = [ChatMessage(role="user", content=_contract.SECOND_PROMPT)]
+    assert asyncio.run(block.aget(turn, session_id="s")) == ""
+    seeded = _seed(memory)
+    assert asyncio.run(block.aget(turn, session_id="s")) == ""  # same turn: same block
+    next_turn = [*turn, ChatMessage(role="assistant", content="?"), *turn]
+    assert f"({seeded})" in asyncio.run(block.aget(next_turn, session_id="s"))
+    assert f"({seeded})" in asyncio.run(block.aget(turn, session_id="other"))
+
+
+def test_truncation_sheds_recall_before_the_continuity(memory: AgentMemory) -> None:
+    block = AnnealMemoryBlock(memory=memory)
+    content = "# Continuity\n- state\n\nRelevant memory:\n- (0000abcd) [observation] episode"
+    assert asyncio.run(block.atruncate(content, 3)) == "# Continuity\n- state\n\nRelevant memory:"
+    assert asyncio.run(block.atruncate(content, 1000)) is None
+
+
+def test_a_tight_token_limit_drops_the_block_not_the_chat(
+    memory: AgentMemory, make_llm: Any
+) -> None:
+    _seed(memory)
+    llm, script = make_llm([_contract.answer("ok")])
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[], llm=llm)
+        _run(agent, _contract.SECOND_PROMPT, anneal.chat_memory(token_limit=20))
+    assert "Relevant memory" not in script.received[0]
+    assert _contract.SECOND_PROMPT in script.received[0]
+
+
+def test_sync_wrap_outside_an_event_loop(memory: AgentMemory, make_llm: Any) -> None:
+    packages: list[str] = []
+    llm, _ = make_llm(
+        [
+            _contract.call_tool,
+            _contract.answer(_contract.ANSWER),
+            _contract.compress_step(memory.store, packages),
+        ]
+    )
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[FunctionTool.from_defaults(_contract.lookup_fact)], llm=llm)
+        _run(agent, _contract.FIRST_PROMPT, anneal.chat_memory())
+        outcome = anneal.wrap(llm)
+    assert outcome.status == "saved", outcome.message
+    assert anneal.last_wrap is outcome
+    assert "You are compressing this agent's working memory" in packages[0]
+
+
+def test_a_path_opens_and_closes_its_own_memory(tmp_path: Any) -> None:
+    with AnnealLlamaIndex(tmp_path / "m.db", session_id="s1") as anneal:
+        assert anneal.memory.session_id == "s1"
+        assert isinstance(anneal.handler, AnnealSpanHandler)
+    with pytest.raises(Exception, match="closed"):
+        anneal.memory.store.status()

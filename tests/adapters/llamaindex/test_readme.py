@@ -1,0 +1,72 @@
+"""The README example of anneal-llamaindex runs offline, with a MockFunctionCallingLLM."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import _contract
+import pytest
+
+README = Path(__file__).parents[3] / "packages" / "anneal-llamaindex" / "README.md"
+IMPORT_LINE = "from llama_index.llms.openai import OpenAI  # pip install llama-index-llms-openai\n"
+LLM_LINE = 'llm = OpenAI(model="gpt-4.1")  # any LlamaIndex function-calling LLM\n'
+CONTINUITY = """# Agent — Memory (v1)
+
+## State
+- Billing is deployed and green.
+
+## Patterns
+
+## Decisions
+- Check deploy status with the tool before answering.
+
+## Context
+- One session checked the billing deploy.
+"""
+
+
+def readme_example() -> str:
+    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    return code
+
+
+def test_the_readme_example_is_at_most_20_lines() -> None:
+    assert len(readme_example().splitlines()) <= 20
+
+
+def test_the_readme_example_runs_offline(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    make_llm: Any,
+) -> None:
+    code = readme_example()
+    assert IMPORT_LINE in code
+    assert LLM_LINE in code
+    packages: list[str] = []
+
+    def compress(text: str) -> _contract.Reply:
+        packages.append(text)
+        return _contract.Reply(CONTINUITY)
+
+    llm, script = make_llm(
+        [
+            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
+            _contract.answer("Billing is green."),
+            compress,
+        ]
+    )
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    code = code.replace(IMPORT_LINE, "").replace(LLM_LINE, "llm = LLM\n")
+    exec(compile(code, str(README), "exec"), {"LLM": llm, "__name__": "readme"})
+    elapsed = time.perf_counter() - started
+    assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
+    assert "billing: green, deployed at 10:42 UTC" in script.received[1]
+    assert "billing: green, deployed at 10:42 UTC" in packages[0]
+    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
+    assert saved.strip() == CONTINUITY.strip()
+    assert elapsed < 10
