@@ -22,7 +22,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import _contract
 import pytest
+from anneal_memory import AgentMemory, Store
 
 CREWAI_OFFLINE = {
     "CREWAI_DISABLE_TELEMETRY": "true",
@@ -70,12 +72,11 @@ def _import_crewai_offline() -> bool:
 if not _import_crewai_offline():
     pytest.skip("crewai is not installed", allow_module_level=True)
 
-import _contract
-from anneal_crewai import AnnealListener
-from anneal_memory import AgentMemory, Store
-from crewai import Agent, BaseLLM, Crew, Task
-from crewai.events import crewai_event_bus
-from crewai.tools import tool
+from anneal_crewai import AnnealListener  # noqa: E402 - after the offline import above
+from crewai import Agent, BaseLLM, Crew, Task  # noqa: E402 - after the offline import above
+from crewai.events import crewai_event_bus  # noqa: E402 - after the offline import above
+from crewai.tools import tool  # noqa: E402 - after the offline import above
+from pydantic import Field  # noqa: E402 - installed with crewai
 
 LOOKUP_TOOL = tool(_contract.TOOL_NAME)(_contract.lookup_fact)
 
@@ -122,7 +123,7 @@ class ScriptedLLM(BaseLLM):
     """Answers model call ``i`` with ``steps[i](input text)``; keeps every call's input."""
 
     steps: list[Any]
-    received: list[str] = []
+    received: list[str] = Field(default_factory=list)
 
     def call(
         self,
@@ -206,3 +207,15 @@ def listeners() -> Iterator[list[AnnealListener]]:
     yield created
     for listener in created:
         listener.close()
+
+
+@pytest.fixture
+def make_llm() -> Any:
+    """``make_llm(steps)`` -> a ``ScriptedLLM`` (for tests that build their own crew)."""
+    return scripted
+
+
+@pytest.fixture
+def make_crew() -> Any:
+    """``make_crew(llm, prompt, tools=...)`` -> the one-agent, one-task test crew."""
+    return ops_crew

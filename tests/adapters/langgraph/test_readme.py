@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import time
 from pathlib import Path
 
 import anneal_langgraph
@@ -28,11 +27,8 @@ def test_readme_example_runs_offline(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     namespace: dict[str, object] = {"__name__": "readme_example"}
-    started = time.perf_counter()
     with contextlib.redirect_stdout(out):
         exec(compile(readme_example(), str(README), "exec"), namespace)
-    elapsed = time.perf_counter() - started
     namespace["memory"].memory.close()  # type: ignore[attr-defined]
     assert out.getvalue().splitlines() == ["Paris.", "saved"]
     assert (tmp_path / "agent-memory.continuity.md").exists()
-    assert elapsed < 10

@@ -24,7 +24,6 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.tools import FunctionTool
 
-
 # llama-index-workflows lists an agent's members with inspect.getmembers, which touches
 # pydantic's deprecated ``__fields__`` & co. (a framework warning, raised from ``inspect``;
 # an error under filterwarnings=error).
@@ -121,5 +120,5 @@ def memory(store: Store) -> AgentMemory:
 
 @pytest.fixture
 def make_llm() -> Any:
-    """``make_llm(steps) -> (MockFunctionCallingLLM, Script)``, for tests that build their own agent."""
+    """``make_llm(steps) -> (MockFunctionCallingLLM, Script)``, for tests with their own agent."""
     return scripted_llm

@@ -1,4 +1,7 @@
-"""The adapter contract (tests/adapters/_contract.py), run against LlamaIndex (MockFunctionCallingLLM)."""
+"""The adapter contract (tests/adapters/_contract.py), run against LlamaIndex.
+
+The fake model is llama-index-core's ``MockFunctionCallingLLM`` (see conftest.py).
+"""
 
 from __future__ import annotations
 

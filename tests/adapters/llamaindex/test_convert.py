@@ -11,7 +11,12 @@ def test_join_blocks_drops_empty_blocks_and_strips():
 
 def test_trim_lines_drops_lines_from_the_end_first():
     text = "# Continuity\n- state\nRelevant memory:\n- (0000abcd) [observation] a long episode"
-    assert trim_lines(text, 5) == "# Continuity\n- state\nRelevant memory:"
+    assert trim_lines(text, 5) == "# Continuity\n- state"  # no heading without its lines
+    text += "\n- (0000abce) [observation] another"
+    assert (
+        trim_lines(text, 5)
+        == "# Continuity\n- state\nRelevant memory:\n- (0000abcd) [observation] a long episode"
+    )
     assert trim_lines(text, 11) == "# Continuity\n- state"
 
 

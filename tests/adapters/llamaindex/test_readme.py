@@ -12,7 +12,7 @@ import pytest
 
 README = Path(__file__).parents[3] / "packages" / "anneal-llamaindex" / "README.md"
 IMPORT_LINE = "from llama_index.llms.openai import OpenAI  # pip install llama-index-llms-openai\n"
-LLM_LINE = 'llm = OpenAI(model="gpt-4.1")  # any LlamaIndex function-calling LLM\n'
+LLM_LINE = '    llm = OpenAI(model="gpt-4.1")  # any LlamaIndex function-calling LLM\n'
 CONTINUITY = """# Agent — Memory (v1)
 
 ## State
@@ -61,7 +61,7 @@ def test_the_readme_example_runs_offline(
     )
     monkeypatch.chdir(tmp_path)
     started = time.perf_counter()
-    code = code.replace(IMPORT_LINE, "").replace(LLM_LINE, "llm = LLM\n")
+    code = code.replace(IMPORT_LINE, "").replace(LLM_LINE, "    llm = LLM\n")
     exec(compile(code, str(README), "exec"), {"LLM": llm, "__name__": "readme"})
     elapsed = time.perf_counter() - started
     assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"

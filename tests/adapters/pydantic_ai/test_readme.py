@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +59,6 @@ def test_the_readme_example_runs_offline(
         ]
     )
     monkeypatch.chdir(tmp_path)
-    started = time.perf_counter()
     try:
         namespace = {"MODEL": FunctionModel(function)}
         exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), str(README), "exec"), namespace)
@@ -68,9 +66,7 @@ def test_the_readme_example_runs_offline(
         # run_sync leaves the thread's default event loop open; close it (ResourceWarning).
         asyncio.get_event_loop_policy().get_event_loop().close()
         asyncio.get_event_loop_policy().set_event_loop(None)
-    elapsed = time.perf_counter() - started
     assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
     assert "billing: green, deployed at 10:42 UTC" in packages[0]
     saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
     assert saved.strip() == CONTINUITY.strip()
-    assert elapsed < 10

@@ -4,58 +4,121 @@ Record typed episodes while you work, recall them before decisions, and compress
 session end into a bounded continuity file that an immune system checks.
 """
 
-from anneal_memory._clock import Clock, SystemClock
-from anneal_memory.associations import Affect
-from anneal_memory.audit import AuditEvent, AuditRepairResult, AuditTrail, AuditVerifyResult
-from anneal_memory.continuity import (
-    CancelResult,
-    PrepareResult,
-    SaveResult,
-    WrapPackage,
-    WrapStatus,
-    prepare_wrap,
-    validated_save_continuity,
-    wrap_cancel,
-)
-from anneal_memory.errors import (
-    AnnealMemoryError,
-    AuditChainBrokenError,
-    AuditError,
-    AuditRepairRefusedError,
-    BatonHeldError,
-    EpisodeNotFoundError,
-    GateError,
-    IdempotencyConflictError,
-    ImportFormatError,
-    InvalidEpisodeError,
-    InvalidInputError,
-    InvalidQueryError,
-    SaveAuthorityError,
-    StoreClosedError,
-    StoreDatabaseError,
-    StoreError,
-)
-from anneal_memory.gate import (
-    BatonStatus,
-    GateDecision,
-    baton_status,
-    claim_baton,
-    release_baton,
-    set_consolidate_policy,
-)
-from anneal_memory.immune import Finding, FindingCode
-from anneal_memory.memory import AgentMemory, RecordingPolicy, WrapOutcome, WrapOutcomeStatus
-from anneal_memory.store import MAX_CONTENT_BYTES, Store
-from anneal_memory.types import (
-    Episode,
-    EpisodeType,
-    ImportResult,
-    PruneResult,
-    RecallResult,
-    StoreStatus,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anneal_memory._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from anneal_memory._clock import Clock, SystemClock
+    from anneal_memory.associations import Affect
+    from anneal_memory.audit import AuditEvent, AuditRepairResult, AuditTrail, AuditVerifyResult
+    from anneal_memory.continuity import (
+        CancelResult,
+        PrepareResult,
+        SaveResult,
+        WrapPackage,
+        WrapStatus,
+        prepare_wrap,
+        validated_save_continuity,
+        wrap_cancel,
+    )
+    from anneal_memory.errors import (
+        AnnealMemoryError,
+        AuditChainBrokenError,
+        AuditError,
+        AuditRepairRefusedError,
+        BatonHeldError,
+        EpisodeNotFoundError,
+        GateError,
+        IdempotencyConflictError,
+        ImportFormatError,
+        InvalidEpisodeError,
+        InvalidInputError,
+        InvalidQueryError,
+        SaveAuthorityError,
+        StoreClosedError,
+        StoreDatabaseError,
+        StoreError,
+    )
+    from anneal_memory.gate import (
+        BatonStatus,
+        GateDecision,
+        baton_status,
+        claim_baton,
+        release_baton,
+        set_consolidate_policy,
+    )
+    from anneal_memory.immune import Finding, FindingCode
+    from anneal_memory.memory import AgentMemory, RecordingPolicy, WrapOutcome, WrapOutcomeStatus
+    from anneal_memory.store import MAX_CONTENT_BYTES, Store
+    from anneal_memory.types import (
+        Episode,
+        EpisodeType,
+        ImportResult,
+        PruneResult,
+        RecallResult,
+        StoreStatus,
+    )
 
 __version__ = "0.1.0"
+
+# Public names load on first use (PEP 562), so the CLI and the MCP server start without
+# importing the wrap pipeline, the immune system or the adapters' lifecycle object.
+_EXPORTS: dict[str, str] = {
+    "Affect": "anneal_memory.associations",
+    "AgentMemory": "anneal_memory.memory",
+    "AnnealMemoryError": "anneal_memory.errors",
+    "AuditChainBrokenError": "anneal_memory.errors",
+    "AuditError": "anneal_memory.errors",
+    "AuditEvent": "anneal_memory.audit",
+    "AuditRepairRefusedError": "anneal_memory.errors",
+    "AuditRepairResult": "anneal_memory.audit",
+    "AuditTrail": "anneal_memory.audit",
+    "AuditVerifyResult": "anneal_memory.audit",
+    "BatonHeldError": "anneal_memory.errors",
+    "BatonStatus": "anneal_memory.gate",
+    "CancelResult": "anneal_memory.continuity",
+    "Clock": "anneal_memory._clock",
+    "Episode": "anneal_memory.types",
+    "EpisodeNotFoundError": "anneal_memory.errors",
+    "EpisodeType": "anneal_memory.types",
+    "Finding": "anneal_memory.immune",
+    "FindingCode": "anneal_memory.immune",
+    "GateDecision": "anneal_memory.gate",
+    "GateError": "anneal_memory.errors",
+    "IdempotencyConflictError": "anneal_memory.errors",
+    "ImportFormatError": "anneal_memory.errors",
+    "ImportResult": "anneal_memory.types",
+    "InvalidEpisodeError": "anneal_memory.errors",
+    "InvalidInputError": "anneal_memory.errors",
+    "InvalidQueryError": "anneal_memory.errors",
+    "MAX_CONTENT_BYTES": "anneal_memory.store",
+    "PrepareResult": "anneal_memory.continuity",
+    "PruneResult": "anneal_memory.types",
+    "RecallResult": "anneal_memory.types",
+    "RecordingPolicy": "anneal_memory.memory",
+    "SaveAuthorityError": "anneal_memory.errors",
+    "SaveResult": "anneal_memory.continuity",
+    "Store": "anneal_memory.store",
+    "StoreClosedError": "anneal_memory.errors",
+    "StoreDatabaseError": "anneal_memory.errors",
+    "StoreError": "anneal_memory.errors",
+    "StoreStatus": "anneal_memory.types",
+    "SystemClock": "anneal_memory._clock",
+    "WrapOutcome": "anneal_memory.memory",
+    "WrapOutcomeStatus": "anneal_memory.memory",
+    "WrapPackage": "anneal_memory.continuity",
+    "WrapStatus": "anneal_memory.continuity",
+    "baton_status": "anneal_memory.gate",
+    "claim_baton": "anneal_memory.gate",
+    "prepare_wrap": "anneal_memory.continuity",
+    "release_baton": "anneal_memory.gate",
+    "set_consolidate_policy": "anneal_memory.gate",
+    "validated_save_continuity": "anneal_memory.continuity",
+    "wrap_cancel": "anneal_memory.continuity",
+}
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -111,3 +174,6 @@ __all__ = [
     "validated_save_continuity",
     "wrap_cancel",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 __all__ = [
@@ -60,7 +59,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     Readers see either the old file or the new one, never a torn mix. The new file is 0600.
     """
     directory = path.parent
-    tmp = directory / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    tmp = directory / f".{path.name}.tmp-{os.urandom(6).hex()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as handle:

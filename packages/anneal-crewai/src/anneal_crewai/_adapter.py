@@ -50,8 +50,7 @@ WRAP_INSTRUCTIONS = (
 
 
 def crew_llm(crew: Any) -> BaseLLM | None:
-    """The crew's own LLM: the one of the agent that ran the last task, else any agent's,
-    else the manager's."""
+    """The crew's own LLM: its last task's agent's, else any agent's, else the manager's."""
     agents = [getattr(task, "agent", None) for task in reversed(getattr(crew, "tasks", []))]
     agents += list(getattr(crew, "agents", []))
     for agent in agents:
@@ -119,6 +118,7 @@ class AnnealListener(BaseEventListener):
         ]
         super().__init__()
         register_before_llm_call_hook(self._before_llm_call)
+        register_hook(InterceptionPoint.EXECUTION_START, self._on_execution_start)
         register_hook(InterceptionPoint.EXECUTION_END, self._on_execution_end)
 
     def setup_listeners(self, crewai_event_bus: CrewAIEventsBus) -> None:
@@ -139,6 +139,7 @@ class AnnealListener(BaseEventListener):
         for event_type, handler in self._handlers:
             crewai_event_bus.off(event_type, handler)
         unregister_before_llm_call_hook(self._before_llm_call)
+        unregister_hook(InterceptionPoint.EXECUTION_START, self._on_execution_start)
         unregister_hook(InterceptionPoint.EXECUTION_END, self._on_execution_end)
         if self._owns_memory:
             self.memory.close()
@@ -184,8 +185,19 @@ class AnnealListener(BaseEventListener):
             return  # recalled once per conversation: its own new episodes are not echoed
         query = query_text(getattr(context.task, "description", None), messages)
         message = memory_message(self.memory.start(), self.memory.context_for(query))
-        if False:
+        if message is not None:
             messages.insert(insert_position(messages), message)  # type: ignore[arg-type]
+
+    def _on_execution_start(self, context: Any) -> None:
+        # An agent copies the global hook list once, when it first builds its executor; an
+        # agent that ran before this listener existed gets the recall hook added here.
+        crew = getattr(context, "crew", None)
+        if self._closed or crew is None:
+            return
+        for agent in [*getattr(crew, "agents", []), getattr(crew, "manager_agent", None)]:
+            hooks = getattr(getattr(agent, "agent_executor", None), "before_llm_call_hooks", None)
+            if isinstance(hooks, list) and self._before_llm_call not in hooks:
+                hooks.append(self._before_llm_call)
 
     # -- session end -----------------------------------------------------------------
 

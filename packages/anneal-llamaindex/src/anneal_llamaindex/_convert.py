@@ -22,12 +22,15 @@ def trim_lines(text: str, tokens: int) -> str | None:
     """Drop whole lines from the end of ``text`` until about ``tokens`` tokens are gone.
 
     The recalled episodes come last in a memory block, so they are shed before the
-    continuity. Returns None when nothing worth keeping is left.
+    continuity; a heading left without its lines goes too. Returns None when nothing worth
+    keeping is left.
     """
     budget = max(tokens, 0) * CHARS_PER_TOKEN
     lines = text.splitlines()
     while lines and budget > 0:
         budget -= len(lines.pop()) + 1
+    while lines and (not lines[-1].strip() or lines[-1].rstrip().endswith(":")):
+        lines.pop()  # a heading whose lines are gone, or a blank line
     kept = "\n".join(lines).strip()
     return kept or None
 

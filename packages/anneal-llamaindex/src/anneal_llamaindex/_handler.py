@@ -17,7 +17,8 @@ from pydantic import PrivateAttr
 __all__ = ["RECALL_TOOL_NAME", "AnnealSpanHandler"]
 
 RECALL_TOOL_NAME = "recall_memory"
-_TOOL_METHODS = frozenset({"call", "acall"})
+_TOOL_METHODS = frozenset({"__call__", "call", "acall"})
+_KIND, _TOOL, _NESTED, _RUN = "anneal.kind", "tool", "nested-tool", "run"
 _UUID_SUFFIX = len("-00000000-0000-0000-0000-000000000000")
 
 
@@ -29,10 +30,10 @@ def _method_of(span_id: str) -> str:
 class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
     """A LlamaIndex instrumentation span handler that records into an ``AgentMemory``.
 
-    It watches two kinds of spans: a tool's ``call`` / ``acall`` (the ``ToolOutput`` is
-    recorded as a tool result; a tool called inside another tool's span is recorded once,
-    by the outer one) and a workflow run (an agent's final ``AgentOutput`` is recorded as
-    its answer). Every other span is ignored at once. Failed tool calls and the
+    It watches two kinds of spans: a tool's ``call`` / ``acall`` / ``__call__`` (the
+    ``ToolOutput`` is recorded as a tool result; a tool called inside another tool's span is
+    recorded once, by the outer one) and a workflow run (an agent's final ``AgentOutput``
+    is recorded as its answer). Every other span is ignored at once. Failed tool calls and the
     ``recall_memory`` tool's own output are not recorded.
 
     Instrumentation is process-wide: while attached to the root dispatcher the handler
@@ -90,11 +91,13 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         """Track tool-call and workflow-run spans; ignore every other span."""
         if isinstance(instance, BaseTool) and _method_of(id_) in _TOOL_METHODS:
             parent = self.open_spans.get(parent_span_id or "")
-            if parent is not None and parent.metadata == {"kind": "tool"}:
-                return None  # the outer tool span records this call
-            return SimpleSpan(id_=id_, parent_id=parent_span_id, metadata={"kind": "tool"})
+            # A tool span inside another is tracked (so its own children know they are
+            # nested too) but only the outermost one records.
+            nested = parent is not None and parent.tags.get(_KIND) in (_TOOL, _NESTED)
+            kind = _NESTED if nested else _TOOL
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: kind})
         if isinstance(instance, Workflow):
-            return SimpleSpan(id_=id_, parent_id=parent_span_id, metadata={"kind": "run"})
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: _RUN})
         return None
 
     def prepare_to_exit_span(
@@ -109,9 +112,14 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         span = self.open_spans.get(id_)
         if span is None:
             return None
-        if isinstance(result, ToolOutput) and isinstance(instance, BaseTool):
+        kind = span.tags.get(_KIND)
+        if kind == _TOOL and isinstance(result, ToolOutput) and isinstance(instance, BaseTool):
             self._record_tool(instance, result)
-        elif isinstance(result, StopEvent) and isinstance(result.result, AgentOutput):
+        elif (
+            kind == _RUN
+            and isinstance(result, StopEvent)
+            and isinstance(result.result, AgentOutput)
+        ):
             self._record_answer(result.result)
         return span
 

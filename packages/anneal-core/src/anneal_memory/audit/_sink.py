@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
-import secrets
+import os
 import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,8 @@ from anneal_memory.audit._trail import AuditTrail
 from anneal_memory.store._connection import write_transaction
 
 if TYPE_CHECKING:
+    import logging
+
     from anneal_memory.store._store import Store
 
 __all__ = [
@@ -40,7 +41,13 @@ SALT_KEY = "audit_content_salt"
 FAILURES_KEY = "audit_write_failures"
 LAST_FAILURE_KEY = "audit_last_failure"
 _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
-_log = logging.getLogger("anneal_memory.audit")
+
+
+def _log() -> logging.Logger:
+    # logging costs milliseconds to import; only failures need it.
+    import logging
+
+    return logging.getLogger("anneal_memory.audit")
 
 
 def content_hash(salt: bytes, text: str) -> str:
@@ -73,7 +80,7 @@ class StoreAuditSink:
         try:
             self._trail.recover()
         except Exception as exc:
-            _log.warning("audit recovery failed (the store still opens): %s", exc)
+            _log().warning("audit recovery failed (the store still opens): %s", exc)
 
     def __call__(self, event: str, actor: str, data: Mapping[str, Any]) -> None:
         """Append one event; failures are counted, never raised.
@@ -111,7 +118,7 @@ class StoreAuditSink:
                     with write_transaction(conn, operation="audit salt", path=store.path):
                         conn.execute(
                             "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
-                            (SALT_KEY, secrets.token_hex(32)),
+                            (SALT_KEY, os.urandom(32).hex()),
                         )
                         row = conn.execute(
                             "SELECT value FROM meta WHERE key = ?", (SALT_KEY,)
@@ -120,7 +127,7 @@ class StoreAuditSink:
         return self._salt
 
     def _count_failure(self, exc: BaseException) -> None:
-        _log.warning("audit entry dropped (the operation itself succeeded): %s", exc)
+        _log().warning("audit entry dropped (the operation itself succeeded): %s", exc)
         store = self._store
         try:
             with store._lock:
@@ -137,4 +144,4 @@ class StoreAuditSink:
                         (LAST_FAILURE_KEY, f"{format_timestamp(store.clock.now())} {exc}"),
                     )
         except Exception:
-            _log.exception("could not count a dropped audit entry")
+            _log().exception("could not count a dropped audit entry")

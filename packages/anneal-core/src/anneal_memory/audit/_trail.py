@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import logging
 import os
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory._fsio import PRIVATE_FILE_MODE, atomic_write_bytes, ensure_private_file
@@ -38,15 +36,27 @@ from anneal_memory.audit._files import (
     load_manifest,
     write_manifest,
 )
-from anneal_memory.audit._repair import AuditRepairResult, repair_trail
 from anneal_memory.audit._rotation import seal_week
-from anneal_memory.audit._verify import AuditVerifyResult, verify_trail
 from anneal_memory.errors import AuditError, LockUnavailableError
+
+if TYPE_CHECKING:
+    import logging
+
+    from anneal_memory.audit._repair import AuditRepairResult
+    from anneal_memory.audit._verify import AuditVerifyResult
 
 __all__ = ["AuditTrail", "EventCallback"]
 
 EventCallback = Callable[[dict[str, Any]], None]
-_log = logging.getLogger("anneal_memory.audit")
+
+
+def _log() -> logging.Logger:
+    # logging costs milliseconds to import; only failures need it.
+    import logging
+
+    return logging.getLogger("anneal_memory.audit")
+
+
 _fdatasync = getattr(os, "fdatasync", os.fsync)
 
 
@@ -61,7 +71,7 @@ class _State:
 
 
 def _stamp(moment: _dt.datetime) -> str:
-    return moment.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + secrets.token_hex(2)
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + os.urandom(2).hex()
 
 
 class AuditTrail:
@@ -131,6 +141,8 @@ class AuditTrail:
     @staticmethod
     def verify(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
         """Check the whole chain (sealed weeks, manifest, active file); see ``_verify``."""
+        from anneal_memory.audit._verify import verify_trail
+
         return verify_trail(db_path)
 
     @staticmethod
@@ -142,6 +154,8 @@ class AuditTrail:
         Raises:
             AuditRepairRefusedError: Nothing needs (or may receive) repair.
         """
+        from anneal_memory.audit._repair import repair_trail
+
         return repair_trail(db_path, set_aside_unreadable=set_aside_unreadable)
 
     def recover(self) -> None:
@@ -188,7 +202,7 @@ class AuditTrail:
             try:
                 self._on_event(entry)
             except Exception:
-                _log.exception("audit on_event callback failed (entry seq %s)", entry["seq"])
+                _log().exception("audit on_event callback failed (entry seq %s)", entry["seq"])
         return entry
 
     def _append_locked(
@@ -320,7 +334,7 @@ class AuditTrail:
         Its ``seq`` is counted from the last line that does parse (or the file's anchor).
         """
         lines, _torn = split_complete(read_all(self._require_fd()))
-        _log.warning("audit: the last line of %s is not an entry", self._paths.active.name)
+        _log().warning("audit: the last line of %s is not an entry", self._paths.active.name)
         next_seq = manifest.active_first_seq + len(lines)
         for back, raw in enumerate(reversed(lines)):
             try:
@@ -343,7 +357,7 @@ class AuditTrail:
         os.ftruncate(fd, os.fstat(fd).st_size - len(torn))
         os.fsync(fd)
         self._pending_drops += 1
-        _log.warning("audit: set aside a torn last line of %s to %s", active.name, target.name)
+        _log().warning("audit: set aside a torn last line of %s to %s", active.name, target.name)
         updated = manifest.with_set_aside(
             SetAside(
                 kind="torn-tail",

@@ -1,34 +1,68 @@
 """The continuity file and the wrap: prepare a package, save the compressed result."""
 
-from anneal_memory.continuity._cancel import (
-    pattern_history,
-    wrap_cancel,
-    wrap_history,
-    wrap_status,
-)
-from anneal_memory.continuity._file import continuity_path
-from anneal_memory.continuity._prepare import prepare_wrap
-from anneal_memory.continuity._results import (
-    CancelResult,
-    PrepareResult,
-    ProvenPattern,
-    SaveResult,
-    WrapPackage,
-    WrapStatus,
-)
-from anneal_memory.continuity._save import validated_save_continuity
-from anneal_memory.continuity._schema import (
-    DEFAULT_SCHEMA,
-    PARTNERSHIP_SCHEMA,
-    PROJECT_SCHEMA,
-    SectionRole,
-    SectionSchema,
-    SectionSpec,
-    schema_by_name,
-)
-from anneal_memory.continuity._settings import current_schema, set_section_schema
-from anneal_memory.store._patterns import PatternEvent
-from anneal_memory.store._wraps import WrapRecord
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anneal_memory._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from anneal_memory.continuity._cancel import (
+        pattern_history,
+        wrap_cancel,
+        wrap_history,
+        wrap_status,
+    )
+    from anneal_memory.continuity._file import continuity_path
+    from anneal_memory.continuity._prepare import prepare_wrap
+    from anneal_memory.continuity._results import (
+        CancelResult,
+        PrepareResult,
+        ProvenPattern,
+        SaveResult,
+        WrapPackage,
+        WrapStatus,
+    )
+    from anneal_memory.continuity._save import validated_save_continuity
+    from anneal_memory.continuity._schema import (
+        DEFAULT_SCHEMA,
+        PARTNERSHIP_SCHEMA,
+        PROJECT_SCHEMA,
+        SectionRole,
+        SectionSchema,
+        SectionSpec,
+        schema_by_name,
+    )
+    from anneal_memory.continuity._settings import current_schema, set_section_schema
+    from anneal_memory.store._patterns import PatternEvent
+    from anneal_memory.store._wraps import WrapRecord
+
+_EXPORTS: dict[str, str] = {
+    "CancelResult": "anneal_memory.continuity._results",
+    "DEFAULT_SCHEMA": "anneal_memory.continuity._schema",
+    "PARTNERSHIP_SCHEMA": "anneal_memory.continuity._schema",
+    "PROJECT_SCHEMA": "anneal_memory.continuity._schema",
+    "PatternEvent": "anneal_memory.store._patterns",
+    "PrepareResult": "anneal_memory.continuity._results",
+    "ProvenPattern": "anneal_memory.continuity._results",
+    "SaveResult": "anneal_memory.continuity._results",
+    "SectionRole": "anneal_memory.continuity._schema",
+    "SectionSchema": "anneal_memory.continuity._schema",
+    "SectionSpec": "anneal_memory.continuity._schema",
+    "WrapPackage": "anneal_memory.continuity._results",
+    "WrapRecord": "anneal_memory.store._wraps",
+    "WrapStatus": "anneal_memory.continuity._results",
+    "continuity_path": "anneal_memory.continuity._file",
+    "current_schema": "anneal_memory.continuity._settings",
+    "pattern_history": "anneal_memory.continuity._cancel",
+    "prepare_wrap": "anneal_memory.continuity._prepare",
+    "schema_by_name": "anneal_memory.continuity._schema",
+    "set_section_schema": "anneal_memory.continuity._settings",
+    "validated_save_continuity": "anneal_memory.continuity._save",
+    "wrap_cancel": "anneal_memory.continuity._cancel",
+    "wrap_history": "anneal_memory.continuity._cancel",
+    "wrap_status": "anneal_memory.continuity._cancel",
+}
 
 __all__ = [
     "DEFAULT_SCHEMA",
@@ -56,3 +90,5 @@ __all__ = [
     "wrap_history",
     "wrap_status",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import secrets
+import os
 from collections.abc import Sequence
 
 from anneal_memory._clock import format_timestamp
@@ -183,7 +183,7 @@ def prepare_wrap(
     target = max_chars or schema.target_chars
     now = store.clock.now()
     started_at, today = format_timestamp(now), now.date().isoformat()
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()
     with store._lock:
         conn = store.connection("prepare_wrap")
         with write_transaction(conn, operation="prepare_wrap", path=store.path):

@@ -1,6 +1,21 @@
 """SQLite storage: connection policy, schema migrations, episodes and ranked recall."""
 
-from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
-from anneal_memory.store._validate import MAX_CONTENT_BYTES
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anneal_memory._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
+    from anneal_memory.store._validate import MAX_CONTENT_BYTES
+
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_PROJECT_NAME": "anneal_memory.store._store",
+    "MAX_CONTENT_BYTES": "anneal_memory.store._validate",
+    "Store": "anneal_memory.store._store",
+}
 
 __all__ = ["DEFAULT_PROJECT_NAME", "MAX_CONTENT_BYTES", "Store"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -6,7 +6,7 @@ Functions here run inside a transaction the caller opened; they never commit.
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 
@@ -57,7 +57,7 @@ def _id_taken(conn: sqlite3.Connection, ident: str) -> bool:
 def new_episode_id(conn: sqlite3.Connection) -> str:
     """Draw a random 8-hex id that no live or deleted episode ever had."""
     for _ in range(_ID_ATTEMPTS):
-        ident = secrets.token_hex(4)
+        ident = os.urandom(4).hex()
         if not _id_taken(conn, ident):
             return ident
     raise StoreDatabaseError("could not draw a free episode id", operation="record")

@@ -1,0 +1,69 @@
+"""The README example of anneal-crewai runs offline, with a scripted BaseLLM."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import _contract
+import pytest
+
+README = Path(__file__).parents[3] / "packages" / "anneal-crewai" / "README.md"
+MODEL_LINE = 'llm = "gpt-4.1"  # any CrewAI LLM: a model name, an LLM or a BaseLLM instance\n'
+CONTINUITY = """# Ops — Memory (v1)
+
+## State
+- Billing is deployed and green.
+
+## Patterns
+
+## Decisions
+- Check deploy status with the tool before answering.
+
+## Context
+- One session checked the billing deploy.
+"""
+
+
+def readme_example() -> str:
+    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    return code
+
+
+def test_the_readme_example_is_at_most_20_lines() -> None:
+    assert len(readme_example().splitlines()) <= 20
+
+
+def test_the_readme_example_runs_offline(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    make_llm: Any,
+) -> None:
+    code = readme_example()
+    assert MODEL_LINE in code
+    packages: list[str] = []
+
+    def compress(text: str) -> _contract.Reply:
+        packages.append(text)
+        return _contract.Reply(CONTINUITY)
+
+    llm = make_llm(
+        [
+            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
+            _contract.answer("Billing is green."),
+            compress,
+        ]
+    )
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    namespace = {"LLM": llm}
+    exec(compile(code.replace(MODEL_LINE, "llm = LLM\n"), str(README), "exec"), namespace)
+    elapsed = time.perf_counter() - started
+    assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
+    assert "deploy_status -> billing: green, deployed at 10:42 UTC" in packages[0]
+    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
+    assert saved.strip() == CONTINUITY.strip()
+    assert elapsed < 10

@@ -1,0 +1,78 @@
+"""The README example of anneal-dspy runs offline, with DSPy's DummyLM."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import dspy
+import pytest
+from anneal_memory import EpisodeType, Store
+from dspy.utils.dummies import DummyLM
+
+README = Path(__file__).parents[3] / "packages" / "anneal-dspy" / "README.md"
+LM_EXPRESSION = 'dspy.LM("openai/gpt-4.1-mini")'
+CONTINUITY = """# Ops — Memory (v1)
+
+## State
+- Billing is deployed and green.
+
+## Patterns
+
+## Decisions
+- Check deploy status with the tool before answering.
+
+## Context
+- One session checked the billing deploy.
+"""
+
+
+def readme_example() -> str:
+    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    return code
+
+
+@pytest.fixture
+def restore_settings() -> Iterator[None]:
+    yield
+    dspy.configure(lm=None)
+
+
+def test_the_readme_example_is_at_most_20_lines() -> None:
+    assert len(readme_example().splitlines()) <= 20
+
+
+@pytest.mark.usefixtures("restore_settings")
+def test_the_readme_example_runs_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = readme_example()
+    assert LM_EXPRESSION in code
+    lm = DummyLM(
+        [
+            {
+                "next_thought": "Check the deploy.",
+                "next_tool_name": "deploy_status",
+                "next_tool_args": {"service": "billing"},
+            },
+            {"next_thought": "Done.", "next_tool_name": "finish", "next_tool_args": {}},
+            {"reasoning": "The tool says green.", "answer": "Billing is green."},
+            {"continuity": CONTINUITY},
+        ]
+    )
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    exec(compile(code.replace(LM_EXPRESSION, "LM"), str(README), "exec"), {"LM": lm})
+    elapsed = time.perf_counter() - started
+    assert capsys.readouterr().out == "Billing is green.\nwrap: saved\n"
+    wrap_call = lm.history[-1]["messages"]
+    assert "deploy_status -> billing: green, deployed at 10:42 UTC" in wrap_call[-1]["content"]
+    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
+    assert saved.strip() == CONTINUITY.strip()
+    with Store(tmp_path / "memory.db") as store:
+        assert store.recall(episode_type=EpisodeType.OUTCOME).episodes[0].content == (
+            "Billing is green."
+        )
+    assert elapsed < 10
