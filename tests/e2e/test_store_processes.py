@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from anneal_memory import Store
 
 pytestmark = pytest.mark.e2e

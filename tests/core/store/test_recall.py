@@ -4,11 +4,10 @@ import datetime as dt
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from anneal_memory import EpisodeType, InvalidQueryError, Store
 from anneal_memory.testing import FrozenClock
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 @pytest.fixture
@@ -103,7 +102,9 @@ def test_limit_offset_page_through_ranked_results(store: Store) -> None:
         ({"keyword": 5}, "keyword"),
     ],
 )
-def test_bad_filters_raise_invalid_query(store: Store, kwargs: dict[str, object], needle: str) -> None:
+def test_bad_filters_raise_invalid_query(
+    store: Store, kwargs: dict[str, object], needle: str
+) -> None:
     with pytest.raises(InvalidQueryError, match=needle) as caught:
         store.recall(**kwargs)  # type: ignore[arg-type]
     assert isinstance(caught.value, ValueError)
@@ -166,12 +167,17 @@ def test_operators_are_literal_words(store: Store) -> None:
 WORDS = ["alpha", "bravo", "delta", "kilo", "lima", "oscar", "tango", "zulu", "echo", "golf"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     query=st.one_of(
         st.text(max_size=60),
         st.lists(
-            st.one_of(st.sampled_from(WORDS), st.sampled_from(['"', "*", "NEAR", ":", "(", "^", "OR", "-"])),
+            st.one_of(
+                st.sampled_from(WORDS),
+                st.sampled_from(['"', "*", "NEAR", ":", "(", "^", "OR", "-"]),
+            ),
             max_size=8,
         ).map(" ".join),
     )

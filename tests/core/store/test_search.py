@@ -5,7 +5,16 @@ from anneal_memory.store._search import MAX_QUERY_TERMS, plan_search, tokenize
 
 def test_tokens_are_lowercase_words_without_punctuation() -> None:
     assert tokenize('Which "DB"? NEAR(a,b) col:val x* snake_case') == [
-        "which", "db", "near", "a", "b", "col", "val", "x", "snake", "case",
+        "which",
+        "db",
+        "near",
+        "a",
+        "b",
+        "col",
+        "val",
+        "x",
+        "snake",
+        "case",
     ]
 
 

@@ -8,7 +8,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from anneal_memory import (
     Episode,
     EpisodeType,
@@ -121,7 +120,9 @@ def test_ids_are_unique_and_never_reused_after_deletion(store: Store) -> None:
     victim = sorted(ids)[0]
     assert store.delete(victim) is True
     conn = store.connection("test")
-    assert conn.execute("SELECT count(*) FROM tombstones WHERE id = ?", (victim,)).fetchone() == (1,)
+    assert conn.execute("SELECT count(*) FROM tombstones WHERE id = ?", (victim,)).fetchone() == (
+        1,
+    )
     # An id drawn later must never equal a tombstoned one: force the generator's hand.
     from anneal_memory.store import _episodes
 
@@ -216,7 +217,7 @@ def test_reopen_keeps_everything(db_path: Path, clock: FrozenClock) -> None:
 def test_newer_schema_is_refused(db_path: Path) -> None:
     with Store(db_path):
         pass
-    raw = sqlite3.connect(db_path)  # noqa: TID251
+    raw = sqlite3.connect(db_path)
     raw.execute("PRAGMA user_version=999")
     raw.close()
     with pytest.raises(Exception, match="newer than this anneal-memory"):
@@ -257,14 +258,27 @@ def test_export_and_import_round_trip_every_field(tmp_path: Path, store: Store) 
 def test_import_rejects_non_exports_and_writes_nothing(store: Store) -> None:
     from anneal_memory import ImportFormatError
 
-    for bad in ("not json", "[]", '{"format": "other"}',
-                '{"format": "anneal-memory-export", "format_version": 1, "episodes": [{"id": "zz"}]}'):
+    for bad in (
+        "not json",
+        "[]",
+        '{"format": "other"}',
+        '{"format": "anneal-memory-export", "format_version": 1, "episodes": [{"id": "zz"}]}',
+    ):
         with pytest.raises(ImportFormatError):
             store.import_json(bad)
-    good = {"id": "0123abcd", "timestamp": "2026-01-01T00:00:00Z", "type": "context",
-            "content": "ok", "source": "agent", "metadata": {}}
-    half_bad = {"format": "anneal-memory-export", "format_version": 1,
-                "episodes": [good, {**good, "id": "0123abce", "content": ""}]}
+    good = {
+        "id": "0123abcd",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "type": "context",
+        "content": "ok",
+        "source": "agent",
+        "metadata": {},
+    }
+    half_bad = {
+        "format": "anneal-memory-export",
+        "format_version": 1,
+        "episodes": [good, {**good, "id": "0123abce", "content": ""}],
+    }
     with pytest.raises(ImportFormatError, match="0123abce"):
         store.import_json(half_bad)
     assert store.status().total_episodes == 0
