@@ -75,6 +75,7 @@ def temp_store(*, project_name: str = "Agent", clock: FrozenClock | None = None)
 
 
 _DEMO_EPISODE = re.compile(r"^- \((?P<id>[0-9a-f]{8})\) (?P<text>.*?)(?: \[[^\]]*\])?$")
+_DEMO_TITLE = re.compile(r"starts with `(# .+? \u2014 Memory \(v1\))`")
 _DEMO_HEADING = re.compile(r"^- `## (?P<heading>[^`]+)`")
 _DEMO_TODAY = re.compile(r"write (?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2}) only")
 _DEMO_LEVEL = re.compile(r"^- (?P<name>[A-Za-z][A-Za-z0-9_.-]*) \| (?P<level>[0-9]+)x")
@@ -160,7 +161,8 @@ def demo_compress(package_text: str) -> str:
         "Decisions": [f"- ({i}) {t}" for i, t in episodes[:3]],
         "Context": [f"- Session of {today}: {len(episodes)} episode(s) compressed by the demo."],
     }
-    out = ["# Agent \u2014 Memory (v1)", ""]
+    title = _DEMO_TITLE.search(package_text)
+    out = [title.group(1) if title else "# Agent \u2014 Memory (v1)", ""]
     for heading in headings:
         if heading == "Durable Facts":
             continue
