@@ -123,10 +123,21 @@ def test_ids_are_unique_and_never_reused_after_deletion(store: Store) -> None:
     assert conn.execute("SELECT count(*) FROM tombstones WHERE id = ?", (victim,)).fetchone() == (
         1,
     )
-    # An id drawn later must never equal a tombstoned one: force the generator's hand.
+    # Re-inserting under a tombstoned id is refused by the insert itself.
     from anneal_memory.store import _episodes
+    from anneal_memory.store._validate import validate_episode
 
-    assert _episodes._id_taken(conn, victim)
+    item = validate_episode(
+        "again",
+        "observation",
+        source="agent",
+        metadata=None,
+        timestamp=None,
+        idempotency_key=None,
+        clock=store.clock,
+    )
+    assert _episodes._try_insert(conn, victim, item) is False
+    assert _episodes._try_insert(conn, sorted(ids)[1], item) is False
 
 
 def test_delete_removes_row_and_full_text_entry(store: Store) -> None:

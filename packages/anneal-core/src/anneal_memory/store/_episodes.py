@@ -21,7 +21,6 @@ __all__ = [
     "fetch_by_id",
     "fetch_by_seqs",
     "insert_episode",
-    "new_episode_id",
     "prune_before",
     "set_meta",
     "tombstone_count",
@@ -45,20 +44,38 @@ def episode_from_row(row: Sequence[object]) -> Episode:
     )
 
 
-def _id_taken(conn: sqlite3.Connection, ident: str) -> bool:
-    row = conn.execute(
-        "SELECT EXISTS(SELECT 1 FROM episodes WHERE id = ?)"
-        " OR EXISTS(SELECT 1 FROM tombstones WHERE id = ?)",
-        (ident, ident),
-    ).fetchone()
-    return bool(row[0])
+_INSERT = (
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
+    " SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
+)
 
 
-def new_episode_id(conn: sqlite3.Connection) -> str:
-    """Draw a random 8-hex id that no live or deleted episode ever had."""
+def _try_insert(conn: sqlite3.Connection, ident: str, item: EpisodeInput) -> bool:
+    """Insert under ``ident``; False when a live or deleted episode already had that id."""
+    values = (
+        ident,
+        item.timestamp,
+        item.type.value,
+        item.content,
+        item.source,
+        item.metadata_json,
+        item.idempotency_key,
+        ident,
+    )
+    try:
+        return conn.execute(_INSERT, values).rowcount == 1
+    except sqlite3.IntegrityError as exc:
+        if "episodes.id" not in str(exc):
+            raise
+        return False
+
+
+def _insert_with_new_id(conn: sqlite3.Connection, item: EpisodeInput) -> str:
+    # One statement per attempt: the UNIQUE index refuses a live id, the NOT EXISTS a deleted
+    # one, so an id is never reused. A clash is rare (2^32 ids) and simply draws again.
     for _ in range(_ID_ATTEMPTS):
         ident = os.urandom(4).hex()
-        if not _id_taken(conn, ident):
+        if _try_insert(conn, ident, item):
             return ident
     raise StoreDatabaseError("could not draw a free episode id", operation="record")
 
@@ -104,20 +121,10 @@ def insert_episode(
                     f"{first.id} with different content or type; use a new key for a new episode"
                 )
             return first
-    ident = ident or new_episode_id(conn)
-    conn.execute(
-        "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            ident,
-            item.timestamp,
-            item.type.value,
-            item.content,
-            item.source,
-            item.metadata_json,
-            item.idempotency_key,
-        ),
-    )
+    if ident is None:
+        ident = _insert_with_new_id(conn, item)
+    elif not _try_insert(conn, ident, item):
+        raise StoreDatabaseError(f"episode id {ident} is already taken", operation="record")
     return Episode(
         id=ident,
         timestamp=item.timestamp,

@@ -26,11 +26,16 @@ _EPISODES_V1: Sequence[str] = (
         content TEXT NOT NULL,
         source TEXT NOT NULL,
         metadata TEXT,
-        idempotency_key TEXT UNIQUE,
+        idempotency_key TEXT,
         wrap_id INTEGER
     )
     """,
     "CREATE INDEX episodes_ts ON episodes(ts)",
+    # Partial: most episodes carry no key, and a NULL entry would cost an index page per write.
+    """
+    CREATE UNIQUE INDEX episodes_idempotency ON episodes(idempotency_key)
+        WHERE idempotency_key IS NOT NULL
+    """,
     "CREATE INDEX episodes_type_ts ON episodes(type, ts)",
     "CREATE INDEX episodes_unwrapped ON episodes(seq) WHERE wrap_id IS NULL",
     """
