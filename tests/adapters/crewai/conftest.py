@@ -17,8 +17,11 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import warnings
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -93,12 +96,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.filterwarnings(spec))
 
 
+_LOCKS: defaultdict[str, threading.RLock] = defaultdict(threading.RLock)
+
+
+@contextmanager
+def in_process_lock(name: str, *, timeout: float = 0) -> Iterator[None]:
+    """CrewAI's named locks, held in this process (its default leaves files in /tmp)."""
+    with _LOCKS[name]:
+        yield
+
+
 @pytest.fixture(autouse=True)
 def crewai_offline(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """CrewAI's switches off and its files in a temp home, for every test here."""
     home = tmp_path_factory.mktemp("crewai-home")
     for key, value in {**CREWAI_OFFLINE, **_home_env(home)}.items():
         monkeypatch.setenv(key, value)
+    try:
+        from crewai_core import lock_store
+    except ImportError:  # older CrewAI releases lock elsewhere
+        pass
+    else:
+        monkeypatch.setattr(lock_store, "_backend", in_process_lock)
     return home
 
 

@@ -261,13 +261,15 @@ def test_async_kickoff_wraps_too(
 
 
 def test_task_completed_events_without_text_record_nothing(
-    memory: AgentMemory, listeners: list[AnnealListener]
+    memory: AgentMemory, listeners: list[AnnealListener], make_llm: Any
 ) -> None:
     from crewai.tasks.task_output import TaskOutput
 
     listeners.append(AnnealListener(memory, wrap_on_end=False))
     output = TaskOutput(description="d", raw="   ", agent="Ops engineer")
-    crewai_event_bus.emit(None, TaskCompletedEvent(output=output))
+    agent = Agent(role="Ops engineer", goal="Answer.", backstory="Ops.", llm=make_llm([]))
+    source = Task(description="d", expected_output="e", agent=agent)
+    crewai_event_bus.emit(source, TaskCompletedEvent(output=output, task=source))
     assert crewai_event_bus.flush(timeout=30)
     assert memory.store.status().total_episodes == 0
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import os
 import shutil
 import tempfile
@@ -45,8 +46,21 @@ def flatten(messages: Sequence[dict[str, Any]]) -> str:
     return "\n".join(f"{m.get('role')}: {m.get('content')}" for m in messages)
 
 
+def chat_fields(fields: dict[str, Any]) -> str:
+    """Output fields in ChatAdapter's wire format, as a model would write them."""
+    parts = [
+        f"[[ ## {name} ## ]]\n{value if isinstance(value, str) else json.dumps(value)}"
+        for name, value in fields.items()
+    ]
+    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
 class ScriptedLM(DummyLM):
-    """A ``DummyLM`` whose answer to each call comes from the contract steps."""
+    """A ``DummyLM`` whose answer to each call comes from the contract steps.
+
+    It uses ``DummyLM``'s ``follow_examples`` hook (``_use_example(messages)`` returns the raw
+    completion), the one place where DummyLM hands the scripted answer the call's messages.
+    """
 
     def __init__(self, steps: Sequence[_contract.Step]) -> None:
         super().__init__([], follow_examples=True)
@@ -60,7 +74,7 @@ class ScriptedLM(DummyLM):
             # ReAct's extract predictor: the answer of the Reply that chose `finish`.
             assert self.pending_answer is not None, "extract call without a final reply"
             answer, self.pending_answer = self.pending_answer, None
-            return self._format_answer_fields({"reasoning": "Done.", "answer": answer})
+            return chat_fields({"reasoning": "Done.", "answer": answer})
         text = flatten(messages)
         self.received.append(text)
         index = len(self.received) - 1
@@ -68,13 +82,13 @@ class ScriptedLM(DummyLM):
         reply = self.steps[index](text)
         if "`continuity`" in system:
             assert isinstance(reply, _contract.Reply)
-            return self._format_answer_fields({"continuity": reply.text})
+            return chat_fields({"continuity": reply.text})
         if isinstance(reply, _contract.ToolCall):
             choice = {"next_tool_name": reply.name, "next_tool_args": dict(reply.args)}
         else:
             self.pending_answer = reply.text
             choice = {"next_tool_name": "finish", "next_tool_args": {}}
-        return self._format_answer_fields({"next_thought": "Next step.", **choice})
+        return chat_fields({"next_thought": "Next step.", **choice})
 
 
 class DSPyHarness:
@@ -123,3 +137,9 @@ def memory(store: Store) -> AgentMemory:
 def scripted_lm() -> type[ScriptedLM]:
     """The scripted ``DummyLM`` class, for tests that build their own program."""
     return ScriptedLM
+
+
+@pytest.fixture
+def offline_env() -> tuple[str, dict[str, str]]:
+    """The temporary cache root and the environment this conftest set before DSPy loaded."""
+    return _CACHE_ROOT, OFFLINE_ENV

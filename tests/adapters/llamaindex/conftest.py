@@ -8,7 +8,8 @@ generator: call ``i`` answers with contract step ``i`` and keeps everything the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.tools import FunctionTool
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 # llama-index-workflows lists an agent's members with inspect.getmembers, which touches
 # pydantic's deprecated ``__fields__`` & co. (a framework warning, raised from ``inspect``;
@@ -75,6 +77,20 @@ class Script:
         return ChatMessage(role=MessageRole.ASSISTANT, content=reply.text)
 
 
+@contextlib.asynccontextmanager
+async def chat_engine() -> AsyncIterator[AsyncEngine]:
+    """The engine of a ``Memory``'s in-memory chat store, disposed after the run.
+
+    ``Memory.from_defaults()`` creates one it never disposes; aiosqlite >= 0.22 then warns
+    about the unclosed connection (an error under filterwarnings=error).
+    """
+    engine = create_async_engine("sqlite+aiosqlite:///:memory:")
+    try:
+        yield engine
+    finally:
+        await engine.dispose()
+
+
 def scripted_llm(steps: Sequence[_contract.Step]) -> tuple[MockFunctionCallingLLM, Script]:
     script = Script(steps)
     return MockFunctionCallingLLM(response_generator=script, is_chat_model=True), script
@@ -98,7 +114,8 @@ class LlamaIndexHarness:
             agent = FunctionAgent(tools=[tool], llm=llm, system_prompt="Answer briefly.")
 
             async def session() -> None:
-                await agent.run(prompt, memory=anneal.chat_memory())
+                async with chat_engine() as engine:
+                    await agent.run(prompt, memory=anneal.chat_memory(async_engine=engine))
                 if wrap and self.use_async:
                     await anneal.awrap(llm)
 
@@ -116,6 +133,23 @@ def harness(request: pytest.FixtureRequest) -> LlamaIndexHarness:
 @pytest.fixture
 def memory(store: Store) -> AgentMemory:
     return AgentMemory(store, session_id=_contract.SESSION_ID)
+
+
+def run_agent(agent: Any, prompt: str, anneal: AnnealLlamaIndex, **memory_kwargs: Any) -> Any:
+    """Run ``agent`` once with ``anneal.chat_memory(**memory_kwargs)``; return its output."""
+
+    async def go() -> Any:
+        async with chat_engine() as engine:
+            chat = anneal.chat_memory(async_engine=engine, **memory_kwargs)
+            return await agent.run(prompt, memory=chat)
+
+    return asyncio.run(go())
+
+
+@pytest.fixture(name="run_agent")
+def run_agent_fixture() -> Any:
+    """:func:`run_agent`, for tests with their own agent."""
+    return run_agent
 
 
 @pytest.fixture

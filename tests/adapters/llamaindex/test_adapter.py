@@ -9,10 +9,10 @@ import _contract
 import pytest
 from anneal_llamaindex import AnnealLlamaIndex, AnnealMemoryBlock, AnnealSpanHandler
 from anneal_memory import AgentMemory, EpisodeType, RecordingPolicy, Store
-from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.memory import InsertMethod, Memory
+from llama_index.core.memory import InsertMethod
 from llama_index.core.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 
 
@@ -26,15 +26,8 @@ def _episodes(memory: AgentMemory, kind: EpisodeType) -> list[Any]:
     return list(memory.store.recall(episode_type=kind).episodes)
 
 
-def _run(agent: FunctionAgent, prompt: str, chat_memory: Memory) -> Any:
-    async def go() -> Any:
-        return await agent.run(prompt, memory=chat_memory)
-
-    return asyncio.run(go())
-
-
 def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
-    memory: AgentMemory, make_llm: Any
+    memory: AgentMemory, make_llm: Any, run_agent: Any
 ) -> None:
     seeded = _seed(memory)
     llm, script = make_llm(
@@ -45,14 +38,14 @@ def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
     )
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[anneal.recall_tool()], llm=llm)
-        _run(agent, "Hello there", anneal.chat_memory())
+        run_agent(agent, "Hello there", anneal)
     assert f"tool: Relevant memory:\n- ({seeded}) [observation]" in script.received[1]
     assert [e.id for e in _episodes(memory, EpisodeType.OBSERVATION)] == [seeded]
     assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == ["6543"]
 
 
 def test_the_handler_is_attached_only_inside_the_with_block(
-    memory: AgentMemory, make_llm: Any
+    memory: AgentMemory, make_llm: Any, run_agent: Any
 ) -> None:
     anneal = AnnealLlamaIndex(memory)
     root = get_dispatcher()
@@ -63,7 +56,7 @@ def test_the_handler_is_attached_only_inside_the_with_block(
     assert anneal.handler not in root.span_handlers
     llm, _ = make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)])
     agent = FunctionAgent(tools=[FunctionTool.from_defaults(_contract.lookup_fact)], llm=llm)
-    _run(agent, _contract.FIRST_PROMPT, anneal.chat_memory())
+    run_agent(agent, _contract.FIRST_PROMPT, anneal)
     assert memory.store.status().total_episodes == 0
     anneal.handler.detach()  # detaching a detached handler is a no-op
 
@@ -84,19 +77,19 @@ class SyncOnlyTool(BaseTool):
         )
 
 
-def test_a_nested_tool_call_is_recorded_once(store: Store, make_llm: Any) -> None:
+def test_a_nested_tool_call_is_recorded_once(store: Store, make_llm: Any, run_agent: Any) -> None:
     memory = AgentMemory(store, policy=RecordingPolicy(skip_duplicates=False))
     call = _contract.ToolCall(_contract.TOOL_NAME, {"input": "staging database"})
     llm, script = make_llm([lambda _: call, _contract.answer(_contract.ANSWER)])
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[SyncOnlyTool()], llm=llm)
-        _run(agent, _contract.FIRST_PROMPT, anneal.chat_memory())
+        run_agent(agent, _contract.FIRST_PROMPT, anneal)
     assert _contract.TOOL_OUTPUT in script.received[1]
     (observation,) = _episodes(memory, EpisodeType.OBSERVATION)
     assert observation.content == f"lookup_fact -> {_contract.TOOL_OUTPUT}"
 
 
-def test_a_failing_tool_is_not_recorded(memory: AgentMemory, make_llm: Any) -> None:
+def test_a_failing_tool_is_not_recorded(memory: AgentMemory, make_llm: Any, run_agent: Any) -> None:
     def broken(topic: str) -> str:
         """Always fails."""
         raise RuntimeError("backend down")
@@ -106,19 +99,20 @@ def test_a_failing_tool_is_not_recorded(memory: AgentMemory, make_llm: Any) -> N
     )
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[FunctionTool.from_defaults(broken)], llm=llm)
-        _run(agent, "Check the backend", anneal.chat_memory())
+        run_agent(agent, "Check the backend", anneal)
     assert "backend down" in script.received[1]
     assert _episodes(memory, EpisodeType.OBSERVATION) == []
     assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == ["sorry"]
 
 
-def test_the_block_can_go_into_the_user_message(memory: AgentMemory, make_llm: Any) -> None:
+def test_the_block_can_go_into_the_user_message(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
     seeded = _seed(memory)
     llm, script = make_llm([_contract.answer("ok")])
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[], llm=llm, system_prompt="Be brief.")
-        chat = anneal.chat_memory(insert_method=InsertMethod.USER)
-        _run(agent, _contract.SECOND_PROMPT, chat)
+        run_agent(agent, _contract.SECOND_PROMPT, anneal, insert_method=InsertMethod.USER)
     system, user = script.received[0].split("\nuser: ", 1)
     assert system == "system: Be brief."
     assert f"({seeded}) [observation]" in user
@@ -144,18 +138,20 @@ def test_truncation_sheds_recall_before_the_continuity(memory: AgentMemory) -> N
 
 
 def test_a_tight_token_limit_drops_the_block_not_the_chat(
-    memory: AgentMemory, make_llm: Any
+    memory: AgentMemory, make_llm: Any, run_agent: Any
 ) -> None:
     _seed(memory)
     llm, script = make_llm([_contract.answer("ok")])
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[], llm=llm)
-        _run(agent, _contract.SECOND_PROMPT, anneal.chat_memory(token_limit=20))
+        run_agent(agent, _contract.SECOND_PROMPT, anneal, token_limit=20)
     assert "Relevant memory" not in script.received[0]
     assert _contract.SECOND_PROMPT in script.received[0]
 
 
-def test_sync_wrap_outside_an_event_loop(memory: AgentMemory, make_llm: Any) -> None:
+def test_sync_wrap_outside_an_event_loop(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
     packages: list[str] = []
     llm, _ = make_llm(
         [
@@ -166,7 +162,7 @@ def test_sync_wrap_outside_an_event_loop(memory: AgentMemory, make_llm: Any) -> 
     )
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[FunctionTool.from_defaults(_contract.lookup_fact)], llm=llm)
-        _run(agent, _contract.FIRST_PROMPT, anneal.chat_memory())
+        run_agent(agent, _contract.FIRST_PROMPT, anneal)
         outcome = anneal.wrap(llm)
     assert outcome.status == "saved", outcome.message
     assert anneal.last_wrap is outcome
@@ -179,3 +175,23 @@ def test_a_path_opens_and_closes_its_own_memory(tmp_path: Any) -> None:
         assert isinstance(anneal.handler, AnnealSpanHandler)
     with pytest.raises(Exception, match="closed"):
         anneal.memory.store.status()
+
+
+def test_an_agent_workflow_records_its_final_response(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
+    seeded = _seed(memory)
+    llm, script = make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    agent = FunctionAgent(
+        name="ops",
+        description="Answers infrastructure questions.",
+        tools=[FunctionTool.from_defaults(_contract.lookup_fact)],
+        llm=llm,
+    )
+    with AnnealLlamaIndex(memory) as anneal:
+        workflow = AgentWorkflow(agents=[agent], root_agent="ops")
+        output = run_agent(workflow, _contract.FIRST_PROMPT, anneal)
+    assert str(output) == _contract.ANSWER
+    assert f"({seeded}) [observation]" in script.received[0]
+    assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == [_contract.ANSWER]
+    assert len(_episodes(memory, EpisodeType.OBSERVATION)) == 1  # the seed; the same result again

@@ -203,7 +203,9 @@ class AnnealListener(BaseEventListener):
 
     def _on_execution_end(self, context: Any) -> None:
         crew = getattr(context, "crew", None)
-        if self._closed or crew is None or getattr(context, "status", None) != "completed":
+        # Releases before the failure dispatch have no status and only report success.
+        failed = getattr(context, "status", "completed") != "completed"
+        if self._closed or crew is None or failed:
             return
         self._last_llm = crew_llm(crew) or self._last_llm
         if not self.wrap_on_end:
@@ -228,7 +230,7 @@ class AnnealListener(BaseEventListener):
                 {"role": "system", "content": WRAP_INSTRUCTIONS},
                 {"role": "user", "content": package},
             ]
-            return model.call(messages)  # type: ignore[arg-type, no-any-return]
+            return model.call(messages)  # type: ignore[arg-type]
 
         return compress
 
