@@ -9,7 +9,7 @@ import _contract
 import pytest
 from anneal_llamaindex import AnnealLlamaIndex, AnnealMemoryBlock, AnnealSpanHandler
 from anneal_memory import AgentMemory, EpisodeType, RecordingPolicy, Store
-from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.memory import InsertMethod
@@ -195,3 +195,32 @@ def test_an_agent_workflow_records_its_final_response(
     assert f"({seeded}) [observation]" in script.received[0]
     assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == [_contract.ANSWER]
     assert len(_episodes(memory, EpisodeType.OBSERVATION)) == 1  # the seed; the same result again
+
+
+# ReActAgent itself calls a workflows API that warns (once per process) as deprecated.
+@pytest.mark.filterwarnings("ignore:is_running called from within a step:DeprecationWarning")
+def test_a_react_agent_records_and_recalls(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
+    action = 'Thought: I need the tool.\nAction: lookup_fact\nAction Input: {"topic": "staging"}'
+    llm, script = make_llm(
+        [
+            lambda _: _contract.Reply(action),
+            lambda _: _contract.Reply(f"Thought: I can answer.\nAnswer: {_contract.ANSWER}"),
+            lambda _: _contract.Reply(f"Thought: I can answer.\nAnswer: {_contract.SECOND_ANSWER}"),
+        ]
+    )
+    tool = FunctionTool.from_defaults(_contract.lookup_fact)
+    with AnnealLlamaIndex(memory) as anneal:
+        # ReActAgent drops a leading system message (taking it for its own system prompt),
+        # so the block goes into the user message.
+        agent = ReActAgent(tools=[tool], llm=llm)
+        run_agent(agent, _contract.FIRST_PROMPT, anneal, insert_method=InsertMethod.USER)
+        run_agent(agent, _contract.SECOND_PROMPT, anneal, insert_method=InsertMethod.USER)
+    (observation,) = _episodes(memory, EpisodeType.OBSERVATION)
+    assert observation.content == f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"
+    outcomes = [e.content for e in _episodes(memory, EpisodeType.OUTCOME)]
+    assert outcomes == [_contract.SECOND_ANSWER, _contract.ANSWER]
+    second_run = script.received[2]
+    assert "\nuser: <memory>\n<anneal_memory>\nRelevant memory:\n" in second_run
+    assert f"({observation.id}) [observation]" in second_run
