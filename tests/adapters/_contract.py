@@ -59,6 +59,9 @@ TELEMETRY_OFF = {
     "CREWAI_DISABLE_TELEMETRY": "true",
     "CREWAI_TRACING_ENABLED": "false",
     "ANONYMIZED_TELEMETRY": "false",
+    # LiteLLM (used by CrewAI and DSPy) fetches its cost map over the network unless told not to.
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_TELEMETRY": "False",
     "DO_NOT_TRACK": "1",
     "HF_HUB_OFFLINE": "1",
 }
