@@ -11,26 +11,24 @@ __all__ = ["EPISODE_TYPES", "json_object", "non_negative_float", "non_negative_i
 EPISODE_TYPES = ("observation", "decision", "tension", "question", "outcome", "context")
 
 
-def positive_int(text: str) -> int:
-    """An integer of 1 or more."""
+def _whole_number(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An integer of 1 or more."""
+    return _whole_number(text, 1)
 
 
 def non_negative_int(text: str) -> int:
     """An integer of 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _whole_number(text, 0)
 
 
 def non_negative_float(text: str) -> float:

@@ -6,19 +6,10 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
+from anneal_memory.cli._args import positive_int
 from anneal_memory.cli._context import CommandError, Context, ExitCode
 
 __all__ = ["add_commands"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
-    return value
 
 
 def add_commands(
@@ -40,7 +31,9 @@ def add_commands(
         help="list recent wraps (open, completed, cancelled)",
         description="List the newest wraps with their size, episodes and immune outcome.",
     )
-    history.add_argument("--limit", type=_positive, default=20, metavar="N", help="at most N (20)")
+    history.add_argument(
+        "--limit", type=positive_int, default=20, metavar="N", help="at most N (20)"
+    )
     history.add_argument(
         "--pattern", metavar="NAME", help="instead, how one pattern was saved wrap by wrap"
     )
@@ -53,7 +46,7 @@ def add_commands(
         description="Metric progression over the last N completed wraps: size and its change, "
         "episodes compressed, graduations and demotions.",
     )
-    diff.add_argument("--wraps", type=_positive, default=5, metavar="N", help="last N wraps (5)")
+    diff.add_argument("--wraps", type=positive_int, default=5, metavar="N", help="last N wraps (5)")
     diff.set_defaults(handler=run_diff)
 
     assoc = subparsers.add_parser(
@@ -64,7 +57,7 @@ def add_commands(
     )
     assoc.add_argument("--episode", metavar="ID", help="only links touching this episode")
     assoc.add_argument("--min-strength", type=float, default=0.0, metavar="X", help="(0.0)")
-    assoc.add_argument("--limit", type=_positive, default=20, metavar="N", help="at most N (20)")
+    assoc.add_argument("--limit", type=positive_int, default=20, metavar="N", help="at most N (20)")
     assoc.set_defaults(handler=run_associations)
 
     graph = subparsers.add_parser(
