@@ -10,7 +10,15 @@ a floor (one fsynced append; ``Store.record`` with the audit trail off) to show 
 of ``record`` is the store's durability rather than the adapter; and, when LangChain is
 installed, the same through the LangGraph adapter's hooks with a
 no-op model/tool handler (``AnnealMiddleware.wrap_model_call`` + ``wrap_tool_call``), so
-message conversion and request overrides are counted too.
+message conversion and request overrides are counted too. Likewise, for each framework that
+is installed, its adapter's per-call hook path with no model and no event loop (the async
+hooks never await, so they are driven with ``coro.send(None)``); every call is a new turn,
+so it really recalls:
+  openai_agents  ``AnnealHooks.filter_model_input`` + ``on_tool_end``
+  pydantic_ai    ``AnnealCapability`` memory instructions + ``after_tool_execute``
+  llamaindex     ``AnnealMemoryBlock.aget`` (new session id per call) + ``AnnealSpanHandler``
+                 span enter/exit of a ``FunctionTool.acall``
+  dspy           ``AnnealModule.recall`` + ``AnnealCallback.on_tool_start`` / ``on_tool_end``
 
 The store is pre-filled with ``--episodes`` seeded Zipf rows (bench/_common.Corpus); prompts
 are 12-word user questions built from mid-band words, so most recalls find something.
@@ -24,15 +32,31 @@ Prints ONE JSON summary on stdout (progress on stderr). Seeded (--seed 42).
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import random
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Callable, Coroutine
+from types import SimpleNamespace
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import Corpus, emit, log, machine_facts, summarize
 from anneal_memory import AgentMemory, Store
+
+# Frameworks read these when first imported: no telemetry, LiteLLM's cost map kept local.
+for _name, _value in {
+    "OPENAI_AGENTS_DISABLE_TRACING": "1",
+    "LOGFIRE_SEND_TO_LOGFIRE": "false",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_TELEMETRY": "False",
+    "DO_NOT_TRACK": "1",
+    "OTEL_SDK_DISABLED": "true",
+}.items():
+    os.environ.setdefault(_name, _value)
 
 pc = time.perf_counter
 GOAL_MS = 5.0
@@ -148,6 +172,126 @@ def bench_langgraph(memory: AgentMemory, questions: list[str], results: list[str
     return {"per_call": summarize(per_call)}
 
 
+# -- the other adapters' per-call hook paths ---------------------------------------------------
+
+Step = Callable[[int, str, str], None]
+
+
+def drive(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never awaits, without an event loop."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("the hook awaited something; it needs an event loop")
+
+
+def time_steps(step: Step, questions: list[str], results: list[str]) -> dict:
+    per_call = []
+    for i, (question, result) in enumerate(zip(questions, results, strict=True)):
+        s = pc()
+        step(i, question, f"{i}: {result}")
+        per_call.append(pc() - s)
+    return {"per_call": summarize(per_call)}
+
+
+def search(q: str) -> str:
+    """Search the corpus."""
+    return q
+
+
+def openai_agents_step(memory: AgentMemory) -> Step:
+    from agents import Agent, function_tool
+    from agents.run_config import CallModelData, ModelInputData
+    from anneal_openai_agents import AnnealHooks
+
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    agent: Agent[Any] = Agent(name="bench")
+    tool = function_tool(search, name_override="search")
+
+    def step(i: int, question: str, result: str) -> None:
+        data = ModelInputData(
+            input=[{"role": "user", "content": question}], instructions="You are helpful."
+        )
+        hooks.filter_model_input(CallModelData(model_data=data, agent=agent, context=None))
+        drive(hooks.on_tool_end(None, agent, tool, result))  # type: ignore[arg-type]
+
+    return step
+
+
+def pydantic_ai_step(memory: AgentMemory) -> Step:
+    from anneal_pydantic_ai import AnnealCapability
+    from pydantic_ai.messages import ToolCallPart
+
+    cap = AnnealCapability(memory, wrap_on_end=False)
+
+    def step(i: int, question: str, result: str) -> None:
+        cap._memory_instructions(SimpleNamespace(prompt=question))  # type: ignore[arg-type]
+        call = ToolCallPart("search", {"q": question})
+        drive(cap.after_tool_execute(None, call=call, tool_def=None, args={}, result=result))  # type: ignore[arg-type]
+
+    return step
+
+
+def llamaindex_step(memory: AgentMemory) -> Step:
+    from anneal_llamaindex import AnnealMemoryBlock, AnnealSpanHandler
+    from llama_index.core.base.llms.types import ChatMessage
+    from llama_index.core.tools import FunctionTool, ToolOutput
+
+    block = AnnealMemoryBlock(memory=memory)
+    handler = AnnealSpanHandler(memory)
+    tool = FunctionTool.from_defaults(fn=search, name="search")
+    no_args = inspect.signature(lambda: None).bind()
+
+    def step(i: int, question: str, result: str) -> None:
+        drive(block.aget([ChatMessage(role="user", content=question)], session_id=str(i)))
+        span = f"FunctionTool.acall-{uuid.uuid4()}"
+        handler.span_enter(id_=span, bound_args=no_args, instance=tool)
+        output = ToolOutput(content=result, tool_name="search", raw_input={}, raw_output=result)
+        handler.span_exit(id_=span, bound_args=no_args, instance=tool, result=output)
+
+    return step
+
+
+def dspy_step(memory: AgentMemory) -> Step:
+    import dspy
+    from anneal_dspy import AnnealModule
+
+    module = AnnealModule(dspy.Predict("question -> answer"), memory)
+    callback = module.callback
+    assert callback is not None
+    tool = dspy.Tool(search)
+
+    def step(i: int, question: str, result: str) -> None:
+        module.recall(question=question)
+        callback.on_tool_start(f"c{i}", tool, {})
+        callback.on_tool_end(f"c{i}", result)
+
+    return step
+
+
+FRAMEWORKS: dict[str, Callable[[AgentMemory], Step]] = {
+    "openai_agents": openai_agents_step,
+    "pydantic_ai": pydantic_ai_step,
+    "llamaindex": llamaindex_step,
+    "dspy": dspy_step,
+}
+
+
+def bench_framework(
+    name: str, memory: AgentMemory, questions: list[str], results: list[str]
+) -> dict:
+    try:
+        step = FRAMEWORKS[name](memory)
+    except ImportError as exc:
+        return {"skipped": f"{name} not installed ({exc})"}
+    before = memory.store.status().total_episodes
+    timed = time_steps(step, questions, results)
+    # A hook path that silently recorded nothing would time nothing worth knowing.
+    return {**timed, "recorded": memory.store.status().total_episodes - before}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10_000)
@@ -169,6 +313,12 @@ def main() -> None:
         core = bench_core(AgentMemory(store), questions, results[: args.calls])
         log(f"langgraph hooks: {args.calls} calls")
         langgraph = bench_langgraph(AgentMemory(store), questions, results[args.calls :])
+        hooks = {}
+        for name in FRAMEWORKS:
+            log(f"{name} hooks: {args.calls} calls")
+            hooks[name] = bench_framework(
+                name, AgentMemory(store), questions, results[args.calls :]
+            )
         total = store.status().total_episodes
         store.close()
         log("floor: fsync and record without audit")
@@ -186,6 +336,7 @@ def main() -> None:
             "core": core,
             "recall_plus_shaping_p50_ms": core["recall"]["median_ms"],
             "langgraph_hooks": langgraph,
+            **{f"{name}_hooks": summary for name, summary in hooks.items()},
             "durability_floor": floor,
             "machine": machine_facts(),
         },

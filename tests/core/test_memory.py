@@ -210,6 +210,74 @@ def test_start_loads_the_continuity_bounded(store: Store) -> None:
     assert len(block) <= 500
 
 
+# -- turn_context ------------------------------------------------------------------------------
+
+STAGING = "The staging database listens on port 6543."
+QUESTION = "which port does staging use?"
+
+
+def write_continuity(store: Store, state: str) -> None:
+    store.sidecar(".continuity.md").write_text(
+        f"# Agent — Memory (v1)\n\n## State\n- {state}\n", encoding="utf-8"
+    )
+
+
+def test_turn_context_joins_startup_and_recall_with_one_blank_line(memory: AgentMemory) -> None:
+    assert memory.turn_context(QUESTION, turn=1) == ""  # no continuity, nothing recalled
+    memory.record(STAGING)
+    assert memory.turn_context(QUESTION, turn=2) == memory.context_for(QUESTION)
+    write_continuity(memory.store, "Staging is being migrated.")
+    block = memory.turn_context(QUESTION, turn=3)
+    assert block == f"{memory.start().strip()}\n\n{memory.context_for(QUESTION).strip()}"
+    assert "\n\n\n" not in block
+    assert block == block.strip()
+    assert memory.turn_context("quantum gardening", turn=4) == memory.start().strip()
+
+
+def test_turn_context_is_cached_while_the_turn_is_unchanged(memory: AgentMemory) -> None:
+    memory.record(STAGING)
+    first = memory.turn_context(QUESTION, turn="run-1")
+    # A tool result recorded mid-turn, a new continuity, even another prompt: same block.
+    memory.record("Staging port 6543 was confirmed by the tool.")
+    write_continuity(memory.store, "Staging is being migrated.")
+    assert memory.turn_context(QUESTION, turn="run-1") == first
+    assert memory.turn_context("what about staging ports?", turn="run-1") == first
+    fresh = memory.turn_context(QUESTION, turn="run-2")
+    assert "confirmed by the tool" in fresh
+    assert "being migrated" in fresh
+    assert "confirmed by the tool" not in first
+
+
+def test_turn_context_without_a_turn_is_keyed_by_the_prompt(memory: AgentMemory) -> None:
+    memory.record(STAGING)
+    first = memory.turn_context(QUESTION)
+    memory.record("Staging port 6543 was confirmed by the tool.")
+    assert memory.turn_context(QUESTION) == first
+    assert "confirmed" in memory.turn_context("staging port confirmed?")
+    assert "confirmed" in memory.turn_context(QUESTION)  # the key changed in between
+
+
+def test_a_turn_key_never_matches_a_prompt_key(memory: AgentMemory) -> None:
+    memory.record(STAGING)
+    assert memory.turn_context(QUESTION, turn=QUESTION) != ""
+    memory.record("Staging port 6543 was confirmed by the tool.")
+    assert "confirmed" in memory.turn_context(QUESTION)
+
+
+def test_fresh_objects_as_turns_recall_every_time(memory: AgentMemory) -> None:
+    memory.record(STAGING)
+    assert "confirmed" not in memory.turn_context(QUESTION, turn=object())
+    memory.record("Staging port 6543 was confirmed by the tool.")
+    assert "confirmed" in memory.turn_context(QUESTION, turn=object())
+
+
+def test_turn_context_never_raises_on_any_prompt(store: Store) -> None:
+    mem = AgentMemory(store, context_chars=300)
+    mem.record('NEAR(a b) "quoted" col:value * ^start OR AND NOT -- ; DROP TABLE episodes')
+    for turn, prompt in enumerate(['"', "NEAR(", "\x00", "\ud800", "", "   ", "-- ;"]):
+        assert len(mem.turn_context(prompt, turn=turn)) <= 300
+
+
 # -- wrap --------------------------------------------------------------------------------------
 
 _LINE = re.compile(r"- \(([0-9a-f]{8})\) ([^\n]*)")

@@ -2,11 +2,7 @@ import pytest
 
 pytest.importorskip("dspy")
 
-from anneal_dspy._convert import answer_of, join_blocks, query_text
-
-
-def test_join_blocks_drops_empty_blocks_and_strips():
-    assert join_blocks(" continuity ", None, "", "recall\n") == "continuity\n\nrecall"
+from anneal_dspy._convert import answer_of, query_text
 
 
 def test_query_text_joins_the_inputs_in_order_and_skips_some():

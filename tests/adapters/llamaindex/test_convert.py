@@ -2,11 +2,7 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from anneal_llamaindex._convert import join_blocks, last_user_text, trim_lines
-
-
-def test_join_blocks_drops_empty_blocks_and_strips():
-    assert join_blocks(" continuity ", None, "", "recall\n") == "continuity\n\nrecall"
+from anneal_llamaindex._convert import last_user_text, trim_lines
 
 
 def test_trim_lines_drops_lines_from_the_end_first():

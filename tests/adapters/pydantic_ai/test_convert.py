@@ -2,7 +2,7 @@ import pytest
 
 pytest.importorskip("pydantic_ai")
 
-from anneal_pydantic_ai._convert import join_blocks, prompt_text
+from anneal_pydantic_ai._convert import prompt_text
 
 
 def test_prompt_text_of_a_string_prompt_is_the_string():
@@ -17,7 +17,3 @@ def test_prompt_text_keeps_only_text_parts_of_a_multimodal_prompt():
 def test_prompt_text_of_no_prompt_is_empty():
     assert prompt_text(None) == ""
     assert prompt_text([]) == ""
-
-
-def test_join_blocks_drops_empty_blocks_and_strips():
-    assert join_blocks(" continuity ", None, "", "recall\n") == "continuity\n\nrecall"

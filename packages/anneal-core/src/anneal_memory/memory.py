@@ -3,8 +3,9 @@
 An adapter maps its framework's hooks onto five calls: ``start()`` when a session begins,
 ``context_for(prompt)`` before each model call, ``record_tool_result`` / ``record_answer``
 as things happen, and ``wrap(compress)`` (or ``awrap``) at session end with the agent's own
-model as the compressor. What gets recorded, and how large it may be, is one
-:class:`RecordingPolicy` shared by every adapter.
+model as the compressor; ``turn_context(prompt, turn=key)`` is the first two together,
+computed once per turn of the framework. What gets recorded, and how large it may be, is
+one :class:`RecordingPolicy` shared by every adapter.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Hashable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -95,6 +96,8 @@ class AgentMemory:
             self._owns_store = True
         self._seen: set[bytes] = set()
         self._seen_lock = threading.Lock()
+        self._turn: tuple[tuple[str, object], str] | None = None
+        self._turn_lock = threading.Lock()
 
     @property
     def store(self) -> Store:
@@ -202,6 +205,24 @@ class AgentMemory:
             return ""
         found = self._store.recall(keyword=query, limit=self.recall_limit)
         return render_context(found.episodes, self.context_chars)
+
+    def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
+        """Return the memory block for one turn's model calls: startup context plus recall.
+
+        The block is :meth:`start` and :meth:`context_for` of ``prompt``, each stripped and
+        joined by one blank line ("" when both are empty). It is computed once and returned
+        again while ``turn`` stays equal (``==``), so the model calls after a tool call in
+        the same turn do not get back what the turn itself just recorded. When ``turn`` is
+        None, the prompt text is the key. Pass a new key (a counter, a fresh ``object()``)
+        to recall again, for example after a wrap. One block is kept per ``AgentMemory``:
+        the one for the last key asked.
+        """
+        key = ("prompt", prompt) if turn is None else ("turn", turn)
+        with self._turn_lock:
+            if self._turn is None or self._turn[0] != key:
+                blocks = (self.start(), self.context_for(prompt))
+                self._turn = (key, "\n\n".join(b.strip() for b in blocks if b.strip()))
+            return self._turn[1]
 
     # -- session end -----------------------------------------------------------------------
 

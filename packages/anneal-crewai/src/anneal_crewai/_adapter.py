@@ -184,7 +184,8 @@ class AnnealListener(BaseEventListener):
         if has_memory_message(messages):
             return  # recalled once per conversation: its own new episodes are not echoed
         query = query_text(getattr(context.task, "description", None), messages)
-        message = memory_message(self.memory.start(), self.memory.context_for(query))
+        # A fresh turn key: the conversation itself carries the block from now on.
+        message = memory_message(self.memory.turn_context(query, turn=object()))
         if message is not None:
             messages.insert(insert_position(messages), message)  # type: ignore[arg-type]
 

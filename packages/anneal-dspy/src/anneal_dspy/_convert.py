@@ -7,15 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["SKIPPED_OUTPUTS", "answer_of", "join_blocks", "query_text"]
+__all__ = ["SKIPPED_OUTPUTS", "answer_of", "query_text"]
 
 # Outputs that describe how a module worked, not what it concluded.
 SKIPPED_OUTPUTS = frozenset({"trajectory", "reasoning", "rationale"})
-
-
-def join_blocks(*blocks: str | None) -> str:
-    """Join the non-empty text blocks with one blank line between them."""
-    return "\n\n".join(block.strip() for block in blocks if block and block.strip())
 
 
 def query_text(inputs: Mapping[str, object], skip: Iterable[str] = ()) -> str:

@@ -10,7 +10,7 @@ import dspy
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
 
 from anneal_dspy._callback import AnnealCallback
-from anneal_dspy._convert import join_blocks, query_text
+from anneal_dspy._convert import query_text
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -101,8 +101,9 @@ class AnnealModule(dspy.Module):
     def recall(self, **inputs: Any) -> str:
         """Return the memory block for a call with ``inputs`` (what the field carries)."""
         query = query_text(inputs, skip=(self.field,))
-        recalled = self.memory.context_for(query) if query else ""
-        return join_blocks(self.memory.start(), recalled) or NOTHING_RECALLED
+        # Each call is its own turn (a fresh key): the field carries the block through
+        # every step of the program, so nothing is recalled twice within one call.
+        return self.memory.turn_context(query, turn=object()) or NOTHING_RECALLED
 
     def _callbacks(self) -> list[Any]:
         active = list(dspy.settings.get("callbacks", None) or [])

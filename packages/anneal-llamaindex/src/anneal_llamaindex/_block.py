@@ -9,7 +9,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field, PrivateAttr
 
-from anneal_llamaindex._convert import join_blocks, last_user_text, trim_lines
+from anneal_llamaindex._convert import last_user_text, trim_lines
 
 __all__ = ["AnnealMemoryBlock"]
 
@@ -41,16 +41,14 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
     accept_short_term_memory: bool = Field(
         default=False, description="Flushed chat messages are not recorded again."
     )
-    _last: tuple[tuple[object, int, str], str] | None = PrivateAttr(default=None)
+    # Tells this block's turns apart from other users of the same AgentMemory.
+    _token: object = PrivateAttr(default_factory=object)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         pairs = ((str(m.role.value), m.content or "") for m in messages or ())
         query, user_turns = last_user_text(pairs)
-        key = (block_kwargs.get("session_id"), user_turns, query)
-        if self._last is None or self._last[0] != key:
-            recalled = self.memory.context_for(query) if query else ""
-            self._last = (key, join_blocks(self.memory.start(), recalled))
-        return self._last[1]
+        turn = (self._token, block_kwargs.get("session_id"), user_turns, query)
+        return self.memory.turn_context(query, turn=turn)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         # Recording goes through AnnealSpanHandler (tool results and final answers);

@@ -7,15 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["join_blocks", "trim_lines"]
+__all__ = ["trim_lines"]
 
 # LlamaIndex asks a block to shed tokens; a token is about four characters of English text.
 CHARS_PER_TOKEN = 4
-
-
-def join_blocks(*blocks: str | None) -> str:
-    """Join the non-empty text blocks with one blank line between them."""
-    return "\n\n".join(block.strip() for block in blocks if block and block.strip())
 
 
 def trim_lines(text: str, tokens: int) -> str | None:

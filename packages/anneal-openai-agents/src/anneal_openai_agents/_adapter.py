@@ -73,8 +73,7 @@ class AnnealHooks(RunHooks[Any]):
         self.affect = affect
         self.recall_tool_name = recall_tool_name
         self.last_wrap: WrapOutcome | None = None
-        self._startup: str | None = None
-        self._recalled: tuple[str, str] | None = None
+        self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._agent: Agent[Any] | None = None
         self._config = RunConfig()
 
@@ -106,12 +105,9 @@ class AnnealHooks(RunHooks[Any]):
         get the same block, so what the run just recorded is not echoed back to the model.
         """
         self._agent = data.agent
-        if self._startup is None:
-            self._startup = self.memory.start()
         prompt = latest_user_text(data.model_data.input)
-        if self._recalled is None or self._recalled[0] != prompt:
-            self._recalled = (prompt, self.memory.context_for(prompt) if prompt else "")
-        instructions = join_blocks(data.model_data.instructions, self._startup, self._recalled[1])
+        block = self.memory.turn_context(prompt, turn=(self._turn, prompt))
+        instructions = join_blocks(data.model_data.instructions, block)
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
 
     def recall_tool(self) -> FunctionTool:
@@ -145,8 +141,7 @@ class AnnealHooks(RunHooks[Any]):
         """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
         self._agent = agent
         self.memory.record_answer(output)
-        self._startup = None
-        self._recalled = None
+        self._turn = object()
         if self.wrap_on_end:
             await self.awrap(agent)
 
@@ -178,7 +173,7 @@ class AnnealHooks(RunHooks[Any]):
         """
         compress = self._compressor(agent)
         self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
-        self._startup = None
+        self._turn = object()
         return self.last_wrap
 
     def wrap(self, agent: Agent[Any] | None = None) -> WrapOutcome:
@@ -189,5 +184,5 @@ class AnnealHooks(RunHooks[Any]):
         """
         compress = self._compressor(agent)
         self.last_wrap = self.memory.wrap(compress, affect=self.affect)
-        self._startup = None
+        self._turn = object()
         return self.last_wrap

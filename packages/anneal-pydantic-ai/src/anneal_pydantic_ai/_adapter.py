@@ -16,7 +16,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import FunctionToolset
 
-from anneal_pydantic_ai._convert import join_blocks, prompt_text
+from anneal_pydantic_ai._convert import prompt_text
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -90,8 +90,7 @@ class AnnealCapability(AbstractCapability[Any]):
         self.description = description
         self.defer_loading = defer_loading
         self.last_wrap = None
-        self._startup: str | None = None
-        self._recalled: tuple[str, str] | None = None
+        self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._run_model: Any = None  # the run's model (its type differs across versions)
 
     # -- recall before every model request ---------------------------------------------
@@ -107,19 +106,14 @@ class AnnealCapability(AbstractCapability[Any]):
         return FunctionToolset([Tool(self._recall_memory, name=RECALL_TOOL_NAME)])
 
     async def before_run(self, ctx: RunContext[Any]) -> None:
-        """Load the startup context once per run."""
-        self._startup = self.memory.start()
-        self._recalled = None
+        """Start a new turn: the run's first model request loads memory afresh."""
+        self._turn = object()
 
     def _memory_instructions(self, ctx: RunContext[Any]) -> str:
-        # Recall once per prompt: later requests of the run (after tool calls) get the same
-        # block, so what the run itself just recorded is not echoed back to the model.
-        if self._startup is None:
-            self._startup = self.memory.start()
+        # Recall once per run and prompt: later requests of the run (after tool calls) get
+        # the same block, so what the run itself just recorded is not echoed back.
         query = prompt_text(ctx.prompt)
-        if self._recalled is None or self._recalled[0] != query:
-            self._recalled = (query, self.memory.context_for(query) if query else "")
-        return join_blocks(self._startup, self._recalled[1])
+        return self.memory.turn_context(query, turn=(self._turn, query))
 
     def _recall_memory(self, query: str) -> str:
         """Search long-term memory for episodes relevant to a query.
@@ -154,7 +148,7 @@ class AnnealCapability(AbstractCapability[Any]):
         self._run_model = ctx.model
         output = result.output
         self.memory.record_answer(output)
-        self._startup = None
+        self._turn = object()
         if self.wrap_on_end:
             await self.awrap()
         return result
@@ -178,7 +172,7 @@ class AnnealCapability(AbstractCapability[Any]):
         """
         compress = self._compressor(model)
         self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
-        self._startup = None
+        self._turn = object()
         return self.last_wrap
 
     def wrap(self, model: Model | str | None = None) -> WrapOutcome:
@@ -189,5 +183,5 @@ class AnnealCapability(AbstractCapability[Any]):
         """
         compress = self._compressor(model)
         self.last_wrap = self.memory.wrap(compress, affect=self.affect)
-        self._startup = None
+        self._turn = object()
         return self.last_wrap

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["join_blocks", "prompt_text"]
+__all__ = ["prompt_text"]
 
 
 def prompt_text(prompt: str | Sequence[object] | None) -> str:
@@ -17,8 +17,3 @@ def prompt_text(prompt: str | Sequence[object] | None) -> str:
     if isinstance(prompt, str):
         return prompt
     return "\n".join(part for part in prompt if isinstance(part, str))
-
-
-def join_blocks(*blocks: str | None) -> str:
-    """Join the non-empty text blocks with one blank line between them."""
-    return "\n\n".join(block.strip() for block in blocks if block and block.strip())
