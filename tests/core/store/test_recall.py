@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 
 import pytest
 from anneal_memory import EpisodeType, InvalidQueryError, Store
@@ -194,9 +195,9 @@ def test_any_string_is_a_valid_keyword(corpus_store: Store, query: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def corpus_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    opened = Store(tmp_path_factory.mktemp("corpus") / "memory.db")
-    for i in range(60):
-        words = [WORDS[(i * k + k) % len(WORDS)] for k in range(1, 4)]
-        opened.record(" ".join(words), "observation")
-    return opened
+def corpus_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    with Store(tmp_path_factory.mktemp("corpus") / "memory.db") as opened:
+        for i in range(60):
+            words = [WORDS[(i * k + k) % len(WORDS)] for k in range(1, 4)]
+            opened.record(" ".join(words), "observation")
+        yield opened

@@ -8,6 +8,7 @@ the lines under it. Only level-two headings split sections; ``###`` lines stay i
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -28,6 +29,10 @@ __all__ = [
 _HEADING = re.compile(r"^## (?P<title>.*)$")
 _LINE_BREAKS = re.compile(r"\r\n|\r|\u2028|\u2029|\x85|\x0b|\x0c")
 _ODD_SPACES = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+# One wrap parses the same continuity text several times (prepare, then the save's
+# durable carry-forward and shrink gate); documents are immutable, so texts up to this
+# size are memoised.
+_CACHE_TEXT_CHARS = 100_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +79,12 @@ def canonical_text(text: str) -> str:
 
 def parse(text: str) -> ContinuityDocument:
     """Split canonicalised ``text`` into preamble and ``## `` sections."""
+    if len(text) <= _CACHE_TEXT_CHARS:
+        return _cached_parse(text)
+    return _parse(text)
+
+
+def _parse(text: str) -> ContinuityDocument:
     text = canonical_text(text)
     trailing = text.endswith("\n")
     lines = text[:-1].split("\n") if trailing else text.split("\n")
@@ -84,7 +95,7 @@ def parse(text: str) -> ContinuityDocument:
     title: str | None = None
     body: list[str] = []
     for line in lines:
-        match = _HEADING.match(line)
+        match = _HEADING.match(line) if line.startswith("## ") else None
         if match is None:
             (preamble if title is None else body).append(line)
             continue
@@ -98,6 +109,9 @@ def parse(text: str) -> ContinuityDocument:
     )
 
 
+_cached_parse = functools.lru_cache(maxsize=16)(_parse)
+
+
 def render(document: ContinuityDocument) -> str:
     """Render ``document`` back to markdown text."""
     lines = list(document.preamble)
@@ -108,6 +122,7 @@ def render(document: ContinuityDocument) -> str:
     return text + "\n" if document.trailing_newline and lines else text
 
 
+@functools.lru_cache(maxsize=256)
 def _phrase_pattern(heading: str) -> re.Pattern[str]:
     words = r"\s+".join(re.escape(w) for w in heading.split())
     return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", re.IGNORECASE)
@@ -126,24 +141,35 @@ def match_sections(
         section missing, one heading matching two schema sections, or two headings
         matching one.
     """
+    titles = tuple(section.title for section in document.sections)
+    found, problems = _match_titles(titles, schema)
+    return dict(found), list(problems)
+
+
+@functools.lru_cache(maxsize=256)
+def _match_titles(
+    titles: tuple[str, ...], schema: SectionSchema
+) -> tuple[tuple[tuple[str, int], ...], tuple[StructureProblem, ...]]:
+    # The outcome depends only on the headings, which stay the same through one save's
+    # rewrites of the section bodies; the caller gets fresh copies.
     patterns = [(spec, _phrase_pattern(spec.heading)) for spec in schema.sections]
     found: dict[str, int] = {}
     problems: list[StructureProblem] = []
-    for index, section in enumerate(document.sections):
-        hits = [spec for spec, pattern in patterns if pattern.search(section.title)]
+    for index, title in enumerate(titles):
+        hits = [spec for spec, pattern in patterns if pattern.search(title)]
         if len(hits) > 1:
             names = " and ".join(f"'{spec.heading}'" for spec in hits)
             problems.append(
                 StructureProblem(
                     code="ambiguous-heading",
-                    message=f"the heading '## {section.title}' matches {names}; "
+                    message=f"the heading '## {title}' matches {names}; "
                     "give each section its own heading",
                 )
             )
             continue
         for spec in hits:
             if spec.heading in found:
-                problems.append(_duplicate(spec, section.title))
+                problems.append(_duplicate(spec, title))
             found[spec.heading] = index
     missing = [spec.heading for spec in schema.required if spec.heading not in found]
     if missing:
@@ -155,7 +181,7 @@ def match_sections(
                 f"it must contain all of: {wanted}",
             )
         )
-    return found, problems
+    return tuple(found.items()), tuple(problems)
 
 
 def _duplicate(spec: SectionSpec, title: str) -> StructureProblem:

@@ -12,6 +12,7 @@ without a leading zero followed by ``x``; there is no ceiling.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
@@ -51,11 +52,14 @@ _PATTERN = re.compile(
 )
 _EVIDENCE = re.compile(r"\[evidence:(?P<ids>[^\]\"]*)(?:\"(?P<expl>[^\"]*)\"\s*)?\]")
 _CONTRADICTS = re.compile(r"\[contradicts:(?P<names>[^\]]*)\]")
-_NO_CONTRADICTS = re.compile(r"\[no-contradicts\]")
 _PROVENANCE = re.compile(r"\[provenance:(?P<ids>[^\]]*)\]")
 _MARKS = re.compile(r"\((?:" + "|".join(m.value for m in StatusMark) + r")\)")
 _ID_SPLIT = re.compile(r"[\s,]+")
 DROP_DURABLE = re.compile(r"\[drop-durable:\s*(?P<line>[^\]]*?)\s*\]")
+_MARK_TEXTS = tuple((mark, mark.text) for mark in StatusMark)
+# Lines recur within a wrap (prepare parses the old file, the save re-reads unchanged lines);
+# parsed lines are immutable, so short ones are memoised.
+_CACHE_LINE_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,15 +106,13 @@ def _split_ids(text: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def parse_pattern_line(line: str) -> PatternLine | None:
-    """Parse ``line`` as a pattern line; None when it is not one."""
+def _parse(line: str) -> PatternLine | None:
     match = _PATTERN.match(line)
     if match is None:
         return None
     evidence = _EVIDENCE.search(line, match.end())
-    contradicts = _CONTRADICTS.search(line)
-    provenance = _PROVENANCE.search(line)
-    marks = tuple(m for m in StatusMark if m.text in line)
+    contradicts = _CONTRADICTS.search(line) if "[contradicts:" in line else None
+    provenance = _PROVENANCE.search(line) if "[provenance:" in line else None
     return PatternLine(
         raw=line,
         name=match.group("name"),
@@ -122,10 +124,20 @@ def parse_pattern_line(line: str) -> PatternLine | None:
         contradicts=()
         if contradicts is None
         else tuple(n.strip() for n in contradicts.group("names").split(",") if n.strip()),
-        no_contradicts=_NO_CONTRADICTS.search(line) is not None,
+        no_contradicts="[no-contradicts]" in line,
         provenance_ids=() if provenance is None else _split_ids(provenance.group("ids")),
-        marks=marks,
+        marks=tuple(mark for mark, text in _MARK_TEXTS if text in line),
     )
+
+
+_cached_parse = functools.lru_cache(maxsize=4096)(_parse)
+
+
+def parse_pattern_line(line: str) -> PatternLine | None:
+    """Parse ``line`` as a pattern line; None when it is not one."""
+    if len(line) <= _CACHE_LINE_CHARS:
+        return _cached_parse(line)
+    return _parse(line)
 
 
 def set_level(line: str, level: int) -> str:

@@ -40,8 +40,11 @@ def episode_line(episode: Episode) -> str:
 
 def _episodes_block(episodes: Sequence[Episode]) -> list[str]:
     out = [f"## Episodes This Session ({len(episodes)})", ""]
+    by_type: dict[EpisodeType, list[Episode]] = {}
+    for episode in episodes:
+        by_type.setdefault(episode.type, []).append(episode)
     for kind in EpisodeType:
-        group = [e for e in episodes if e.type is kind]
+        group = by_type.get(kind)
         if group:
             out.append(f"### {kind.value.capitalize()}s ({len(group)})")
             out.extend(episode_line(e) for e in group)

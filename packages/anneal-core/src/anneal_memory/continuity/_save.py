@@ -52,7 +52,6 @@ from anneal_memory.store._patterns import (
 from anneal_memory.store._wraps import (
     WrapRecord,
     complete_wrap,
-    completed_wrap_count,
     existing_ids,
     last_completed_wrap_id,
     load_open_wrap,
@@ -70,6 +69,7 @@ NO_WRAP_MESSAGE = (
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Context:
     wrap: WrapRecord
+    path: Path
     snapshot: Mapping[str, str]
     prior_text: str | None
     first_wrap: bool
@@ -94,13 +94,14 @@ def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
                 f"this save carried {_short(wrap_token)}; use the token of the latest prepare"
             )
         snapshot = snapshot_texts(conn, wrap.id)
-        first = completed_wrap_count(conn) == 0
         last = last_completed_wrap_id(conn)
+    path = continuity_path(store)
     return _Context(
         wrap=wrap,
+        path=path,
         snapshot=snapshot,
-        prior_text=read_continuity(continuity_path(store)),
-        first_wrap=first,
+        prior_text=read_continuity(path),
+        first_wrap=last is None,
         last_wrap_id=last,
     )
 
@@ -110,11 +111,13 @@ def _history(
 ) -> tuple[dict[str, PriorPattern], frozenset[str]]:
     lines = [line for _i, _j, line in _judge.pattern_lines(draft)]
     cited = {i for line in lines for i in line.evidence_ids}
+    # Snapshot ids were just read joined to their live episodes: only the others are looked up.
+    in_snapshot = {i for i in cited if i in ctx.snapshot}
     with store._lock:
         conn = store.connection("save_continuity")
         prior = load_prior(conn, {line.identity for line in lines}, ctx.last_wrap_id)
-        exists = existing_ids(conn, cited)
-    return prior, exists
+        exists = existing_ids(conn, cited - in_snapshot) if cited - in_snapshot else frozenset()
+    return prior, exists | in_snapshot
 
 
 def _judge_draft(store: Store, draft: _judge.Draft, ctx: _Context, *, allow_shrink: bool) -> None:
@@ -168,7 +171,7 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
     deltas = association_deltas(today_lines, ctx.snapshot, affect)
     affect_row = None if affect is None else (affect.tag, float(affect.intensity))
     codes = dict(Counter(f.code.value for f in draft.findings))
-    path = continuity_path(store)
+    path = ctx.path
     with continuity_lock(path), store._lock:
         conn = store.connection("save_continuity")
         previous = read_continuity(path)
@@ -233,7 +236,7 @@ def _result(store: Store, draft: _judge.Draft, ctx: _Context, written: _Written)
         if i in ctx.snapshot
     }
     return SaveResult(
-        path=continuity_path(store),
+        path=ctx.path,
         chars=len(written.text),
         wrap_id=ctx.wrap.id,
         episodes_compressed=written.marked,

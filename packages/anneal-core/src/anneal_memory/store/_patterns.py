@@ -62,44 +62,63 @@ class AssociationCounts:
     pruned: int = 0
 
 
+_PRIOR_COLUMNS = "SELECT identity, level, max_level, last_grounded, last_wrap_id FROM patterns"
+_EXPLANATIONS = (
+    "SELECT * FROM (SELECT identity, id, explanation FROM pattern_history WHERE identity = ?"
+    " AND validated = 1 AND explanation != '' ORDER BY wrap_id DESC, id DESC LIMIT 20)"
+)
+_CHUNK = 200
+
+
+def _prior_rows(
+    conn: sqlite3.Connection, wanted: set[str], last_wrap_id: int | None
+) -> list[Sequence[Any]]:
+    rows: list[Sequence[Any]] = []
+    if last_wrap_id is not None:
+        rows.extend(conn.execute(f"{_PRIOR_COLUMNS} WHERE last_wrap_id = ?", (last_wrap_id,)))
+    seen = {str(r[0]) for r in rows}
+    missing = sorted(wanted - seen)
+    for start in range(0, len(missing), _CHUNK):
+        chunk = missing[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found = {
+            str(r[0]): r
+            for r in conn.execute(f"{_PRIOR_COLUMNS} WHERE identity IN ({marks})", chunk)
+        }
+        rows.extend(found[identity] for identity in chunk if identity in found)
+    return rows
+
+
+def _explanations(conn: sqlite3.Connection, identities: Sequence[str]) -> dict[str, list[str]]:
+    # One statement per chunk: a UNION ALL of per-pattern "newest 20" subqueries instead of
+    # one round trip per pattern. Rows are only inserted by saves, in wrap order, so
+    # (wrap_id, id) sorts like id; ordering by it lets the (identity, wrap_id) index stop
+    # after 20 rows instead of sorting a pattern's whole history.
+    found: dict[str, list[tuple[int, str]]] = {identity: [] for identity in identities}
+    for start in range(0, len(identities), _CHUNK):
+        chunk = identities[start : start + _CHUNK]
+        query = " UNION ALL ".join([_EXPLANATIONS] * len(chunk))
+        for identity, row_id, explanation in conn.execute(query, chunk):
+            found[str(identity)].append((int(row_id), str(explanation)))
+    return {
+        identity: [text for _id, text in sorted(items, reverse=True)]
+        for identity, items in found.items()
+    }
+
+
 def load_prior(
     conn: sqlite3.Connection, identities: Iterable[str], last_wrap_id: int | None
 ) -> dict[str, PriorPattern]:
     """History for ``identities`` and for every pattern of the last saved continuity."""
-    wanted = set(identities)
-    rows: list[Sequence[Any]] = []
-    if last_wrap_id is not None:
-        rows.extend(
-            conn.execute(
-                "SELECT identity, level, max_level, last_grounded, last_wrap_id FROM patterns"
-                " WHERE last_wrap_id = ?",
-                (last_wrap_id,),
-            )
-        )
-    seen = {str(r[0]) for r in rows}
-    for identity in sorted(wanted - seen):
-        row = conn.execute(
-            "SELECT identity, level, max_level, last_grounded, last_wrap_id FROM patterns"
-            " WHERE identity = ?",
-            (identity,),
-        ).fetchone()
-        if row is not None:
-            rows.append(row)
+    rows = _prior_rows(conn, set(identities), last_wrap_id)
+    explanations = _explanations(conn, [str(r[0]) for r in rows])
     prior: dict[str, PriorPattern] = {}
     for identity, level, max_level, grounded, wrap_id in rows:
-        explanations = tuple(
-            str(r[0])
-            for r in conn.execute(
-                "SELECT explanation FROM pattern_history WHERE identity = ? AND validated = 1"
-                " AND explanation != '' ORDER BY id DESC LIMIT 20",
-                (identity,),
-            )
-        )
         prior[str(identity)] = PriorPattern(
             level=int(level),
             max_level=int(max_level),
             last_grounded=grounded,
-            explanations=explanations,
+            explanations=tuple(explanations[str(identity)]),
             in_last_save=wrap_id == last_wrap_id,
         )
     return prior
@@ -109,12 +128,12 @@ def save_patterns(
     conn: sqlite3.Connection, wrap_id: int, verdicts: Sequence[LineVerdict], today: str
 ) -> None:
     """Record every pattern line of a save in the history and the per-pattern summary."""
+    history = []
+    summary = []
     for verdict in verdicts:
         line = verdict.line
         marks = ",".join(f.code.value for f in verdict.findings if f.severity.value == "demotion")
-        conn.execute(
-            "INSERT INTO pattern_history (identity, wrap_id, level, written_level, line_date,"
-            " explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        history.append(
             (
                 line.identity,
                 wrap_id,
@@ -124,14 +143,9 @@ def save_patterns(
                 line.explanation if verdict.validated else "",
                 int(verdict.validated),
                 marks,
-            ),
+            )
         )
-        conn.execute(
-            "INSERT INTO patterns (identity, name, level, max_level, first_wrap_id,"
-            " last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(identity) DO UPDATE SET name = excluded.name, level = excluded.level,"
-            " max_level = max(max_level, excluded.level), last_wrap_id = excluded.last_wrap_id,"
-            " last_grounded = coalesce(excluded.last_grounded, last_grounded)",
+        summary.append(
             (
                 line.identity,
                 line.name,
@@ -140,8 +154,21 @@ def save_patterns(
                 wrap_id,
                 wrap_id,
                 today if verdict.grounded else None,
-            ),
+            )
         )
+    conn.executemany(
+        "INSERT INTO pattern_history (identity, wrap_id, level, written_level, line_date,"
+        " explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        history,
+    )
+    conn.executemany(
+        "INSERT INTO patterns (identity, name, level, max_level, first_wrap_id,"
+        " last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(identity) DO UPDATE SET name = excluded.name, level = excluded.level,"
+        " max_level = max(max_level, excluded.level), last_wrap_id = excluded.last_wrap_id,"
+        " last_grounded = coalesce(excluded.last_grounded, last_grounded)",
+        summary,
+    )
 
 
 def pattern_events(conn: sqlite3.Connection, identity: str, *, limit: int) -> list[PatternEvent]:

@@ -21,7 +21,6 @@ __all__ = [
     "WrapRecord",
     "cancel_wrap",
     "complete_wrap",
-    "completed_wrap_count",
     "existing_ids",
     "insert_wrap",
     "last_completed_wrap_id",
@@ -231,11 +230,6 @@ def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool
         (now, wrap.id, wrap.token),
     )
     return cursor.rowcount == 1
-
-
-def completed_wrap_count(conn: sqlite3.Connection) -> int:
-    """How many wraps were completed."""
-    return int(conn.execute("SELECT count(*) FROM wraps WHERE status = 'completed'").fetchone()[0])
 
 
 def last_completed_wrap_id(conn: sqlite3.Connection) -> int | None:
