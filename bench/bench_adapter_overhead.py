@@ -160,7 +160,7 @@ def bench_langgraph(memory: AgentMemory, questions: list[str], results: list[str
             model=model,
             messages=[HumanMessage(content=question)],
             system_prompt="You are a helpful agent.",
-            state={"messages": [], "anneal_startup": ""},
+            state={"messages": [], "anneal_run": f"run-{i}"},  # each call starts a new turn
         )
         call = {"name": "search", "args": {"q": question}, "id": f"c{i}", "type": "tool_call"}
         tool_request = ToolCallRequest(tool_call=call, tool=None, state={}, runtime=None)

@@ -8,10 +8,27 @@ from typing import Any
 import _contract
 import pytest
 from anneal_langgraph import AnnealMiddleware
+from anneal_langgraph._convert import message_text
 from anneal_memory import AgentMemory, Store
 from langchain.agents import create_agent
+from langchain_core.messages import BaseMessage
+from langgraph.checkpoint.memory import InMemorySaver
 
 QUESTION = {"messages": [{"role": "user", "content": _contract.FIRST_PROMPT}]}
+FOLLOW_UP = {"messages": [{"role": "user", "content": _contract.SECOND_PROMPT}]}
+
+
+def system_text(messages: list[BaseMessage]) -> str:
+    """The system prompt one model call received ("" when it had none)."""
+    return message_text(messages[0]) if messages and messages[0].type == "system" else ""
+
+
+def run(agent: Any, state: dict[str, Any], thread: str, *, use_async: bool = False) -> None:
+    config = {"configurable": {"thread_id": thread}}
+    if use_async:
+        asyncio.run(agent.ainvoke(state, config))
+    else:
+        agent.invoke(state, config)
 
 
 def test_the_system_prompt_is_kept_and_memory_appended(store: Store, scripted_model: Any) -> None:
@@ -43,6 +60,7 @@ def test_the_startup_context_stays_out_of_the_output(store: Store, scripted_mode
     agent = create_agent(model, middleware=[AnnealMiddleware(store, wrap_on_end=False)])
     result = agent.invoke(QUESTION)
     assert "anneal_startup" not in result
+    assert "anneal_run" not in result
 
 
 def test_without_wrap_on_end_the_session_wraps_when_told(store: Store, scripted_model: Any) -> None:
@@ -109,3 +127,77 @@ def test_async_agents_use_the_async_hooks(store: Store, scripted_model: Any) -> 
     assert middleware.last_wrap is not None
     assert middleware.last_wrap.status == "saved"
     assert store.status().total_episodes == 2
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_tool_result_is_recalled_in_the_next_turn_not_in_its_own(
+    store: Store, scripted_model: Any, use_async: bool
+) -> None:
+    memory = AgentMemory(store)
+    seeded = memory.record("The staging database moved to a new host last week.")
+    assert seeded is not None
+    steps = [
+        _contract.call_tool,
+        _contract.answer(_contract.ANSWER),
+        _contract.answer(_contract.SECOND_ANSWER),
+    ]
+    model = scripted_model(steps=steps)
+    agent = create_agent(
+        model,
+        tools=[_contract.lookup_fact],
+        middleware=[AnnealMiddleware(memory, wrap_on_end=False)],
+        checkpointer=InMemorySaver(),
+    )
+    run(agent, QUESTION, "chat", use_async=use_async)
+    (tool_episode,) = store.recall(source="tool").episodes
+    first, after_tool = (system_text(m) for m in model.received[:2])
+    assert f"({seeded.id}) [observation]" in first
+    assert after_tool == first  # one block for the whole turn, recalled before the tool ran
+    assert tool_episode.id not in after_tool
+    assert _contract.TOOL_OUTPUT not in after_tool
+    tool_message = model.received[1][-1]
+    assert (tool_message.type, message_text(tool_message)) == ("tool", _contract.TOOL_OUTPUT)
+
+    run(agent, FOLLOW_UP, "chat", use_async=use_async)
+    next_turn = system_text(model.received[2])
+    assert f"({tool_episode.id}) [observation]" in next_turn
+    assert _contract.TOOL_OUTPUT in next_turn
+
+
+def test_threads_sharing_a_middleware_do_not_share_a_block(
+    store: Store, scripted_model: Any
+) -> None:
+    steps = [_contract.call_tool, _contract.answer(_contract.ANSWER)] * 2
+    model = scripted_model(steps=steps)
+    agent = create_agent(
+        model,
+        tools=[_contract.lookup_fact],
+        middleware=[AnnealMiddleware(AgentMemory(store), wrap_on_end=False)],
+        checkpointer=InMemorySaver(),
+    )
+    run(agent, QUESTION, "alice")
+    assert [system_text(m) for m in model.received] == ["", ""]  # nothing known yet
+    (tool_episode,) = store.recall(source="tool").episodes
+    run(agent, QUESTION, "bob")  # the same question, at the same point of its thread
+    bob_first, bob_after_tool = (system_text(m) for m in model.received[2:])
+    assert f"({tool_episode.id}) [observation]" in bob_first
+    assert bob_after_tool == bob_first
+
+
+def test_a_repeated_question_after_a_wrap_gets_the_new_continuity(
+    store: Store, scripted_model: Any
+) -> None:
+    packages: list[str] = []
+    steps = [
+        _contract.answer(_contract.ANSWER),
+        _contract.compress_step(store, packages),
+        _contract.answer(_contract.ANSWER),
+    ]
+    model = scripted_model(steps=steps)
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=False)
+    agent = create_agent(model, middleware=[middleware])
+    agent.invoke(QUESTION)
+    assert system_text(model.received[0]) == ""
+    assert middleware.wrap().status == "saved"
+    agent.invoke(QUESTION)
+    assert f"# {store.project_name} — Memory (v1)" in system_text(model.received[2])

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from anneal_langgraph._convert import final_answer, last_user_text, message_text, with_memory
+from anneal_langgraph._convert import (
+    final_answer,
+    last_user_text,
+    message_text,
+    user_turn,
+    with_memory,
+)
 
 
 @dataclass
@@ -26,6 +32,13 @@ def test_last_user_text_skips_other_roles() -> None:
     msgs = [Msg("human", "first"), Msg("ai", "x"), Msg("human", "second"), Msg("tool", "t")]
     assert last_user_text(msgs) == "second"
     assert last_user_text([Msg("ai", "x")]) == ""
+
+
+def test_user_turn_counts_human_messages_and_keeps_the_last_text() -> None:
+    turn = [Msg("human", "port?"), Msg("ai", "", tool_calls=[{"name": "t"}]), Msg("tool", "6543")]
+    assert user_turn(turn) == (1, "port?")
+    assert user_turn([*turn, Msg("ai", "6543"), Msg("human", "port?")]) == (2, "port?")
+    assert user_turn([]) == (0, "")
 
 
 def test_final_answer_is_a_last_ai_message_without_tool_calls() -> None:

@@ -1,8 +1,9 @@
 """anneal-memory for LangGraph agents built with ``langchain.agents.create_agent``.
 
-``AnnealMiddleware`` loads the continuity file when the agent starts, adds relevant
-episodes to the system prompt before every model call, records tool results and the final
-answer, and wraps the session with the agent's own model when the agent finishes.
+``AnnealMiddleware`` adds the continuity file and the episodes relevant to the latest user
+message to the system prompt, recalled once per user turn (every model call of the turn gets
+the same block), records tool results and the final answer, and wraps the session with the
+agent's own model when the agent finishes.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,7 +15,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from typing_extensions import NotRequired
 
-from anneal_langgraph._convert import final_answer, last_user_text, message_text, with_memory
+from anneal_langgraph._convert import (
+    final_answer,
+    last_user_text,
+    message_text,
+    user_turn,
+    with_memory,
+)
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -31,18 +38,20 @@ _WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"])
 
 
 class AnnealState(AgentState[Any]):
-    """Agent state plus the startup context, private to this middleware."""
+    """Agent state plus this run's id, private to this middleware (part of the turn key)."""
 
-    anneal_startup: NotRequired[Annotated[str, PrivateStateAttr]]
+    anneal_run: NotRequired[Annotated[str, PrivateStateAttr]]
 
 
 class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     """Living memory for a ``create_agent`` agent.
 
-    Before the agent runs, the continuity file (what earlier sessions consolidated) is loaded;
-    before every model call, it and the episodes relevant to the latest user message are
-    appended to the system prompt; tool results and the final answer are recorded; when the
-    agent finishes, the session is wrapped with the agent's own model (or ``wrap_model``).
+    Once per user turn, the continuity file (what earlier sessions consolidated) and the
+    episodes relevant to the latest user message are recalled; every model call of that turn
+    gets this same block appended to its system prompt, so the calls after a tool call are not
+    handed back the tool result the turn just recorded. Tool results and the final answer are
+    recorded; when the agent finishes, the session is wrapped with the agent's own model (or
+    ``wrap_model``).
 
     Args:
         memory: An ``AgentMemory``, a ``Store``, or a database path.
@@ -82,11 +91,15 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         self.last_wrap: WrapOutcome | None = None
         self._agent_model: BaseChatModel | None = None
 
-    # -- session start -----------------------------------------------------------------
+    # -- run start ---------------------------------------------------------------------
 
     def before_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Load the startup context into the private state."""
-        return {"anneal_startup": self.memory.start()}
+        """Give this run a fresh id, part of the turn key for ``AgentMemory.turn_context``.
+
+        Runs (and so threads) sharing one middleware never share a memory block, even when
+        they ask the same question at the same point of their conversations.
+        """
+        return {"anneal_run": uuid.uuid4().hex}
 
     async def abefore_agent(
         self, state: AnnealState, runtime: Runtime[Any]
@@ -94,15 +107,16 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         """Async :meth:`before_agent`."""
         return self.before_agent(state, runtime)
 
-    # -- recall before every model call ------------------------------------------------
+    # -- one memory block per user turn ------------------------------------------------
 
     def _with_memory(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         self._agent_model = request.model
-        startup = str(request.state.get("anneal_startup", ""))
-        recall = self.memory.context_for(last_user_text(request.messages))
-        if not startup and not recall:
+        state = request.state
+        turn = (state.get("anneal_run"), *user_turn(state.get("messages") or request.messages))
+        block = self.memory.turn_context(last_user_text(request.messages), turn=turn)
+        if not block:
             return request
-        system = with_memory(request.system_prompt, startup, recall)
+        system = with_memory(request.system_prompt, block)
         if _HAS_SYSTEM_MESSAGE:
             return request.override(system_message=SystemMessage(content=system))
         return request.override(system_prompt=system)  # type: ignore[call-arg]
@@ -112,7 +126,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
-        """Add the startup context and recalled episodes to the system prompt."""
+        """Add this turn's memory block (startup context and recall) to the system prompt."""
         return handler(self._with_memory(request))
 
     async def awrap_model_call(

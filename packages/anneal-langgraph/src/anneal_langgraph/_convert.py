@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-__all__ = ["final_answer", "last_user_text", "message_text", "with_memory"]
+__all__ = ["final_answer", "last_user_text", "message_text", "user_turn", "with_memory"]
 
 
 class MessageLike(Protocol):
@@ -47,6 +47,16 @@ def last_user_text(messages: Sequence[MessageLike]) -> str:
         if message.type == "human":
             return message_text(message)
     return ""
+
+
+def user_turn(messages: Sequence[MessageLike]) -> tuple[int, str]:
+    """Which user turn ``messages`` are in: the number of human messages and the last one's text.
+
+    The model calls of one turn (before and after its tool calls) share this value; a new
+    user message changes it, even when it repeats the previous question.
+    """
+    count = sum(1 for message in messages if message.type == "human")
+    return count, last_user_text(messages)
 
 
 def final_answer(messages: Sequence[MessageLike]) -> str | None:
