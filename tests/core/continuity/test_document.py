@@ -62,3 +62,19 @@ def test_partnership_requires_its_identity_layer() -> None:
     doc = parse("## State\n## Active Threads\n## Patterns\n## Decisions\n## Context\n")
     _found, problems = match_sections(doc, PARTNERSHIP_SCHEMA)
     assert "## Understanding" in problems[0].message
+
+
+@given(st.text(alphabet="ab #\n\r\x0b\x0c\t", max_size=40))
+def test_canonical_text_of_ascii_only_rewrites_line_breaks(text: str) -> None:
+    expected = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert canonical_text(text) == expected.replace("\x0b", "\n").replace("\x0c", "\n")
+
+
+def test_match_sections_hands_out_fresh_results() -> None:
+    doc = parse("## State\n## Patterns\n## Decisions\n")
+    found, problems = match_sections(doc, DEFAULT_SCHEMA)
+    found.clear()
+    problems.clear()
+    again, problems_again = match_sections(doc, DEFAULT_SCHEMA)
+    assert again == {"State": 0, "Patterns": 1, "Decisions": 2}
+    assert [p.code for p in problems_again] == ["missing-section"]

@@ -289,8 +289,12 @@ def authorize_prepare(store: Store, session_id: str | None) -> GateDecision:
 def bind_wrap(conn: sqlite3.Connection, token: str) -> None:
     """Record the baton epoch a wrap was prepared under (inside the prepare transaction)."""
     conn.execute("DELETE FROM meta WHERE key LIKE ?", (_WRAP_PREFIX + "%",))
-    epoch = _meta(conn, _EPOCH).get(_EPOCH, "0")
-    _put(conn, {_WRAP_PREFIX + token: epoch})
+    # Read the epoch and write the binding in one statement ("WHERE true": upsert syntax).
+    conn.execute(
+        "INSERT INTO meta(key, value) SELECT ?, coalesce((SELECT value FROM meta WHERE key = ?),"
+        " '0') WHERE true ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (_WRAP_PREFIX + token, _EPOCH),
+    )
 
 
 def check_save(

@@ -72,6 +72,11 @@ class StructureProblem:
 
 def canonical_text(text: str) -> str:
     """Normalise every line break to a newline and exotic spaces to plain spaces (NFC composed)."""
+    if text.isascii():
+        # ASCII is already NFC and holds no exotic spaces; only CR, VT and FF can need work.
+        if "\r" in text or "\x0b" in text or "\x0c" in text:
+            return _LINE_BREAKS.sub("\n", text)
+        return text
     text = unicodedata.normalize("NFC", text)
     text = _LINE_BREAKS.sub("\n", text)
     return _ODD_SPACES.sub(" ", text)

@@ -130,7 +130,7 @@ def _parse(line: str) -> PatternLine | None:
     )
 
 
-_cached_parse = functools.lru_cache(maxsize=4096)(_parse)
+_cached_parse = functools.lru_cache(maxsize=2048)(_parse)
 
 
 def parse_pattern_line(line: str) -> PatternLine | None:

@@ -33,7 +33,10 @@ _BREAKS = re.compile(r"\r\n|\r|\n|\u2028|\u2029|\x85|\x0b|\x0c")
 
 def episode_line(episode: Episode) -> str:
     """One episode as a single package line: ``- (id) text [source]``."""
-    text = _BREAKS.sub(" \u23ce ", episode.content).strip()
+    text = episode.content
+    if not text.isprintable():  # every line break is unprintable: most texts skip the regex
+        text = _BREAKS.sub(" \u23ce ", text)
+    text = text.strip()
     source = "" if episode.source == "agent" else f" [{episode.source}]"
     return f"- ({episode.id}) {text}{source}"
 

@@ -145,11 +145,14 @@ def _rephrase(line: PatternLine, prior: PriorPattern | None) -> str | None:
     if prior is None or line.level <= prior.max_level or line.level <= prior.level:
         return None
     mine = rephrase_words(line.explanation)
+    if len(mine) < REPHRASE_MIN_SHARED:
+        return None
     normal = " ".join(line.explanation.split())
     for old in prior.explanations:
-        if " ".join(old.split()) == normal:
-            continue
-        if len(mine & rephrase_words(old)) >= REPHRASE_MIN_SHARED:
+        # The overlap test is the cheap filter; the same explanation restated is no rephrase.
+        if len(mine & rephrase_words(old)) >= REPHRASE_MIN_SHARED and (
+            " ".join(old.split()) != normal
+        ):
             return old
     return None
 
