@@ -2,15 +2,19 @@
 
 Each adapter's test module implements :class:`AdapterHarness` for its framework (an agent
 with the adapter installed, the tool :func:`lookup_fact`, and the framework's own offline fake
-model driven by a list of :data:`Step` callables) and calls every ``check_*`` function with
-it. ``tests/adapters/conftest.py`` blocks sockets and switches telemetry off for all of them.
+model driven by a list of :data:`Step` callables) as the fixture ``harness`` (next to a
+``memory`` fixture), and imports the ``test_*`` functions below, which pytest then collects
+there. ``tests/adapters/conftest.py`` blocks sockets and switches telemetry off for all of them.
 
 Usage in ``tests/adapters/<framework>/test_contract.py``::
 
-    import _contract
-
-    def test_records_tool_result_and_answer(harness, memory):
-        _contract.check_records_tool_result_and_answer(harness, memory)
+    from _contract import (  # noqa: F401 - pytest collects the shared tests here
+        test_baton_store_downgrades,
+        test_empty_wrap_calls_no_model,
+        test_records_tool_result_and_answer,
+        test_second_run_recalls,
+        test_wrap_saves_one_graduation,
+    )
 
 The harness contract:
 
@@ -183,7 +187,7 @@ def _episodes(store: Store, kind: EpisodeType) -> list[Any]:
 # -- the checks ------------------------------------------------------------------------------
 
 
-def check_records_tool_result_and_answer(harness: AdapterHarness, memory: AgentMemory) -> None:
+def test_records_tool_result_and_answer(harness: AdapterHarness, memory: AgentMemory) -> None:
     """(1) One run with a tool call records the tool result and the final answer."""
     result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
     assert len(result.model_inputs) == 2
@@ -196,7 +200,7 @@ def check_records_tool_result_and_answer(harness: AdapterHarness, memory: AgentM
     assert result.wrap is None
 
 
-def check_second_run_recalls(harness: AdapterHarness, memory: AgentMemory) -> None:
+def test_second_run_recalls(harness: AdapterHarness, memory: AgentMemory) -> None:
     """(2) A second run's model input contains the episode recalled from the first run."""
     harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
     (tool_episode,) = _episodes(memory.store, EpisodeType.OBSERVATION)
@@ -208,7 +212,7 @@ def check_second_run_recalls(harness: AdapterHarness, memory: AgentMemory) -> No
     assert TOOL_OUTPUT in received
 
 
-def check_wrap_saves_one_graduation(harness: AdapterHarness, memory: AgentMemory) -> None:
+def test_wrap_saves_one_graduation(harness: AdapterHarness, memory: AgentMemory) -> None:
     """(3) The wrap hands the package to the framework model; its reply citing a real episode is
     saved with one validated graduation, and the next session starts with that continuity.
 
@@ -242,7 +246,7 @@ def check_wrap_saves_one_graduation(harness: AdapterHarness, memory: AgentMemory
     assert newest_tool_episode.id in saved
 
 
-def check_empty_wrap_calls_no_model(harness: AdapterHarness, memory: AgentMemory) -> None:
+def test_empty_wrap_calls_no_model(harness: AdapterHarness, memory: AgentMemory) -> None:
     """A wrap with nothing new to compress reports ``empty`` and never calls the model."""
     packages: list[str] = []
     steps = [answer(ANSWER), compress_step(memory.store, packages)]
@@ -256,7 +260,7 @@ def check_empty_wrap_calls_no_model(harness: AdapterHarness, memory: AgentMemory
     assert len(packages) == 1
 
 
-def check_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) -> None:
+def test_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) -> None:
     """(4) On a baton-protected store a session without the baton downgrades cleanly: no model
     call for the wrap, nothing raised, recording unaffected; once the operator gives this
     session the baton, its next wrap saves."""
