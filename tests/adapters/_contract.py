@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from anneal_memory import AgentMemory, EpisodeType, Store, WrapOutcome, gate
@@ -280,3 +281,13 @@ def test_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) ->
     assert again.wrap is not None
     assert again.wrap.status == "saved", again.wrap.message
     assert again.wrap.episodes_compressed == 3
+
+
+README_MAX_LINES = 20
+
+
+def readme_example(package: str) -> str:
+    """The one ``python`` code block of ``packages/<package>/README.md``."""
+    readme = Path(__file__).parents[2] / "packages" / package / "README.md"
+    (code,) = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+    return code

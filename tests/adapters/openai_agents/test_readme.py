@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import Any
 
 import _contract
 import pytest
 
-README = Path(__file__).parents[3] / "packages" / "anneal-openai-agents" / "README.md"
 MODEL_LINE = 'model = "gpt-4.1"  # any Agents SDK model name or Model instance\n'
 CONTINUITY = """# Ops — Memory (v1)
 
@@ -28,12 +26,11 @@ CONTINUITY = """# Ops — Memory (v1)
 
 
 def readme_example() -> str:
-    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    return code
+    return _contract.readme_example("anneal-openai-agents")
 
 
 def test_the_readme_example_is_at_most_20_lines() -> None:
-    assert len(readme_example().splitlines()) <= 20
+    assert len(readme_example().splitlines()) <= _contract.README_MAX_LINES
 
 
 def test_the_readme_example_runs_offline(
@@ -60,7 +57,7 @@ def test_the_readme_example_runs_offline(
     monkeypatch.chdir(tmp_path)
     try:
         namespace = {"MODEL": model}
-        exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), str(README), "exec"), namespace)
+        exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), "README.md", "exec"), namespace)
     finally:
         # run_sync leaves the thread's default event loop open; close it (ResourceWarning).
         asyncio.get_event_loop_policy().get_event_loop().close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import _contract
 import pytest
 from pydantic_ai.models.function import FunctionModel
 
-README = Path(__file__).parents[3] / "packages" / "anneal-pydantic-ai" / "README.md"
 MODEL_LINE = 'model = "openai:gpt-4.1"  # any Pydantic AI model name or Model instance\n'
 CONTINUITY = """# Ops — Memory (v1)
 
@@ -29,12 +27,11 @@ CONTINUITY = """# Ops — Memory (v1)
 
 
 def readme_example() -> str:
-    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    return code
+    return _contract.readme_example("anneal-pydantic-ai")
 
 
 def test_the_readme_example_is_at_most_20_lines() -> None:
-    assert len(readme_example().splitlines()) <= 20
+    assert len(readme_example().splitlines()) <= _contract.README_MAX_LINES
 
 
 def test_the_readme_example_runs_offline(
@@ -61,7 +58,7 @@ def test_the_readme_example_runs_offline(
     monkeypatch.chdir(tmp_path)
     try:
         namespace = {"MODEL": FunctionModel(function)}
-        exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), str(README), "exec"), namespace)
+        exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), "README.md", "exec"), namespace)
     finally:
         # run_sync leaves the thread's default event loop open; close it (ResourceWarning).
         asyncio.get_event_loop_policy().get_event_loop().close()
