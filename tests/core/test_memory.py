@@ -511,3 +511,13 @@ def test_a_cancelled_async_wrap_frees_the_wrap(memory: AgentMemory) -> None:
 
     asyncio.run(main())
     assert memory.wrap(Compressor(memory.store)).status == "saved"
+
+
+def test_of_returns_the_same_memory_or_builds_one(store) -> None:  # type: ignore[no-untyped-def]
+    from anneal_memory import AgentMemory, RecordingPolicy
+
+    built = AgentMemory.of(store, session_id="s1", policy=RecordingPolicy(max_chars=50))
+    assert built.store is store
+    assert built.session_id == "s1"
+    assert built.policy.max_chars == 50
+    assert AgentMemory.of(built, session_id="other") is built

@@ -99,6 +99,23 @@ class AgentMemory:
         self._turn: tuple[tuple[str, object], str] | None = None
         self._turn_lock = threading.Lock()
 
+    @classmethod
+    def of(
+        cls,
+        memory: AgentMemory | Store | str | os.PathLike[str],
+        *,
+        session_id: str | None = None,
+        policy: RecordingPolicy | None = None,
+    ) -> AgentMemory:
+        """Return ``memory`` itself if it is an ``AgentMemory``, else one built on it.
+
+        Adapters accept an ``AgentMemory``, a ``Store`` or a path; this is that conversion.
+        ``session_id`` and ``policy`` apply only when a new ``AgentMemory`` is built.
+        """
+        if isinstance(memory, AgentMemory):
+            return memory
+        return cls(memory, session_id=session_id, policy=policy)
+
     @property
     def store(self) -> Store:
         """The episodic store this memory writes to."""

@@ -98,11 +98,8 @@ class AnnealListener(BaseEventListener):
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
     ) -> None:
-        if isinstance(memory, AgentMemory):
-            self.memory, self._owns_memory = memory, False
-        else:
-            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
-            self._owns_memory = True
+        self._owns_memory = not isinstance(memory, AgentMemory)
+        self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
         self.wrap_llm = wrap_llm
         self.affect = affect

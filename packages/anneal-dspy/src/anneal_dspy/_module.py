@@ -79,10 +79,7 @@ class AnnealModule(dspy.Module):
         affect: AffectSource = None,
     ) -> None:
         super().__init__()
-        if isinstance(memory, AgentMemory):
-            self.memory = memory
-        else:
-            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.field = field
         self.program = _with_input_field(program.deepcopy(), field)
         self.callback = AnnealCallback(self.memory, answer_fields=answer_fields) if record else None

@@ -81,10 +81,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         policy: RecordingPolicy | None = None,
     ) -> None:
         super().__init__()
-        if isinstance(memory, AgentMemory):
-            self.memory = memory
-        else:
-            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
         self.wrap_model = wrap_model
         self.affect = affect

@@ -58,10 +58,7 @@ class AnnealLlamaIndex:
         affect: AffectSource = None,
     ) -> None:
         self._owns_memory = not isinstance(memory, AgentMemory)
-        if isinstance(memory, AgentMemory):
-            self.memory = memory
-        else:
-            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.affect = affect
         self.handler = AnnealSpanHandler(self.memory)
         self.last_wrap: WrapOutcome | None = None

@@ -64,10 +64,7 @@ class AnnealHooks(RunHooks[Any]):
         policy: RecordingPolicy | None = None,
         recall_tool_name: str = "recall_memory",
     ) -> None:
-        if isinstance(memory, AgentMemory):
-            self.memory = memory
-        else:
-            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
         self.wrap_model = wrap_model
         self.affect = affect

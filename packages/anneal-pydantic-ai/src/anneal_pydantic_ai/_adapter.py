@@ -78,10 +78,7 @@ class AnnealCapability(AbstractCapability[Any]):
         description: str | None = None,
         defer_loading: bool = False,
     ) -> None:
-        if isinstance(memory, AgentMemory):
-            self.memory = memory
-        else:
-            self.memory = AgentMemory(memory, session_id=session_id, policy=policy)
+        self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
         self.wrap_model = wrap_model
         self.affect = affect
