@@ -291,3 +291,16 @@ def readme_example(package: str) -> str:
     readme = Path(__file__).parents[2] / "packages" / package / "README.md"
     (code,) = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
     return code
+
+
+def close_default_event_loop() -> None:
+    """Close the thread's default event loop that a framework's ``run_sync`` leaves open.
+
+    A later ``asyncio.run()`` would drop it unclosed: a ResourceWarning, an error under
+    ``filterwarnings = error``.
+    """
+    import asyncio
+
+    policy = asyncio.get_event_loop_policy()
+    policy.get_event_loop().close()
+    policy.set_event_loop(None)

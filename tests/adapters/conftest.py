@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from anneal_memory import AgentMemory, Store
 
 # `import _contract` from the adapter test modules (pytest runs with --import-mode=importlib).
 sys.path.insert(0, str(Path(__file__).parent))
 
+import _contract
 from _contract import TELEMETRY_OFF, NetworkBlockedError
 
 os.environ.update(TELEMETRY_OFF)
@@ -54,3 +56,9 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield attempts
     if attempts:
         pytest.fail(f"the test tried to use the network: {attempts}")
+
+
+@pytest.fixture
+def memory(store: Store) -> AgentMemory:
+    """The ``AgentMemory`` every adapter's contract harness drives (on the shared store)."""
+    return AgentMemory(store, session_id=_contract.SESSION_ID)

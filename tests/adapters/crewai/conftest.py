@@ -27,7 +27,7 @@ from typing import Any
 
 import _contract
 import pytest
-from anneal_memory import AgentMemory, Store
+from anneal_memory import AgentMemory
 
 CREWAI_OFFLINE = {
     "CREWAI_DISABLE_TELEMETRY": "true",
@@ -212,11 +212,6 @@ class CrewAIHarness:
 @pytest.fixture(params=["kickoff", "kickoff_async"])
 def harness(request: pytest.FixtureRequest) -> CrewAIHarness:
     return CrewAIHarness(kickoff=request.param)
-
-
-@pytest.fixture
-def memory(store: Store) -> AgentMemory:
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
 
 
 @pytest.fixture

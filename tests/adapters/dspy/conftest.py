@@ -37,7 +37,7 @@ dspy = pytest.importorskip("dspy")
 
 import _contract  # noqa: E402  (DSPy's settings above must come first)
 from anneal_dspy import AnnealModule  # noqa: E402
-from anneal_memory import AgentMemory, Store  # noqa: E402
+from anneal_memory import AgentMemory  # noqa: E402
 from dspy.utils.dummies import DummyLM  # noqa: E402
 
 
@@ -126,11 +126,6 @@ class DSPyHarness:
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> DSPyHarness:
     return DSPyHarness(use_async=request.param == "async")
-
-
-@pytest.fixture
-def memory(store: Store) -> AgentMemory:
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
 
 
 @pytest.fixture

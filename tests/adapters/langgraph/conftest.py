@@ -18,7 +18,7 @@ pytest.importorskip("langchain.agents")
 import _contract
 from anneal_langgraph import AnnealMiddleware
 from anneal_langgraph._convert import message_text
-from anneal_memory import AgentMemory, Store
+from anneal_memory import AgentMemory
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -91,11 +91,6 @@ class LangGraphHarness:
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> LangGraphHarness:
     return LangGraphHarness(use_async=request.param == "async")
-
-
-@pytest.fixture
-def memory(store: Store) -> AgentMemory:
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ pytest.importorskip("llama_index.core")
 
 import _contract
 from anneal_llamaindex import AnnealLlamaIndex
-from anneal_memory import AgentMemory, Store
+from anneal_memory import AgentMemory
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
@@ -128,11 +128,6 @@ class LlamaIndexHarness:
 @pytest.fixture(params=["sync-wrap", "async-wrap"])
 def harness(request: pytest.FixtureRequest) -> LlamaIndexHarness:
     return LlamaIndexHarness(use_async=request.param == "async-wrap")
-
-
-@pytest.fixture
-def memory(store: Store) -> AgentMemory:
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
 
 
 def run_agent(agent: Any, prompt: str, anneal: AnnealLlamaIndex, **memory_kwargs: Any) -> Any:

@@ -28,7 +28,7 @@ from agents import (
     function_tool,
     set_tracing_disabled,
 )
-from anneal_memory import AgentMemory, Store
+from anneal_memory import AgentMemory
 from anneal_openai_agents import AnnealHooks
 from openai.types.responses import (
     ResponseFunctionToolCall,
@@ -118,14 +118,6 @@ class ScriptedModel(Model):
         raise NotImplementedError("the scripted model does not stream")
 
 
-def _close_default_loop() -> None:
-    # run_sync leaves the thread's default loop open on purpose; a later asyncio.run() would
-    # drop it unclosed (a ResourceWarning, an error under filterwarnings=error).
-    policy = asyncio.get_event_loop_policy()
-    policy.get_event_loop().close()
-    policy.set_event_loop(None)
-
-
 class OpenAIAgentsHarness:
     def __init__(self, *, use_async: bool) -> None:
         self.use_async = use_async
@@ -148,18 +140,13 @@ class OpenAIAgentsHarness:
             try:
                 Runner.run_sync(agent, prompt, hooks=hooks, run_config=config)
             finally:
-                _close_default_loop()
+                _contract.close_default_event_loop()
         return _contract.RunResult(model_inputs=model.received, wrap=hooks.last_wrap)
 
 
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> OpenAIAgentsHarness:
     return OpenAIAgentsHarness(use_async=request.param == "async")
-
-
-@pytest.fixture
-def memory(store: Store) -> AgentMemory:
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
 
 
 @pytest.fixture

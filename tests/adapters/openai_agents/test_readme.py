@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +58,7 @@ def test_the_readme_example_runs_offline(
         namespace = {"MODEL": model}
         exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), "README.md", "exec"), namespace)
     finally:
-        # run_sync leaves the thread's default event loop open; close it (ResourceWarning).
-        asyncio.get_event_loop_policy().get_event_loop().close()
-        asyncio.get_event_loop_policy().set_event_loop(None)
+        _contract.close_default_event_loop()
     assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
     assert "billing: green, deployed at 10:42 UTC" in packages[0]
     saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 import _contract
-from anneal_memory import AgentMemory, Store
+from anneal_memory import AgentMemory
 from anneal_pydantic_ai import AnnealCapability
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -57,14 +57,6 @@ class ScriptedFunction:
         return ModelResponse(parts=[TextPart(reply.text)])
 
 
-def _close_default_loop() -> None:
-    # run_sync leaves the thread's default loop open; a later asyncio.run() would drop it
-    # unclosed (a ResourceWarning, an error under filterwarnings=error).
-    policy = asyncio.get_event_loop_policy()
-    policy.get_event_loop().close()
-    policy.set_event_loop(None)
-
-
 class PydanticAIHarness:
     def __init__(self, *, use_async: bool) -> None:
         self.use_async = use_async
@@ -88,18 +80,13 @@ class PydanticAIHarness:
             try:
                 agent.run_sync(prompt)
             finally:
-                _close_default_loop()
+                _contract.close_default_event_loop()
         return _contract.RunResult(model_inputs=function.received, wrap=capability.last_wrap)
 
 
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> PydanticAIHarness:
     return PydanticAIHarness(use_async=request.param == "async")
-
-
-@pytest.fixture
-def memory(store: Store) -> AgentMemory:
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
 
 
 @pytest.fixture
