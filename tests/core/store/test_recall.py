@@ -201,3 +201,14 @@ def corpus_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
             words = [WORDS[(i * k + k) % len(WORDS)] for k in range(1, 4)]
             opened.record(" ".join(words), "observation")
         yield opened
+
+
+def test_type_only_totals_follow_records_and_deletes(store: Store) -> None:
+    decisions = [store.record(f"decision {i}", "decision") for i in range(7)]
+    store.record("an observation", "observation")
+    store.delete(decisions[0].id)
+    result = store.recall(episode_type="decision", limit=3)
+    assert result.total_matching == 6
+    assert [e.id for e in result.episodes] == [d.id for d in reversed(decisions[-3:])]
+    assert store.recall(episode_type="question").total_matching == 0
+    assert store.recall(episode_type="decision", since="2000-01-01T00:00:00Z").total_matching == 6

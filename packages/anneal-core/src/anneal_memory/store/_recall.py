@@ -63,7 +63,8 @@ def build_filters(
             raise InvalidQueryError(f"source must be a string, not {source!r}")
         clauses.append("e.source = ?")
         params.append(source)
-    return RecallFilters(clauses=tuple(clauses), params=tuple(params))
+    only_type = str(params[0]) if episode_type is not None and len(clauses) == 1 else None
+    return RecallFilters(clauses=tuple(clauses), params=tuple(params), only_type=only_type)
 
 
 def _check_page(limit: object, offset: object) -> tuple[int, int]:
@@ -85,7 +86,10 @@ def _newest(
         "ORDER BY e.ts DESC, e.seq DESC LIMIT ? OFFSET ?",
         (*filters.params, limit, offset),
     ).fetchall()
-    if filters.clauses:
+    if filters.only_type is not None:
+        row = conn.execute("SELECT n FROM episode_counts WHERE type = ?", (filters.only_type,))
+        total = (row.fetchone() or (0,))[0]
+    elif filters.clauses:
         total = conn.execute(
             f"SELECT count(*) FROM episodes AS e {where}",  # noqa: S608
             filters.params,

@@ -212,10 +212,15 @@ class SearchPlan:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecallFilters:
-    """SQL conditions on the ``episodes`` table (alias ``e``) with their bound parameters."""
+    """SQL conditions on the ``episodes`` table (alias ``e``) with their bound parameters.
+
+    ``only_type`` is set when the type is the only filter: its count is then read from the
+    per-type counter instead of counting rows.
+    """
 
     clauses: tuple[str, ...] = ()
     params: tuple[object, ...] = ()
+    only_type: str | None = None
 
     def where(self, *extra: str) -> str:
         """Return a ``WHERE`` clause joining ``extra`` and the filter conditions (or '')."""
