@@ -43,3 +43,18 @@ def test_every_docs_link_in_readme_exists() -> None:
     targets = re.findall(r"\]\(((?:docs|bench|examples|packages)/[^)#]*)\)", readme)
     assert targets
     assert [t for t in targets if not (ROOT / t).exists()] == []
+
+
+def test_quickstart_wrap_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anneal_memory import Store
+
+    quickstart = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    code = python_blocks(quickstart.split("## 5. The session-end wrap", 1)[1])[0]
+    monkeypatch.chdir(tmp_path)
+    with Store("memory.db", project_name="MyAgent") as store:
+        store.record("Chose SQLite for the store because one file is simple to back up", "decision")
+    printed: list[tuple[object, ...]] = []
+    namespace = {"my_model": demo_compress, "print": lambda *a: printed.append(a)}
+    exec(compile(code, "quickstart.md", "exec"), namespace)
+    assert (tmp_path / "memory.continuity.md").exists()
+    assert printed  # the demo compressor's invented pattern is reported as a finding
