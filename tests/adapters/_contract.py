@@ -304,3 +304,39 @@ def close_default_event_loop() -> None:
     policy = asyncio.get_event_loop_policy()
     policy.get_event_loop().close()
     policy.set_event_loop(None)
+
+
+README_CONTINUITY = """# {project} \u2014 Memory (v1)
+
+## State
+- Billing is deployed and green.
+
+## Patterns
+
+## Decisions
+- Check deploy status with the tool before answering.
+
+## Context
+- One session checked the billing deploy.
+"""
+
+
+def readme_continuity(project: str = "Ops") -> str:
+    """The continuity the fake model writes at the end of every adapter's README example."""
+    return README_CONTINUITY.format(project=project)
+
+
+def readme_steps(packages: list[str], continuity: str) -> list[Step]:
+    """The README session every adapter example runs: a ``deploy_status`` tool call, the
+    answer "Billing is green.", then the wrap's compression (its package text is appended
+    to ``packages``) answered with ``continuity``."""
+
+    def compress(text: str) -> Reply:
+        packages.append(text)
+        return Reply(continuity)
+
+    return [
+        lambda _: ToolCall("deploy_status", {"service": "billing"}),
+        answer("Billing is green."),
+        compress,
+    ]

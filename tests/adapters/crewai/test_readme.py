@@ -9,19 +9,7 @@ import _contract
 import pytest
 
 MODEL_LINE = 'llm = "gpt-4.1"  # any CrewAI LLM: a model name, an LLM or a BaseLLM instance\n'
-CONTINUITY = """# Ops — Memory (v1)
-
-## State
-- Billing is deployed and green.
-
-## Patterns
-
-## Decisions
-- Check deploy status with the tool before answering.
-
-## Context
-- One session checked the billing deploy.
-"""
+CONTINUITY = _contract.readme_continuity("Ops")
 
 
 def readme_example() -> str:
@@ -42,17 +30,7 @@ def test_the_readme_example_runs_offline(
     assert MODEL_LINE in code
     packages: list[str] = []
 
-    def compress(text: str) -> _contract.Reply:
-        packages.append(text)
-        return _contract.Reply(CONTINUITY)
-
-    llm = make_llm(
-        [
-            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
-            _contract.answer("Billing is green."),
-            compress,
-        ]
-    )
+    llm = make_llm(_contract.readme_steps(packages, CONTINUITY))
     monkeypatch.chdir(tmp_path)
     namespace = {"LLM": llm}
     exec(compile(code.replace(MODEL_LINE, "llm = LLM\n"), "README.md", "exec"), namespace)

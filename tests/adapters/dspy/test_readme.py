@@ -12,19 +12,7 @@ from anneal_memory import EpisodeType, Store
 from dspy.utils.dummies import DummyLM
 
 LM_EXPRESSION = 'dspy.LM("openai/gpt-4.1-mini")'
-CONTINUITY = """# Ops — Memory (v1)
-
-## State
-- Billing is deployed and green.
-
-## Patterns
-
-## Decisions
-- Check deploy status with the tool before answering.
-
-## Context
-- One session checked the billing deploy.
-"""
+CONTINUITY = _contract.readme_continuity("Ops")
 
 
 def readme_example() -> str:

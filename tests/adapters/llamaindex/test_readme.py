@@ -11,19 +11,7 @@ import pytest
 
 IMPORT_LINE = "from llama_index.llms.openai import OpenAI  # pip install llama-index-llms-openai\n"
 LLM_LINE = '    llm = OpenAI(model="gpt-4.1")  # any LlamaIndex function-calling LLM\n'
-CONTINUITY = """# Agent — Memory (v1)
-
-## State
-- Billing is deployed and green.
-
-## Patterns
-
-## Decisions
-- Check deploy status with the tool before answering.
-
-## Context
-- One session checked the billing deploy.
-"""
+CONTINUITY = _contract.readme_continuity("Agent")
 
 
 def readme_example() -> str:
@@ -50,17 +38,7 @@ def test_the_readme_example_runs_offline(
     assert LLM_LINE in code
     packages: list[str] = []
 
-    def compress(text: str) -> _contract.Reply:
-        packages.append(text)
-        return _contract.Reply(CONTINUITY)
-
-    llm, script = make_llm(
-        [
-            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
-            _contract.answer("Billing is green."),
-            compress,
-        ]
-    )
+    llm, script = make_llm(_contract.readme_steps(packages, CONTINUITY))
     monkeypatch.chdir(tmp_path)
     code = code.replace(IMPORT_LINE, "").replace(LLM_LINE, "    llm = LLM\n")
     exec(compile(code, "README.md", "exec"), {"LLM": llm, "__name__": "readme"})

@@ -9,19 +9,7 @@ import _contract
 import pytest
 
 MODEL_LINE = 'model = "gpt-4.1"  # any Agents SDK model name or Model instance\n'
-CONTINUITY = """# Ops — Memory (v1)
-
-## State
-- Billing is deployed and green.
-
-## Patterns
-
-## Decisions
-- Check deploy status with the tool before answering.
-
-## Context
-- One session checked the billing deploy.
-"""
+CONTINUITY = _contract.readme_continuity("Ops")
 
 
 def readme_example() -> str:
@@ -42,17 +30,7 @@ def test_the_readme_example_runs_offline(
     assert MODEL_LINE in code
     packages: list[str] = []
 
-    def compress(text: str) -> _contract.Reply:
-        packages.append(text)
-        return _contract.Reply(CONTINUITY)
-
-    model = scripted_model(
-        steps=[
-            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
-            _contract.answer("Billing is green."),
-            compress,
-        ]
-    )
+    model = scripted_model(steps=_contract.readme_steps(packages, CONTINUITY))
     monkeypatch.chdir(tmp_path)
     try:
         namespace = {"MODEL": model}

@@ -10,19 +10,7 @@ import pytest
 from pydantic_ai.models.function import FunctionModel
 
 MODEL_LINE = 'model = "openai:gpt-4.1"  # any Pydantic AI model name or Model instance\n'
-CONTINUITY = """# Ops — Memory (v1)
-
-## State
-- Billing is deployed and green.
-
-## Patterns
-
-## Decisions
-- Check deploy status with the tool before answering.
-
-## Context
-- One session checked the billing deploy.
-"""
+CONTINUITY = _contract.readme_continuity("Ops")
 
 
 def readme_example() -> str:
@@ -43,17 +31,7 @@ def test_the_readme_example_runs_offline(
     assert MODEL_LINE in code
     packages: list[str] = []
 
-    def compress(text: str) -> _contract.Reply:
-        packages.append(text)
-        return _contract.Reply(CONTINUITY)
-
-    function = scripted_function(
-        [
-            lambda _: _contract.ToolCall("deploy_status", {"service": "billing"}),
-            _contract.answer("Billing is green."),
-            compress,
-        ]
-    )
+    function = scripted_function(_contract.readme_steps(packages, CONTINUITY))
     monkeypatch.chdir(tmp_path)
     try:
         namespace = {"MODEL": FunctionModel(function)}
