@@ -1,33 +1,11 @@
-"""Helpers for wrap tests: build a continuity text for the default schema, run a wrap."""
+"""Helpers for wrap tests: record episodes and open a wrap over them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import pytest
 from anneal_memory import PrepareResult, Store, prepare_wrap
-
-TextBuilder = Callable[..., str]
-
-
-def build_text(
-    patterns: Sequence[str] = (),
-    *,
-    durable: Sequence[str] = (),
-    context: str = "- a quiet session",
-    state: str = "- working",
-) -> str:
-    lines = ["# TestAgent \u2014 Memory (v1)", "", "## State", state, ""]
-    if durable:
-        lines += ["## Durable Facts", *durable, ""]
-    lines += ["## Patterns", *patterns, "", "## Decisions", "- none yet", "", "## Context"]
-    lines += [context, ""]
-    return "\n".join(lines)
-
-
-@pytest.fixture
-def text() -> TextBuilder:
-    return build_text
 
 
 @pytest.fixture

@@ -21,8 +21,6 @@ from anneal_memory.errors import (
 )
 from anneal_memory.testing import FrozenClock
 
-TextBuilder = Callable[..., str]
-
 
 def build_text(
     patterns: Sequence[str] = (),
@@ -91,10 +89,10 @@ def test_wholesale_invented_explanation_demotes_one_level(store: Store, open_wra
     assert "fewer than 2 meaningful words" in finding.message
 
 
-def test_fabricated_ids_demote_and_warn(store: Store, open_wrap: Wrap, text: TextBuilder) -> None:
+def test_fabricated_ids_demote_and_warn(store: Store, open_wrap: Wrap) -> None:
     prep = open_wrap(POOL)
     line = '- invented | 2x (2026-03-02) [evidence: deadbeef, 0badf00d "pool sockets load"]'
-    result = validated_save_continuity(store, text([line]), wrap_token=prep.wrap_token)
+    result = validated_save_continuity(store, build_text([line]), wrap_token=prep.wrap_token)
     assert "ungrounded" in codes(result)
     assert "zero-resolved-citations" in codes(result)
     assert line_of(store, "invented") == "- invented | 1x (2026-03-02) (ungrounded)"
@@ -161,13 +159,13 @@ def test_carryforward_expires_after_seven_days(store: Store, open_wrap: Wrap) ->
     assert line_of(store, "pool_sizing") == f"- pool_sizing | 1x ({day}) (ungrounded)"
 
 
-def test_citation_reuse_is_flagged(store: Store, open_wrap: Wrap, text: TextBuilder) -> None:
+def test_citation_reuse_is_flagged(store: Store, open_wrap: Wrap) -> None:
     prep = open_wrap(POOL)
     ident = prep.package.episodes[0].id
     lines = [
         f'- p{i} | 2x (2026-03-02) [evidence: {ident} "connection pool sockets"]' for i in range(3)
     ]
-    result = validated_save_continuity(store, text(lines))
+    result = validated_save_continuity(store, build_text(lines))
     reuse = [f for f in result.findings if f.code is FindingCode.CITATION_REUSE]
     assert len(reuse) == 1
     assert reuse[0].episode_ids == (ident,)
@@ -185,11 +183,11 @@ def test_level_cap_allows_one_rung_per_wrap(store: Store, open_wrap: Wrap) -> No
     assert line_of(store, "pool_sizing").endswith("(level-capped)")
 
 
-def test_new_pattern_enters_at_1x(store: Store, open_wrap: Wrap, text: TextBuilder) -> None:
+def test_new_pattern_enters_at_1x(store: Store, open_wrap: Wrap) -> None:
     prep = open_wrap(POOL)
     ident = prep.package.episodes[0].id
     line = f'- fresh | 3x (2026-03-02) [evidence: {ident} "connection pool sockets load"]'
-    result = validated_save_continuity(store, text([line]))
+    result = validated_save_continuity(store, build_text([line]))
     assert result.graduations_validated == 0
     assert line_of(store, "fresh").startswith("- fresh | 1x (2026-03-02) [evidence:")
 
