@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from anneal_memory._fsio import atomic_write_text
+from anneal_memory.audit._chain import line_info, link_hash
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -105,6 +106,23 @@ class SealedFile:
     last_hash: str
     sha256: str
     set_aside: str | None = None
+
+    @classmethod
+    def describe(cls, filename: str, period: str, lines: list[bytes], sha256: str) -> SealedFile:
+        """The manifest entry for a sealed week holding the complete entry ``lines``."""
+        first, last = line_info(lines[0]), line_info(lines[-1])
+        return cls(
+            filename=filename,
+            period=period,
+            entries=len(lines),
+            first_seq=first.seq,
+            last_seq=last.seq,
+            first_ts=first.ts,
+            last_ts=last.ts,
+            first_prev_hash=first.prev_hash,
+            last_hash=link_hash(lines[-1]),
+            sha256=sha256,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

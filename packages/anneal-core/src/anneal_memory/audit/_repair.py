@@ -21,7 +21,6 @@ from anneal_memory.audit._chain import (
     GENESIS_HASH,
     ChainTip,
     line_info,
-    link_hash,
     period_of,
     split_complete,
 )
@@ -94,22 +93,6 @@ def _load_sealed_lines(paths: AuditPaths, filename: str, sha256: str | None) -> 
     return lines
 
 
-def _describe(filename: str, period: str, lines: list[bytes], sha256: str) -> SealedFile:
-    first, last = line_info(lines[0]), line_info(lines[-1])
-    return SealedFile(
-        filename=filename,
-        period=period,
-        entries=len(lines),
-        first_seq=first.seq,
-        last_seq=last.seq,
-        first_ts=first.ts,
-        last_ts=last.ts,
-        first_prev_hash=first.prev_hash,
-        last_hash=link_hash(lines[-1]),
-        sha256=sha256,
-    )
-
-
 @dataclass(slots=True)
 class _Plan:
     actions: list[str]
@@ -177,7 +160,7 @@ def _rebuild(
             plan.set_aside.append(name)
             plan.actions.append(f"set aside sealed week {name}: {sha_or_reason}")
         else:
-            files.append(_describe(name, period, maybe_lines, sha_or_reason))
+            files.append(SealedFile.describe(name, period, maybe_lines, sha_or_reason))
         tip = ChainTip(next_seq=files[-1].last_seq + 1, prev_hash=files[-1].last_hash)
     active = _first_active_anchor(paths)
     last_period = files[-1].period if files else period_of(now)

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import replace
 
 from anneal_memory._fsio import atomic_write_bytes
-from anneal_memory.audit._chain import line_info, link_hash, period_of_timestamp, split_complete
+from anneal_memory.audit._chain import line_info, period_of_timestamp, split_complete
 from anneal_memory.audit._files import AuditPaths, Manifest, SealedFile, write_manifest
 
 __all__ = ["seal_week"]
@@ -33,18 +33,7 @@ def seal_week(paths: AuditPaths, data: bytes, manifest: Manifest, period: str) -
         return None
     gz = gzip.compress(data, compresslevel=6, mtime=0)
     atomic_write_bytes(sealed_path, gz)
-    sealed = SealedFile(
-        filename=sealed_path.name,
-        period=label,
-        entries=len(lines),
-        first_seq=first.seq,
-        last_seq=last.seq,
-        first_ts=first.ts,
-        last_ts=last.ts,
-        first_prev_hash=first.prev_hash,
-        last_hash=link_hash(lines[-1]),
-        sha256=hashlib.sha256(gz).hexdigest(),
-    )
+    sealed = SealedFile.describe(sealed_path.name, label, lines, hashlib.sha256(gz).hexdigest())
     rotated = replace(
         manifest,
         files=(*manifest.files, sealed),
