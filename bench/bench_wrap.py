@@ -10,11 +10,11 @@ Phase ``wrap`` (interleaved call by call, rotating order):
          episodes, check the 10 citations of the same continuity text (cited id among the
          selected episodes + two meaningful words shared between the line's explanation and
          the episode), atomic write of the continuity (tmp + fsync + rename + dir fsync),
-         insert one row, mark the episodes, COMMIT.
+         insert one wrap row (its seq range marks the episodes as wrapped), COMMIT.
   The 50 episodes of each round are recorded before the timer starts. Writing the
   continuity text stands in for the model's compression and is left out of both timings.
-  By design ours commits twice (prepare: open-wrap marker + frozen snapshot in one
-  transaction; save: completion), so it pays one more durable commit than the floor.
+  By design ours commits twice (prepare: the open-wrap marker with its frozen snapshot range;
+  save: completion), so it pays one more durable commit than the floor.
 
 Phase ``history``: ``prepare_wrap`` (then ``wrap_cancel``, untimed) with 50 unwrapped episodes
 on an empty store vs on a store holding 100,000 older, already wrapped episodes.
@@ -108,7 +108,8 @@ class RawFloor:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         rows = conn.execute(
-            "SELECT id, content FROM episodes WHERE wrap_id IS NULL ORDER BY seq"
+            "SELECT id, content FROM episodes WHERE seq > (SELECT coalesce(max(through_seq), 0)"
+            " FROM wraps WHERE status = 'completed') ORDER BY seq"
         ).fetchall()
         snapshot = dict(rows)
         m0 = time.perf_counter()
@@ -122,13 +123,12 @@ class RawFloor:
             shared = [len(why & grounding_words(snapshot[i])) for i in ids]  # every id, as ours
             grounded += any(n >= 2 for n in shared)
         atomic_write_text(self.path, text)
-        cur = conn.execute(
+        conn.execute(
             "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
-            " episode_count) VALUES (hex(randomblob(16)), 'completed', 't', 'd', 'default',"
-            " 20000, ?)",
+            " episode_count, through_seq) VALUES (hex(randomblob(16)), 'completed', 't', 'd',"
+            " 'default', 20000, ?, (SELECT max(seq) FROM episodes))",
             (len(rows),),
         )
-        conn.execute("UPDATE episodes SET wrap_id = ? WHERE wrap_id IS NULL", (cur.lastrowid,))
         conn.execute("COMMIT")
         assert resolved == CITED
         assert grounded == CITED // 2
@@ -174,14 +174,20 @@ def _bulk_history(path: Path, corpus: Corpus, n: int) -> None:
     with conn:
         conn.execute(
             "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
-            " episode_count) VALUES ('old', 'completed', 't', 'd', 'default', 20000, ?)",
-            (n,),
+            " episode_count, through_seq) VALUES ('old', 'completed', 't', 'd', 'default',"
+            " 20000, ?, ?)",
+            (n, n),
         )
         conn.executemany(
-            "INSERT INTO episodes (id, ts, type, content, source, wrap_id)"
-            " VALUES (?, ?, 'observation', ?, 'agent', 1)",
+            "INSERT INTO episodes (seq, id, ts, type, content, source)"
+            " VALUES (?, ?, ?, 'observation', ?, 'agent')",
             (
-                (f"{i:08x}", (ts + dt.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), t)
+                (
+                    i + 1,
+                    f"{i:08x}",
+                    (ts + dt.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                    t,
+                )
                 for i, t in enumerate(corpus.texts(0, n))
             ),
         )

@@ -96,3 +96,18 @@ def test_deleting_an_episode_removes_its_links(store: Store) -> None:
     [link] = associations(store)
     assert store.delete(link.a)
     assert associations(store) == ()
+
+
+def test_links_are_ordered_and_filtered_by_their_strength_now(store: Store) -> None:
+    _wrap(store, 2, affect=Affect(tag="surprised", intensity=1.0))  # 1.5 when formed
+    [old] = associations(store)
+    for _ in range(5):
+        _wrap(store, 1, cite=False)
+    _wrap(store, 2)  # a new link of 1.0; the old one is down to 1.5 * 0.9**6
+    new, faded = associations(store)
+    assert new.strength == pytest.approx(1.0)
+    assert (faded.a, faded.b) == (old.a, old.b)
+    assert faded.strength == pytest.approx(1.5 * 0.9**6)
+    assert associations(store, min_strength=0.9) == (new,)
+    assert associations(store, limit=1) == (new,)
+    assert associations(store, episode_id=old.a) == (faded,)

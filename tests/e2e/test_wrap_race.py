@@ -54,16 +54,19 @@ def test_save_and_record_race_without_loss(tmp_path: Path) -> None:
     assert wraps >= 2  # the race really interleaved saves with records
     conn = connect(db)
     try:
-        orphans = conn.execute(
-            "SELECT count(*) FROM episodes e WHERE e.wrap_id IS NOT NULL AND NOT EXISTS"
-            " (SELECT 1 FROM wrap_episodes w WHERE w.wrap_id = e.wrap_id"
-            " AND w.episode_id = e.id)"
+        # Every episode lies in exactly one completed wrap's snapshot range.
+        covered = conn.execute(
+            "SELECT count(*) FROM wraps w JOIN episodes e"
+            " ON e.seq > w.after_seq AND e.seq <= w.through_seq WHERE w.status = 'completed'"
         ).fetchone()[0]
-        unwrapped = conn.execute("SELECT count(*) FROM episodes WHERE wrap_id IS NULL").fetchone()
+        distinct = conn.execute(
+            "SELECT count(DISTINCT e.seq) FROM wraps w JOIN episodes e"
+            " ON e.seq > w.after_seq AND e.seq <= w.through_seq WHERE w.status = 'completed'"
+        ).fetchone()[0]
     finally:
         conn.close()
-    assert orphans == 0  # no episode was marked by a wrap that did not snapshot it
-    assert unwrapped[0] == 0
+    assert covered == distinct == writes + 5
+    assert status.episodes_since_wrap == 0
 
 
 def test_two_processes_cannot_open_two_wraps(tmp_path: Path) -> None:

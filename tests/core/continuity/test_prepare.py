@@ -127,3 +127,38 @@ def test_history_records_wraps_and_pattern_levels(store: Store) -> None:
     assert record.continuity_sha256
     [event] = pattern_history(store, "HABIT")
     assert (event.level, event.claimed_level, event.validated) == (1, 1, False)
+
+
+TEXT = "## State\n- s\n## Patterns\n## Decisions\n## Context\n- c\n"
+
+
+def test_an_episode_recorded_after_the_newest_was_deleted_stays_out_of_the_open_wrap(
+    store: Store,
+) -> None:
+    kept = store.record("kept episode", "observation")
+    newest = store.record("newest episode", "observation")
+    prep = prepare_wrap(store)
+    assert prep.episode_count == 2
+    store.delete(newest.id)
+    late = store.record("recorded while the wrap was open", "observation")
+    saved = validated_save_continuity(store, TEXT, wrap_token=prep.wrap_token)
+    assert saved.episodes_compressed == 1  # only `kept`; the late episode waits
+    assert store.status().episodes_since_wrap == 1
+    following = prepare_wrap(store)
+    assert [e.id for e in following.package.episodes] == [late.id]  # type: ignore[union-attr]
+    assert kept.id not in {e.id for e in following.package.episodes}  # type: ignore[union-attr]
+
+
+def test_an_episode_recorded_after_deleting_the_newest_wrapped_one_is_unwrapped(
+    store: Store,
+) -> None:
+    store.record("first", "observation")
+    newest = store.record("second", "observation")
+    prep = prepare_wrap(store)
+    validated_save_continuity(store, TEXT, wrap_token=prep.wrap_token)
+    store.delete(newest.id)
+    assert store.status().episodes_since_wrap == 0
+    fresh = store.record("after the wrap", "observation")
+    assert store.status().episodes_since_wrap == 1
+    again = prepare_wrap(store)
+    assert [e.id for e in again.package.episodes] == [fresh.id]  # type: ignore[union-attr]

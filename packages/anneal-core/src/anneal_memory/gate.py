@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import BatonHeldError, GateError, InvalidInputError, SaveAuthorityError
 from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._wraps import unwrapped_count
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store
@@ -136,7 +137,7 @@ def _put(conn: sqlite3.Connection, items: dict[str, str | None]) -> None:
 
 
 def _waiting(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM episodes WHERE wrap_id IS NULL").fetchone()[0])
+    return unwrapped_count(conn)
 
 
 def _status(conn: sqlite3.Connection) -> BatonStatus:

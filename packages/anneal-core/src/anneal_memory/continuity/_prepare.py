@@ -186,7 +186,9 @@ def prepare_wrap(
     token = os.urandom(16).hex()
     with store._lock:
         conn = store.connection("prepare_wrap")
-        with write_transaction(conn, operation="prepare_wrap", path=store.path):
+        # Not flushed to disk: a power cut before the save's (durable) commit only leaves no
+        # wrap open, which the save reports; no episode or continuity is at stake.
+        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=False):
             open_wrap = load_open_wrap(conn)
             if open_wrap is not None:
                 raise _in_progress(open_wrap.started_at)
@@ -201,7 +203,7 @@ def prepare_wrap(
                     today=today,
                     schema_name=schema.name,
                     max_chars=target,
-                    episode_ids=[e.id for e in episodes],
+                    episode_count=len(episodes),
                 )
                 bind_wrap(conn, token)
     if wrap_id is None:

@@ -55,6 +55,7 @@ from anneal_memory.store._wraps import (
     existing_ids,
     last_completed_wrap_id,
     load_open_wrap,
+    saves_so_far,
     snapshot_texts,
 )
 
@@ -93,7 +94,7 @@ def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
                 f"wrap_token mismatch: the open wrap's token starts {_short(wrap.token)}, "
                 f"this save carried {_short(wrap_token)}; use the token of the latest prepare"
             )
-        snapshot = snapshot_texts(conn, wrap.id)
+        snapshot = snapshot_texts(conn, wrap)
         last = last_completed_wrap_id(conn)
     path = continuity_path(store)
     return _Context(
@@ -192,7 +193,9 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
                 if marked < 0:
                     raise NoWrapInProgressError(NO_WRAP_MESSAGE)
                 save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
-                counts = apply_associations(conn, ctx.wrap.id, deltas, affect_row)
+                counts = apply_associations(
+                    conn, ctx.wrap.id, saves_so_far(conn), deltas, affect_row
+                )
                 write_continuity(path, text)
         except StoreDatabaseError:
             _restore(path, previous, text)

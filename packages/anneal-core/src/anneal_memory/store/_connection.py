@@ -7,6 +7,9 @@ Connection policy, with the reason for each choice:
 - ``synchronous=FULL``: under WAL, FULL fsyncs the log at every commit, so an acknowledged
   ``record`` survives power loss. NORMAL would be faster but may lose the last commits; a
   memory store that forgets what it confirmed is worse than a slower one.
+  One exception: ``write_transaction(..., durable=False)`` commits without the fsync (NORMAL
+  for that commit), for writes whose loss on power failure is harmless and visible, such as
+  the open-wrap marker (the next durable commit flushes it along).
 - ``busy_timeout``: concurrent writers wait for each other instead of failing at once; on
   top of it, write transactions retry a bounded number of times.
 - ``foreign_keys=ON``: referential integrity. (``trusted_schema`` stays on: the FTS5
@@ -31,9 +34,10 @@ BUSY_TIMEOUT_MS = 5000
 WRITE_ATTEMPTS = 4
 _RETRY_SLEEP_SECONDS = 0.05
 
+_SYNCHRONOUS = "PRAGMA synchronous=FULL"
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
-    "PRAGMA synchronous=FULL",
+    _SYNCHRONOUS,
     f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys=ON",
     "PRAGMA secure_delete=ON",
@@ -87,33 +91,42 @@ def database_error(exc: sqlite3.Error, *, operation: str, path: Path | None) -> 
 
 @contextlib.contextmanager
 def write_transaction(
-    conn: sqlite3.Connection, *, operation: str, path: Path | None = None
+    conn: sqlite3.Connection, *, operation: str, path: Path | None = None, durable: bool = True
 ) -> Iterator[sqlite3.Connection]:
     """Run the block inside ``BEGIN IMMEDIATE`` ... ``COMMIT``; roll back on any error.
 
     Taking the write lock at BEGIN avoids the deadlock of two readers upgrading at once.
     Acquiring the lock is retried ``WRITE_ATTEMPTS`` times, each waiting up to the busy timeout.
+    ``durable=False`` skips the commit's fsync: the transaction is atomic and visible to every
+    reader at once, but a power cut before the next durable commit may undo it.
 
     Raises:
         StoreDatabaseError: SQLite failed, or the database stayed locked through every attempt.
     """
-    _begin(conn, operation=operation, path=path)
+    if not durable:
+        # The safety level can only change outside a transaction; FULL comes back either way.
+        conn.execute("PRAGMA synchronous=NORMAL")
     try:
-        yield conn
-    except sqlite3.Error as exc:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise database_error(exc, operation=operation, path=path) from exc
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise
-    try:
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise database_error(exc, operation=operation, path=path) from exc
+        _begin(conn, operation=operation, path=path)
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise database_error(exc, operation=operation, path=path) from exc
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise database_error(exc, operation=operation, path=path) from exc
+    finally:
+        if not durable:
+            conn.execute(_SYNCHRONOUS)
 
 
 def _begin(conn: sqlite3.Connection, *, operation: str, path: Path | None) -> None:

@@ -44,9 +44,14 @@ def episode_from_row(row: Sequence[object]) -> Episode:
     )
 
 
+# The seq lands above every snapshot range a wrap has taken, even after the newest episodes
+# were deleted (SQLite would hand their rowids out again), so a new episode is never counted
+# as wrapped or slipped into an open wrap's snapshot (see ``_wraps``).
 _INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-    " SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
+    "INSERT INTO episodes (seq, id, ts, type, content, source, metadata, idempotency_key)"
+    " SELECT max(coalesce((SELECT max(seq) FROM episodes), 0),"
+    " coalesce((SELECT through_seq FROM wraps ORDER BY id DESC LIMIT 1), 0)) + 1,"
+    " ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
 )
 
 

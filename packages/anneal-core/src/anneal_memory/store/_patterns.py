@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -9,6 +10,9 @@ from typing import Any
 
 from anneal_memory.associations import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
 from anneal_memory.immune._graduation import LineVerdict, PriorPattern
+from anneal_memory.store._wraps import saves_so_far
+
+_LN_PER_SAVE = -math.log(DECAY)
 
 __all__ = [
     "AssociationCounts",
@@ -195,62 +199,116 @@ def pattern_events(conn: sqlite3.Connection, identity: str, *, limit: int) -> li
     ]
 
 
+def _decay_key(strength: float, save_no: int) -> float:
+    return math.log(strength) + save_no * _LN_PER_SAVE
+
+
+def _strength_now(strength: float, last_save_no: int, save_no: int) -> float:
+    return float(strength) * DECAY ** max(0, save_no - last_save_no)
+
+
 def apply_associations(
     conn: sqlite3.Connection,
     wrap_id: int,
+    save_no: int,
     deltas: Mapping[tuple[str, str], float],
     affect: tuple[str, float] | None,
 ) -> AssociationCounts:
-    """Add ``deltas`` (capped), decay every link this wrap did not touch, prune weak ones."""
+    """Add ``deltas`` (capped) as save number ``save_no``, then prune links now under 0.1.
+
+    Links this save does not reinforce are not rewritten: their strength decays when read
+    (x0.9 per save since their last reinforcement, see the v3 schema notes).
+    """
     tag, intensity = affect if affect is not None else (None, None)
-    count = "SELECT count(*) FROM associations"
-    before = int(conn.execute(count).fetchone()[0])
+    firsts = sorted({a for a, _b in deltas})
+    found: dict[tuple[str, str], tuple[float, int]] = {}
+    for start in range(0, len(firsts), 400):
+        chunk = firsts[start : start + 400]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT a, b, strength, last_save_no FROM associations WHERE a IN ({marks})",  # noqa: S608
+            chunk,
+        )
+        for a, b, strength, last in rows:
+            if (a, b) in deltas:
+                found[(str(a), str(b))] = (float(strength), int(last))
+    rows_out = []
+    for (a, b), delta in sorted(deltas.items()):
+        before = found.get((a, b))
+        base = 0.0 if before is None else _strength_now(before[0], before[1], save_no - 1)
+        strength = min(MAX_STRENGTH, base + delta)
+        rows_out.append(
+            (
+                a,
+                b,
+                strength,
+                tag,
+                intensity,
+                wrap_id,
+                wrap_id,
+                save_no,
+                _decay_key(strength, save_no),
+            )
+        )
+    total_before = int(conn.execute("SELECT count(*) FROM associations").fetchone()[0])
     conn.executemany(
         "INSERT INTO associations (a, b, strength, affect_tag, affect_intensity,"
-        " created_wrap_id, last_wrap_id) VALUES (?, ?, min(?, ?), ?, ?, ?, ?)"
-        " ON CONFLICT(a, b) DO UPDATE SET strength = min(?, strength + excluded.strength),"
+        " created_wrap_id, last_wrap_id, last_save_no, decay_key)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(a, b) DO UPDATE SET strength = excluded.strength,"
         " affect_tag = coalesce(excluded.affect_tag, affect_tag),"
         " affect_intensity = coalesce(excluded.affect_intensity, affect_intensity),"
-        " last_wrap_id = excluded.last_wrap_id",
-        [
-            (a, b, MAX_STRENGTH, delta, tag, intensity, wrap_id, wrap_id, MAX_STRENGTH)
-            for (a, b), delta in sorted(deltas.items())
-        ],
+        " last_wrap_id = excluded.last_wrap_id, last_save_no = excluded.last_save_no,"
+        " decay_key = excluded.decay_key",
+        rows_out,
     )
-    formed = int(conn.execute(count).fetchone()[0]) - before
-    strengthened = len(deltas) - formed
-    decayed = conn.execute(
-        "UPDATE associations SET strength = strength * ? WHERE last_wrap_id != ?",
-        (DECAY, wrap_id),
+    strengthened = sum(1 for pair in deltas if pair in found)
+    pruned = conn.execute(
+        "DELETE FROM associations WHERE decay_key < ?",
+        (_decay_key(PRUNE_BELOW, save_no),),
     ).rowcount
-    pruned = conn.execute("DELETE FROM associations WHERE strength < ?", (PRUNE_BELOW,)).rowcount
     return AssociationCounts(
-        formed=formed, strengthened=strengthened, decayed=int(decayed), pruned=int(pruned)
+        formed=len(deltas) - strengthened,
+        strengthened=strengthened,
+        decayed=total_before - strengthened,
+        pruned=int(pruned),
     )
 
 
 def read_associations(
     conn: sqlite3.Connection, *, episode_id: str | None, min_strength: float, limit: int
 ) -> list[AssociationLink]:
-    """Links, strongest first; only those touching ``episode_id`` when given."""
+    """Links with their strength now, strongest first; only those touching ``episode_id``."""
+    save_no = saves_so_far(conn)
     query = (
-        "SELECT a, b, strength, affect_tag, affect_intensity, last_wrap_id FROM associations"
-        " WHERE strength >= ?"
+        "SELECT a, b, strength, affect_tag, affect_intensity, last_wrap_id, last_save_no"
+        " FROM associations"
     )
-    params: list[Any] = [min_strength]
+    conditions: list[str] = []
+    params: list[Any] = []
+    if min_strength > 0:
+        conditions.append("decay_key >= ?")
+        # A hair under the bound, so rounding never drops a link exactly at it; the exact
+        # comparison is made on the strength below.
+        params.append(_decay_key(min_strength, save_no) - 1e-9)
     if episode_id is not None:
-        query += " AND (a = ? OR b = ?)"
+        conditions.append("(a = ? OR b = ?)")
         params += [episode_id, episode_id]
-    query += " ORDER BY strength DESC, a, b LIMIT ?"
+    if conditions:
+        query += " WHERE " + " AND ".join(conditions)
+    query += " ORDER BY decay_key DESC, a, b LIMIT ?"
     params.append(limit)
-    return [
+    links = [
         AssociationLink(
             a=str(r[0]),
             b=str(r[1]),
-            strength=float(r[2]),
+            strength=_strength_now(r[2], int(r[6]), save_no),
             affect_tag=r[3],
             affect_intensity=r[4],
             last_wrap_id=int(r[5]),
         )
         for r in conn.execute(query, params)
     ]
+    links = [link for link in links if link.strength >= min_strength]
+    links.sort(key=lambda link: (-round(link.strength, 12), link.a, link.b))
+    return links

@@ -7,6 +7,7 @@ migrations; never edit a released one.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -151,7 +152,59 @@ _WRAPS_V2: Sequence[str] = (
     """,
 )
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1, _WRAPS_V2)
+# A wrap's snapshot becomes the seq range (after_seq, through_seq] it covers, so an episode
+# is unwrapped exactly when its seq lies above the newest completed wrap's through_seq. That
+# replaces the per-episode wrap_id marking, its partial index (a page per record) and the
+# wrap_episodes rows. Ranges of wraps made before this version are rebuilt from the marks.
+_SEQ_RANGES_V3: Sequence[str] = (
+    "ALTER TABLE wraps ADD COLUMN after_seq INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE wraps ADD COLUMN through_seq INTEGER NOT NULL DEFAULT 0",
+    """
+    UPDATE wraps SET through_seq = coalesce(
+        (SELECT max(e.seq) FROM episodes e WHERE e.wrap_id = wraps.id), 0)
+        WHERE status = 'completed'
+    """,
+    """
+    UPDATE wraps SET through_seq = coalesce(
+        (SELECT max(e.seq) FROM wrap_episodes w JOIN episodes e ON e.id = w.episode_id
+            WHERE w.wrap_id = wraps.id), 0)
+        WHERE status != 'completed'
+    """,
+    # Ranges only grow: a wrap whose episodes were all deleted inherits its predecessor's end.
+    """
+    UPDATE wraps SET through_seq =
+        (SELECT max(w2.through_seq) FROM wraps w2 WHERE w2.id <= wraps.id)
+    """,
+    """
+    UPDATE wraps SET after_seq = coalesce(
+        (SELECT max(w2.through_seq) FROM wraps w2
+            WHERE w2.id < wraps.id AND w2.status = 'completed'), 0)
+    """,
+    "DROP INDEX episodes_unwrapped",
+    "DROP TABLE wrap_episodes",
+    # Associations decay when read instead of by an UPDATE of every link at every save: a link
+    # keeps the strength of its last reinforcement and the save number it happened at
+    # (``save_no`` counts completed wraps); its strength now is that x 0.9 per save since.
+    # ``decay_key`` = ln(strength) + last_save_no * -ln(0.9) orders links by strength now
+    # and lets a save prune the ones under 0.1 through an index.
+    "ALTER TABLE wraps ADD COLUMN save_no INTEGER",
+    """
+    UPDATE wraps SET save_no = (SELECT count(*) FROM wraps w2
+        WHERE w2.status = 'completed' AND w2.id <= wraps.id)
+        WHERE status = 'completed'
+    """,
+    "ALTER TABLE associations ADD COLUMN last_save_no INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE associations ADD COLUMN decay_key REAL NOT NULL DEFAULT 0",
+    """
+    UPDATE associations SET last_save_no = coalesce((SELECT max(save_no) FROM wraps), 0)
+    """,
+    # 0.10536051565782628 = -ln(0.9)
+    "UPDATE associations SET decay_key = ln(strength) + last_save_no * 0.10536051565782628",
+    "DROP INDEX associations_last_wrap",
+    "CREATE INDEX associations_decay ON associations(decay_key)",
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1, _WRAPS_V2, _SEQ_RANGES_V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -182,6 +235,8 @@ def migrate(conn: sqlite3.Connection, *, path: Path) -> int:
         )
     if found == SCHEMA_VERSION:
         return found
+    # SQLite builds without the math functions lack ln(); migrations may use it.
+    conn.create_function("ln", 1, math.log, deterministic=True)
     with write_transaction(conn, operation="migrate", path=path):
         current = _user_version(conn)
         try:

@@ -22,6 +22,7 @@ from anneal_memory.store._connection import connect, database_error, write_trans
 from anneal_memory.store._schema import SCHEMA_VERSION, migrate
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
     Episode,
     EpisodeType,
@@ -314,9 +315,7 @@ class Store:
             counts.update(
                 {str(k): int(n) for k, n in conn.execute("SELECT type, n FROM episode_counts")}
             )
-            unwrapped = conn.execute(
-                "SELECT count(*) FROM episodes WHERE wrap_id IS NULL"
-            ).fetchone()[0]
+            unwrapped = unwrapped_count(conn)
             # Records do not touch `meta` (one page less per commit); other writes stamp it.
             last = conn.execute(
                 "SELECT max(coalesce((SELECT value FROM meta WHERE key = 'last_write'), ''),"

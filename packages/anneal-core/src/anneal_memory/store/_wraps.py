@@ -1,9 +1,12 @@
 """Wrap rows: the open-wrap marker, its frozen episode snapshot, completion and cancel.
 
 A wrap row with ``status = 'open'`` *is* the in-progress marker; a partial unique index
-allows at most one. The snapshot (``wrap_episodes``) is written in the same transaction as
-the row, so a wrap is either fully open or absent. Functions here run inside a transaction
-the caller opened (or as single reads); they never commit.
+allows at most one. Its snapshot is the seq range ``(after_seq, through_seq]``: the episodes
+above the newest completed wrap at prepare time. Episodes get seqs above every range a wrap
+has covered (see ``_episodes``), so later records never fall into an open snapshot and an
+episode is unwrapped exactly when its seq is above the newest completed wrap's
+``through_seq``. Functions here run inside a transaction the caller opened (or as single
+reads); they never commit.
 """
 
 from __future__ import annotations
@@ -25,16 +28,19 @@ __all__ = [
     "insert_wrap",
     "last_completed_wrap_id",
     "load_open_wrap",
+    "saves_so_far",
     "snapshot_texts",
+    "unwrapped_count",
     "unwrapped_episodes",
     "wrap_by_id",
     "wrap_history",
+    "wrapped_through",
 ]
 
 _WRAP_COLUMNS = (
     "id, token, status, session_id, started_at, today, schema_name, max_chars, episode_count,"
     " completed_at, continuity_sha256, continuity_chars, graduations_validated, demotions,"
-    " findings, affect_tag, affect_intensity"
+    " findings, affect_tag, affect_intensity, after_seq, through_seq"
 )
 
 
@@ -60,6 +66,8 @@ class WrapRecord:
         finding_counts: Findings of the save by code.
         affect_tag: The affective state given at save, if any.
         affect_intensity: Its intensity in [0, 1].
+        after_seq: Its snapshot starts after this episode seq (internal, not in ``to_dict``).
+        through_seq: Its snapshot ends at this episode seq (internal, not in ``to_dict``).
     """
 
     id: int
@@ -79,10 +87,12 @@ class WrapRecord:
     finding_counts: dict[str, int] | None = None
     affect_tag: str | None = None
     affect_intensity: float | None = None
+    after_seq: int = 0
+    through_seq: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        """A JSON-ready dict of every public field."""
+        return {name: getattr(self, name) for name in self.__slots__ if not name.endswith("_seq")}
 
 
 def _record(row: Sequence[Any]) -> WrapRecord:
@@ -104,6 +114,8 @@ def _record(row: Sequence[Any]) -> WrapRecord:
         finding_counts=None if row[14] is None else json.loads(row[14]),
         affect_tag=row[15],
         affect_intensity=row[16],
+        after_seq=int(row[17]),
+        through_seq=int(row[18]),
     )
 
 
@@ -124,12 +136,29 @@ def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
     return None if row is None else _record(row)
 
 
+def wrapped_through(conn: sqlite3.Connection) -> int:
+    """The highest episode seq a completed wrap covered (0 before the first)."""
+    row = conn.execute(
+        "SELECT through_seq FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
 def unwrapped_episodes(conn: sqlite3.Connection) -> list[Episode]:
-    """Episodes no wrap has compressed yet, oldest first (reads the partial index only)."""
+    """Episodes no wrap has compressed yet, oldest first (a range of the rowid b-tree)."""
     rows = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes WHERE wrap_id IS NULL ORDER BY seq"  # noqa: S608
+        f"SELECT {COLUMNS} FROM episodes WHERE seq > ? ORDER BY seq",  # noqa: S608
+        (wrapped_through(conn),),
     )
     return [episode_from_row(row) for row in rows]
+
+
+def unwrapped_count(conn: sqlite3.Connection) -> int:
+    """How many episodes wait for a wrap."""
+    row = conn.execute(
+        "SELECT count(*) FROM episodes WHERE seq > ?", (wrapped_through(conn),)
+    ).fetchone()
+    return int(row[0])
 
 
 def insert_wrap(
@@ -141,28 +170,37 @@ def insert_wrap(
     today: str,
     schema_name: str,
     max_chars: int,
-    episode_ids: Sequence[str],
+    episode_count: int,
 ) -> int:
-    """Open a wrap: its row and its frozen snapshot of episode ids. Returns the wrap id."""
+    """Open a wrap over every unwrapped episode (``episode_count`` of them); return its id."""
+    row = conn.execute(
+        "SELECT max(coalesce((SELECT max(through_seq) FROM wraps), 0),"
+        " coalesce((SELECT max(seq) FROM episodes), 0))"
+    ).fetchone()
     cursor = conn.execute(
         "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
-        " max_chars, episode_count) VALUES (?, 'open', ?, ?, ?, ?, ?, ?)",
-        (token, session_id, started_at, today, schema_name, max_chars, len(episode_ids)),
+        " max_chars, episode_count, after_seq, through_seq)"
+        " VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            token,
+            session_id,
+            started_at,
+            today,
+            schema_name,
+            max_chars,
+            episode_count,
+            wrapped_through(conn),
+            int(row[0]),
+        ),
     )
-    wrap_id = int(cursor.lastrowid or 0)
-    conn.executemany(
-        "INSERT INTO wrap_episodes (wrap_id, episode_id) VALUES (?, ?)",
-        [(wrap_id, ident) for ident in episode_ids],
-    )
-    return wrap_id
+    return int(cursor.lastrowid or 0)
 
 
-def snapshot_texts(conn: sqlite3.Connection, wrap_id: int) -> dict[str, str]:
-    """Id -> text of the snapshot's episodes that still exist and are not yet wrapped."""
+def snapshot_texts(conn: sqlite3.Connection, wrap: WrapRecord) -> dict[str, str]:
+    """Id -> text of the snapshot's episodes that still exist."""
     rows = conn.execute(
-        "SELECT e.id, e.content FROM wrap_episodes w JOIN episodes e ON e.id = w.episode_id"
-        " WHERE w.wrap_id = ? AND e.wrap_id IS NULL",
-        (wrap_id,),
+        "SELECT id, content FROM episodes WHERE seq > ? AND seq <= ?",
+        (wrap.after_seq, wrap.through_seq),
     )
     return {str(ident): str(content) for ident, content in rows}
 
@@ -191,14 +229,17 @@ def complete_wrap(
     finding_counts: dict[str, int],
     affect: tuple[str, float] | None,
 ) -> int:
-    """Close ``wrap`` as completed and mark its snapshot's episodes; return how many.
+    """Close ``wrap`` as completed; return how many of its snapshot's episodes it folded in.
 
     Returns -1 when the wrap is no longer open with this token (a racing save or cancel).
     """
     cursor = conn.execute(
         "UPDATE wraps SET status = 'completed', completed_at = ?, continuity_sha256 = ?,"
         " continuity_chars = ?, graduations_validated = ?, demotions = ?, findings = ?,"
-        " affect_tag = ?, affect_intensity = ? WHERE id = ? AND token = ? AND status = 'open'",
+        " affect_tag = ?, affect_intensity = ?,"
+        " save_no = coalesce((SELECT save_no FROM wraps WHERE status = 'completed'"
+        " ORDER BY id DESC LIMIT 1), 0) + 1"
+        " WHERE id = ? AND token = ? AND status = 'open'",
         (
             completed_at,
             sha256,
@@ -214,12 +255,11 @@ def complete_wrap(
     )
     if cursor.rowcount != 1:
         return -1
-    marked = conn.execute(
-        "UPDATE episodes SET wrap_id = ? WHERE wrap_id IS NULL AND id IN"
-        " (SELECT episode_id FROM wrap_episodes WHERE wrap_id = ?)",
-        (wrap.id, wrap.id),
-    )
-    return int(marked.rowcount)
+    row = conn.execute(
+        "SELECT count(*) FROM episodes WHERE seq > ? AND seq <= ?",
+        (wrap.after_seq, wrap.through_seq),
+    ).fetchone()
+    return int(row[0])
 
 
 def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool:
@@ -230,6 +270,14 @@ def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool
         (now, wrap.id, wrap.token),
     )
     return cursor.rowcount == 1
+
+
+def saves_so_far(conn: sqlite3.Connection) -> int:
+    """How many wraps have completed: the save number of the newest one (0 before any)."""
+    row = conn.execute(
+        "SELECT save_no FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def last_completed_wrap_id(conn: sqlite3.Connection) -> int | None:

@@ -1,0 +1,42 @@
+"""The connection policy: every write in BEGIN IMMEDIATE, FULL sync unless asked otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.store._connection import connect, write_transaction
+
+FULL = (2,)
+
+
+def _conn(tmp_path: Path):
+    conn = connect(tmp_path / "c.db")
+    conn.execute("CREATE TABLE t (x INTEGER)")
+    return conn
+
+
+def test_a_non_durable_commit_is_visible_and_full_sync_comes_back(tmp_path: Path) -> None:
+    conn = _conn(tmp_path)
+    with write_transaction(conn, operation="test", durable=False):
+        assert conn.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL
+        conn.execute("INSERT INTO t VALUES (1)")
+    assert conn.execute("PRAGMA synchronous").fetchone() == FULL
+    other = connect(tmp_path / "c.db")
+    assert other.execute("SELECT x FROM t").fetchall() == [(1,)]
+
+
+def test_full_sync_comes_back_after_a_failed_non_durable_transaction(tmp_path: Path) -> None:
+    conn = _conn(tmp_path)
+    with (
+        pytest.raises(StoreDatabaseError),
+        write_transaction(conn, operation="test", durable=False),
+    ):
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.execute("INSERT INTO missing VALUES (1)")
+    assert conn.execute("PRAGMA synchronous").fetchone() == FULL
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (0,)  # rolled back
+    with write_transaction(conn, operation="test"):
+        conn.execute("INSERT INTO t VALUES (2)")
+    assert conn.execute("SELECT x FROM t").fetchall() == [(2,)]
