@@ -29,12 +29,14 @@ def test_a_non_durable_commit_is_visible_and_full_sync_comes_back(tmp_path: Path
 
 def test_full_sync_comes_back_after_a_failed_non_durable_transaction(tmp_path: Path) -> None:
     conn = _conn(tmp_path)
-    with (
-        pytest.raises(StoreDatabaseError),
-        write_transaction(conn, operation="test", durable=False),
-    ):
-        conn.execute("INSERT INTO t VALUES (1)")
-        conn.execute("INSERT INTO missing VALUES (1)")
+
+    def failing_write() -> None:
+        with write_transaction(conn, operation="test", durable=False):
+            conn.execute("INSERT INTO t VALUES (1)")
+            conn.execute("INSERT INTO missing VALUES (1)")
+
+    with pytest.raises(StoreDatabaseError):
+        failing_write()
     assert conn.execute("PRAGMA synchronous").fetchone() == FULL
     assert conn.execute("SELECT count(*) FROM t").fetchone() == (0,)  # rolled back
     with write_transaction(conn, operation="test"):

@@ -40,12 +40,14 @@ class EpisodeType(str, enum.Enum):
         if isinstance(value, EpisodeType):
             return value
         if isinstance(value, str):
-            try:
-                return cls(value.strip().lower())
-            except ValueError:
-                pass
+            found = _TYPES_BY_VALUE.get(value) or _TYPES_BY_VALUE.get(value.strip().lower())
+            if found is not None:
+                return found
         valid = ", ".join(t.value for t in cls)
         raise ValueError(f"unknown episode type {value!r}; use one of: {valid}")
+
+
+_TYPES_BY_VALUE: dict[str, EpisodeType] = {t.value: t for t in EpisodeType}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -47,6 +47,9 @@ class AuditEvent(str, enum.Enum):
 
 
 _BY_VALUE = {member.value: member for member in AuditEvent}
+# What json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=True) builds on
+# every call, made once.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def parse_event(event: AuditEvent | str) -> AuditEvent:
@@ -91,5 +94,5 @@ def encode_entry(
     }
     if dropped_before:
         entry["dropped_before"] = dropped_before
-    text = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    text = _CANONICAL.encode(entry)
     return entry, text.encode("ascii")

@@ -11,7 +11,6 @@ reported as ``dropped_before`` on the next entry; the memory operation still suc
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import sqlite3
@@ -52,7 +51,7 @@ def _log() -> logging.Logger:
 
 def content_hash(salt: bytes, text: str) -> str:
     """The salted hash the trail records in place of ``text``."""
-    digest = hmac.new(salt, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    digest = hmac.digest(salt, text.encode("utf-8"), "sha256").hex()
     return f"hmac-sha256:{digest}"
 
 

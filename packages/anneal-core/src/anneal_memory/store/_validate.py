@@ -54,6 +54,8 @@ def _text(value: object, what: str) -> str:
 
 
 def _utf8_size(text: str, what: str) -> int:
+    if text.isascii():  # O(1) in CPython; ASCII is one byte per character, no surrogates
+        return len(text)
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:
@@ -65,7 +67,7 @@ def _utf8_size(text: str, what: str) -> int:
 
 def _content(value: object) -> str:
     content = _text(value, "content")
-    if not content.strip():
+    if not content or content.isspace():
         raise InvalidEpisodeError(
             "episode content is empty or only whitespace; record what was observed or decided"
         )
