@@ -58,6 +58,7 @@ def test_a_version_2_store_keeps_its_open_wrap_and_waiting_episodes(
         status = store.status()
         assert status.schema_version == SCHEMA_VERSION
         assert status.episodes_since_wrap == 3
+        assert status.total_episodes == status.episodes_by_type["observation"] == 5
         [link] = associations(store)
         assert link.strength == pytest.approx(0.5)
         saved = validated_save_continuity(store, TEXT, wrap_token="c" * 32)
@@ -69,3 +70,4 @@ def test_a_version_2_store_keeps_its_open_wrap_and_waiting_episodes(
         following = prepare_wrap(store)
         ids = [e.id for e in following.package.episodes]  # type: ignore[union-attr]
         assert ids == ["00000005", late.id]
+        assert store.status().episodes_by_type["observation"] == 6

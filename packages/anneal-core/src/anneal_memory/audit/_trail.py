@@ -60,9 +60,12 @@ def _log() -> logging.Logger:
 _fdatasync = getattr(os, "fdatasync", os.fsync)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class _State:
-    """What this object knows about the files, valid while ``key`` matches the disk."""
+    """What this object knows about the files, valid while ``key`` matches the disk.
+
+    Mutable: each append moves ``key`` and ``tip`` forward in place.
+    """
 
     key: tuple[int, int, tuple[int, int, int] | None]
     tip: ChainTip
@@ -96,6 +99,9 @@ class AuditTrail:
         # The hot path names these on every append; compute them once.
         self._active_path = self._paths.active
         self._manifest_path = self._paths.manifest
+        # os.stat takes a str fastest
+        self._active_name = os.fspath(self._active_path)
+        self._manifest_name = os.fspath(self._manifest_path)
         self._lock = HeldFileLock(self._paths.append_lock, timeout=lock_timeout)
         self._week: tuple[_dt.datetime, _dt.datetime, str] | None = None
         self._clock: Clock = clock or SystemClock()
@@ -228,12 +234,10 @@ class AuditTrail:
             _fdatasync(fd)
             self._pending_drops = 0
             ino, size, msig = state.key
-            self._state = _State(
-                key=(ino, size + len(line) + 1, msig),
-                tip=ChainTip(next_seq=state.tip.next_seq + 1, prev_hash=link_hash(line)),
-                has_entries=True,
-                manifest=state.manifest,
-            )
+            state.key = (ino, size + len(line) + 1, msig)
+            state.tip = ChainTip(next_seq=state.tip.next_seq + 1, prev_hash=link_hash(line))
+            state.has_entries = True
+            self._state = state
         return entry
 
     # -- syncing with the disk ---------------------------------------------------------------
@@ -247,7 +251,7 @@ class AuditTrail:
         """Make ``self._fd`` point at the current active file; return its stat."""
         path = self._active_path
         try:
-            st = os.stat(path)
+            st = os.stat(self._active_name)
         except FileNotFoundError:
             ensure_private_file(path)
             st = os.stat(path)
@@ -260,7 +264,7 @@ class AuditTrail:
 
     def _manifest_signature(self) -> tuple[int, int, int] | None:
         try:
-            st = os.stat(self._manifest_path)
+            st = os.stat(self._manifest_name)
         except FileNotFoundError:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)

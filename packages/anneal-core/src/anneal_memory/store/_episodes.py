@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from anneal_memory.errors import IdempotencyConflictError, StoreDatabaseError
 from anneal_memory.store._validate import EpisodeInput
+from anneal_memory.store._watermarks import FOLD_EVERY, after_episodes_deleted, fold_counts
 from anneal_memory.types import Episode, EpisodeType
 
 __all__ = [
@@ -44,14 +45,9 @@ def episode_from_row(row: Sequence[object]) -> Episode:
     )
 
 
-# The seq lands above every snapshot range a wrap has taken, even after the newest episodes
-# were deleted (SQLite would hand their rowids out again), so a new episode is never counted
-# as wrapped or slipped into an open wrap's snapshot (see ``_wraps``).
 _INSERT = (
-    "INSERT INTO episodes (seq, id, ts, type, content, source, metadata, idempotency_key)"
-    " SELECT max(coalesce((SELECT max(seq) FROM episodes), 0),"
-    " coalesce((SELECT through_seq FROM wraps ORDER BY id DESC LIMIT 1), 0)) + 1,"
-    " ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
+    " SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
 )
 
 
@@ -68,11 +64,16 @@ def _try_insert(conn: sqlite3.Connection, ident: str, item: EpisodeInput) -> boo
         ident,
     )
     try:
-        return conn.execute(_INSERT, values).rowcount == 1
+        cursor = conn.execute(_INSERT, values)
     except sqlite3.IntegrityError as exc:
         if "episodes.id" not in str(exc):
             raise
         return False
+    if cursor.rowcount != 1:
+        return False
+    if (cursor.lastrowid or 0) % FOLD_EVERY == 0:
+        fold_counts(conn)
+    return True
 
 
 def _insert_with_new_id(conn: sqlite3.Connection, item: EpisodeInput) -> str:
@@ -155,6 +156,7 @@ def delete_episode(conn: sqlite3.Connection, ident: str, *, now: str, reason: st
     cursor = conn.execute("DELETE FROM episodes WHERE id = ?", (ident,))
     if cursor.rowcount == 0:
         return False
+    after_episodes_deleted(conn)
     conn.execute(
         "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
         (ident, now, reason),
@@ -170,6 +172,8 @@ def prune_before(conn: sqlite3.Connection, cutoff: str, *, now: str) -> int:
         (now, cutoff),
     )
     cursor = conn.execute("DELETE FROM episodes WHERE ts < ?", (cutoff,))
+    if cursor.rowcount:
+        after_episodes_deleted(conn)
     return int(cursor.rowcount)
 
 

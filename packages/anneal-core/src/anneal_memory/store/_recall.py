@@ -9,6 +9,7 @@ from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_seqs
 from anneal_memory.store._search import RecallFilters, count_matches, plan_search, ranked_seqs
+from anneal_memory.store._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
 
 __all__ = ["MAX_RECALL_LIMIT", "build_filters", "recall"]
@@ -87,15 +88,14 @@ def _newest(
         (*filters.params, limit, offset),
     ).fetchall()
     if filters.only_type is not None:
-        row = conn.execute("SELECT n FROM episode_counts WHERE type = ?", (filters.only_type,))
-        total = (row.fetchone() or (0,))[0]
+        total = total_count(conn, filters.only_type)
     elif filters.clauses:
         total = conn.execute(
             f"SELECT count(*) FROM episodes AS e {where}",  # noqa: S608
             filters.params,
         ).fetchone()[0]
     else:
-        total = conn.execute("SELECT coalesce(sum(n), 0) FROM episode_counts").fetchone()[0]
+        total = total_count(conn)
     return RecallResult(
         episodes=tuple(episode_from_row(r) for r in rows), total_matching=int(total)
     )

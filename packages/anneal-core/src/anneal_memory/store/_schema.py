@@ -202,6 +202,27 @@ _SEQ_RANGES_V3: Sequence[str] = (
     "UPDATE associations SET decay_key = ln(strength) + last_save_no * 0.10536051565782628",
     "DROP INDEX associations_last_wrap",
     "CREATE INDEX associations_decay ON associations(decay_key)",
+    # Per-type counts are folded in every 128 records instead of updated by every insert
+    # (see store/_watermarks.py); until now they covered every row.
+    """
+    INSERT INTO meta (key, value)
+        SELECT 'counts_through_seq', CAST(coalesce(max(seq), 0) AS TEXT) FROM episodes
+    """,
+    "DROP TRIGGER episodes_after_insert",
+    """
+    CREATE TRIGGER episodes_after_insert AFTER INSERT ON episodes BEGIN
+        INSERT INTO episodes_fts(rowid, content) VALUES (new.seq, new.content);
+    END
+    """,
+    "DROP TRIGGER episodes_after_delete",
+    """
+    CREATE TRIGGER episodes_after_delete AFTER DELETE ON episodes BEGIN
+        INSERT INTO episodes_fts(episodes_fts, rowid, content)
+            VALUES ('delete', old.seq, old.content);
+        UPDATE episode_counts SET n = n - 1 WHERE type = old.type AND old.seq <= coalesce(
+            (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'counts_through_seq'), 0);
+    END
+    """,
 )
 
 MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1, _WRAPS_V2, _SEQ_RANGES_V3)

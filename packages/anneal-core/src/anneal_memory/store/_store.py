@@ -22,6 +22,7 @@ from anneal_memory.store._connection import connect, database_error, write_trans
 from anneal_memory.store._schema import SCHEMA_VERSION, migrate
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._watermarks import counts_by_type
 from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
     Episode,
@@ -312,9 +313,7 @@ class Store:
         with self._lock:
             conn = self.connection("status")
             counts = {t.value: 0 for t in EpisodeType}
-            counts.update(
-                {str(k): int(n) for k, n in conn.execute("SELECT type, n FROM episode_counts")}
-            )
+            counts.update(counts_by_type(conn))
             unwrapped = unwrapped_count(conn)
             # Records do not touch `meta` (one page less per commit); other writes stamp it.
             last = conn.execute(

@@ -2,11 +2,11 @@
 
 A wrap row with ``status = 'open'`` *is* the in-progress marker; a partial unique index
 allows at most one. Its snapshot is the seq range ``(after_seq, through_seq]``: the episodes
-above the newest completed wrap at prepare time. Episodes get seqs above every range a wrap
-has covered (see ``_episodes``), so later records never fall into an open snapshot and an
-episode is unwrapped exactly when its seq is above the newest completed wrap's
-``through_seq``. Functions here run inside a transaction the caller opened (or as single
-reads); they never commit.
+above the newest completed wrap at prepare time. New episodes get seqs above every range (a
+deletion lowers the ranges to the highest remaining seq, see ``_watermarks``), so later
+records never fall into an open snapshot and an episode is unwrapped exactly when its seq is
+above the newest completed wrap's ``through_seq``. Functions here run inside a transaction
+the caller opened (or as single reads); they never commit.
 """
 
 from __future__ import annotations
