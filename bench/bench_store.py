@@ -178,13 +178,20 @@ class Ours:
         self.db = os.path.join(d, "memory.db")
         self.store = self._store()
         self.n = 0
+        self.recorded: set[str] = set()  # fill's made-up ids must not hit these random ones
 
     def record(self, text: str) -> float:
         s = pc()
-        self.store.record(text, "observation")
+        episode = self.store.record(text, "observation")
         dt = pc() - s
+        self.recorded.add(getattr(episode, "id", ""))
         self.n += 1
         return dt
+
+    def _fill_id(self, n: int) -> str:
+        ident = f"{0x10000000 + n:08x}"
+        # A clash with a recorded id moves to a range random draws shared only by chance.
+        return ident if ident not in self.recorded else f"{0xF0000000 + n:08x}"
 
     def fill(self, texts: list[str]) -> None:
         if self.upstream:
@@ -202,7 +209,7 @@ class Ours:
             chunk = texts[s : s + 10_000]
             eps = [
                 {
-                    "id": f"{0x10000000 + self.n + i:08x}",
+                    "id": self._fill_id(self.n + i),
                     "timestamp": iso(self.n + i),
                     "type": "observation",
                     "content": t,

@@ -36,7 +36,9 @@ _RETRY_SLEEP_SECONDS = 0.05
 
 _SYNCHRONOUS = "PRAGMA synchronous=FULL"
 _PRAGMAS = (
+    "PRAGMA page_size=2048",
     "PRAGMA journal_mode=WAL",
+    "PRAGMA wal_autocheckpoint=2000",
     _SYNCHRONOUS,
     f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys=ON",
