@@ -214,6 +214,22 @@ def test_store_uses_wal_full_sync_and_a_schema_version(store: Store) -> None:
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert conn.execute("PRAGMA synchronous").fetchone() == (2,)
     assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
+    assert conn.execute("PRAGMA page_size").fetchone() == (2048,)
+
+
+def test_a_store_made_with_4k_pages_keeps_them(db_path: Path) -> None:
+    import sqlite3
+
+    db_path.parent.mkdir(parents=True)
+    raw = sqlite3.connect(db_path)
+    raw.execute("PRAGMA page_size=4096")
+    raw.execute("CREATE TABLE other (x)")
+    raw.close()
+    with Store(db_path) as store:
+        store.record("still works", "observation")
+        conn = store.connection("test")
+        assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_reopen_keeps_everything(db_path: Path, clock: FrozenClock) -> None:

@@ -77,7 +77,7 @@ class Store:
         self._audit_sink: AuditSink | None = None
         ensure_private_dir(self._path.parent)
         self._created = ensure_private_file(self._path)
-        self._conn: sqlite3.Connection | None = connect(self._path)
+        self._conn: sqlite3.Connection | None = connect(self._path, new_file=self._created)
         try:
             found_version = migrate(self._conn, path=self._path)
         except BaseException:
