@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,25 +13,31 @@ from anneal_memory.store._connection import connect, write_transaction
 FULL = (2,)
 
 
-def _conn(tmp_path: Path):
-    conn = connect(tmp_path / "c.db")
-    conn.execute("CREATE TABLE t (x INTEGER)")
-    return conn
+@pytest.fixture
+def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
+    opened = connect(tmp_path / "c.db")
+    opened.execute("CREATE TABLE t (x INTEGER)")
+    yield opened
+    opened.close()
 
 
-def test_a_non_durable_commit_is_visible_and_full_sync_comes_back(tmp_path: Path) -> None:
-    conn = _conn(tmp_path)
+def test_a_non_durable_commit_is_visible_and_full_sync_comes_back(
+    conn: sqlite3.Connection, tmp_path: Path
+) -> None:
     with write_transaction(conn, operation="test", durable=False):
         assert conn.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL
         conn.execute("INSERT INTO t VALUES (1)")
     assert conn.execute("PRAGMA synchronous").fetchone() == FULL
     other = connect(tmp_path / "c.db")
-    assert other.execute("SELECT x FROM t").fetchall() == [(1,)]
+    try:
+        assert other.execute("SELECT x FROM t").fetchall() == [(1,)]
+    finally:
+        other.close()
 
 
-def test_full_sync_comes_back_after_a_failed_non_durable_transaction(tmp_path: Path) -> None:
-    conn = _conn(tmp_path)
-
+def test_full_sync_comes_back_after_a_failed_non_durable_transaction(
+    conn: sqlite3.Connection,
+) -> None:
     def failing_write() -> None:
         with write_transaction(conn, operation="test", durable=False):
             conn.execute("INSERT INTO t VALUES (1)")
