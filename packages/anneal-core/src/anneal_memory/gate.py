@@ -136,10 +136,6 @@ def _put(conn: sqlite3.Connection, items: dict[str, str | None]) -> None:
             )
 
 
-def _waiting(conn: sqlite3.Connection) -> int:
-    return unwrapped_count(conn)
-
-
 def _status(conn: sqlite3.Connection) -> BatonStatus:
     found = _meta(conn, POLICY_KEY, _HOLDER, _CLAIMED_AT, _PREVIOUS)
     return BatonStatus(
@@ -147,7 +143,7 @@ def _status(conn: sqlite3.Connection) -> BatonStatus:
         holder=found.get(_HOLDER),
         claimed_at=found.get(_CLAIMED_AT),
         previous_holder=found.get(_PREVIOUS),
-        episodes_since_wrap=_waiting(conn),
+        episodes_since_wrap=unwrapped_count(conn),
     )
 
 

@@ -49,15 +49,15 @@ def _log() -> logging.Logger:
     return logging.getLogger("anneal_memory.audit")
 
 
-def content_hash(salt: bytes | hmac.HMAC, text: str) -> str:
+def content_hash(keyed: hmac.HMAC, text: str) -> str:
     """The salted hash the trail records in place of ``text``.
 
-    ``salt`` may be given as an HMAC already keyed with it (``hmac.new(salt, digestmod=
-    "sha256")``): copying a keyed HMAC is cheaper than keying a new one on every entry.
+    ``keyed`` is ``hmac.new(salt, digestmod="sha256")``, made once: copying a keyed HMAC is
+    cheaper than keying a new one on every entry.
     """
-    keyed = hmac.new(salt, digestmod="sha256") if isinstance(salt, bytes) else salt.copy()
-    keyed.update(text.encode("utf-8"))
-    return f"hmac-sha256:{keyed.hexdigest()}"
+    digest = keyed.copy()
+    digest.update(text.encode("utf-8"))
+    return f"hmac-sha256:{digest.hexdigest()}"
 
 
 def read_failure_count(conn: sqlite3.Connection) -> int:

@@ -26,7 +26,7 @@ __all__ = [
 
 COUNTS_KEY = "counts_through_seq"
 FOLD_EVERY = 128
-_THROUGH = "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'counts_through_seq'), 0)"
+_THROUGH = f"coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{COUNTS_KEY}'), 0)"  # noqa: S608
 
 
 def fold_counts(conn: sqlite3.Connection) -> None:

@@ -136,12 +136,22 @@ def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
     return None if row is None else _record(row)
 
 
+def _newest_completed(conn: sqlite3.Connection) -> tuple[int, int]:
+    """``(through_seq, save_no)`` of the newest completed wrap, ``(0, 0)`` before the first."""
+    row = conn.execute(
+        "SELECT through_seq, save_no FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+
 def wrapped_through(conn: sqlite3.Connection) -> int:
     """The highest episode seq a completed wrap covered (0 before the first)."""
-    row = conn.execute(
-        "SELECT through_seq FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    return 0 if row is None else int(row[0])
+    return _newest_completed(conn)[0]
+
+
+def saves_so_far(conn: sqlite3.Connection) -> int:
+    """How many wraps have completed: the save number of the newest one (0 before any)."""
+    return _newest_completed(conn)[1]
 
 
 def unwrapped_episodes(conn: sqlite3.Connection) -> list[Episode]:
@@ -173,10 +183,8 @@ def insert_wrap(
     episode_count: int,
 ) -> int:
     """Open a wrap over every unwrapped episode (``episode_count`` of them); return its id."""
-    row = conn.execute(
-        "SELECT max(coalesce((SELECT max(through_seq) FROM wraps), 0),"
-        " coalesce((SELECT max(seq) FROM episodes), 0))"
-    ).fetchone()
+    # No range reaches above the newest episode (deletions lower them), so it ends the range.
+    row = conn.execute("SELECT coalesce(max(seq), 0) FROM episodes").fetchone()
     cursor = conn.execute(
         "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
         " max_chars, episode_count, after_seq, through_seq)"
@@ -236,9 +244,7 @@ def complete_wrap(
     cursor = conn.execute(
         "UPDATE wraps SET status = 'completed', completed_at = ?, continuity_sha256 = ?,"
         " continuity_chars = ?, graduations_validated = ?, demotions = ?, findings = ?,"
-        " affect_tag = ?, affect_intensity = ?,"
-        " save_no = coalesce((SELECT save_no FROM wraps WHERE status = 'completed'"
-        " ORDER BY id DESC LIMIT 1), 0) + 1"
+        " affect_tag = ?, affect_intensity = ?, save_no = ?"
         " WHERE id = ? AND token = ? AND status = 'open'",
         (
             completed_at,
@@ -249,6 +255,7 @@ def complete_wrap(
             json.dumps(finding_counts, sort_keys=True),
             None if affect is None else affect[0],
             None if affect is None else affect[1],
+            saves_so_far(conn) + 1,
             wrap.id,
             wrap.token,
         ),
@@ -270,14 +277,6 @@ def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool
         (now, wrap.id, wrap.token),
     )
     return cursor.rowcount == 1
-
-
-def saves_so_far(conn: sqlite3.Connection) -> int:
-    """How many wraps have completed: the save number of the newest one (0 before any)."""
-    row = conn.execute(
-        "SELECT save_no FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    return 0 if row is None else int(row[0])
 
 
 def last_completed_wrap_id(conn: sqlite3.Connection) -> int | None:
