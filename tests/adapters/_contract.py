@@ -31,8 +31,9 @@ The harness contract:
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -293,17 +294,27 @@ def readme_example(package: str) -> str:
     return code
 
 
-def close_default_event_loop() -> None:
-    """Close the thread's default event loop that a framework's ``run_sync`` leaves open.
+@contextlib.contextmanager
+def default_event_loop_closed() -> Iterator[None]:
+    """Run a framework's ``run_sync`` in the block, then close the event loop it left open.
 
-    A later ``asyncio.run()`` would drop it unclosed: a ResourceWarning, an error under
-    ``filterwarnings = error``.
+    A later ``asyncio.run()`` would drop that loop unclosed: a ResourceWarning, an error
+    under ``filterwarnings = error``.
     """
     import asyncio
 
-    policy = asyncio.get_event_loop_policy()
-    policy.get_event_loop().close()
-    policy.set_event_loop(None)
+    try:
+        yield
+    finally:
+        policy = asyncio.get_event_loop_policy()
+        policy.get_event_loop().close()
+        policy.set_event_loop(None)
+
+
+def assert_continuity_saved(folder: Path, continuity: str) -> None:
+    """The README's wrap wrote ``continuity`` to ``memory.continuity.md`` in ``folder``."""
+    saved = (folder / "memory.continuity.md").read_text(encoding="utf-8")
+    assert saved.strip() == continuity.strip()
 
 
 README_CONTINUITY = """# {project} \u2014 Memory (v1)

@@ -36,5 +36,4 @@ def test_the_readme_example_runs_offline(
     exec(compile(code.replace(MODEL_LINE, "llm = LLM\n"), "README.md", "exec"), namespace)
     assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
     assert "deploy_status -> billing: green, deployed at 10:42 UTC" in packages[0]
-    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
-    assert saved.strip() == CONTINUITY.strip()
+    _contract.assert_continuity_saved(tmp_path, CONTINUITY)

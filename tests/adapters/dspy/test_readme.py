@@ -52,8 +52,7 @@ def test_the_readme_example_runs_offline(
     assert capsys.readouterr().out == "Billing is green.\nwrap: saved\n"
     wrap_call = lm.history[-1]["messages"]
     assert "deploy_status -> billing: green, deployed at 10:42 UTC" in wrap_call[-1]["content"]
-    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
-    assert saved.strip() == CONTINUITY.strip()
+    _contract.assert_continuity_saved(tmp_path, CONTINUITY)
     with Store(tmp_path / "memory.db") as store:
         assert store.recall(episode_type=EpisodeType.OUTCOME).episodes[0].content == (
             "Billing is green."

@@ -46,5 +46,4 @@ def test_the_readme_example_runs_offline(
     assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
     assert "billing: green, deployed at 10:42 UTC" in script.received[1]
     assert "billing: green, deployed at 10:42 UTC" in packages[0]
-    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
-    assert saved.strip() == CONTINUITY.strip()
+    _contract.assert_continuity_saved(tmp_path, CONTINUITY)

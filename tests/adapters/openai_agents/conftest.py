@@ -137,10 +137,8 @@ class OpenAIAgentsHarness:
         if self.use_async:
             asyncio.run(Runner.run(agent, prompt, hooks=hooks, run_config=config))
         else:
-            try:
+            with _contract.default_event_loop_closed():
                 Runner.run_sync(agent, prompt, hooks=hooks, run_config=config)
-            finally:
-                _contract.close_default_event_loop()
         return _contract.RunResult(model_inputs=model.received, wrap=hooks.last_wrap)
 
 

@@ -32,12 +32,9 @@ def test_the_readme_example_runs_offline(
 
     model = scripted_model(steps=_contract.readme_steps(packages, CONTINUITY))
     monkeypatch.chdir(tmp_path)
-    try:
+    with _contract.default_event_loop_closed():
         namespace = {"MODEL": model}
         exec(compile(code.replace(MODEL_LINE, "model = MODEL\n"), "README.md", "exec"), namespace)
-    finally:
-        _contract.close_default_event_loop()
     assert capsys.readouterr().out == "Billing is green. | wrap: saved\n"
     assert "billing: green, deployed at 10:42 UTC" in packages[0]
-    saved = (tmp_path / "memory.continuity.md").read_text(encoding="utf-8")
-    assert saved.strip() == CONTINUITY.strip()
+    _contract.assert_continuity_saved(tmp_path, CONTINUITY)

@@ -77,10 +77,8 @@ class PydanticAIHarness:
         if self.use_async:
             asyncio.run(agent.run(prompt))
         else:
-            try:
+            with _contract.default_event_loop_closed():
                 agent.run_sync(prompt)
-            finally:
-                _contract.close_default_event_loop()
         return _contract.RunResult(model_inputs=function.received, wrap=capability.last_wrap)
 
 
