@@ -10,6 +10,7 @@ from typing import Any
 
 from anneal_memory.associations import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
 from anneal_memory.immune._graduation import LineVerdict, PriorPattern
+from anneal_memory.store._params import in_chunks
 from anneal_memory.store._wraps import saves_so_far
 
 _LN_PER_SAVE = -math.log(DECAY)
@@ -82,9 +83,7 @@ def _prior_rows(
         rows.extend(conn.execute(f"{_PRIOR_COLUMNS} WHERE last_wrap_id = ?", (last_wrap_id,)))
     seen = {str(r[0]) for r in rows}
     missing = sorted(wanted - seen)
-    for start in range(0, len(missing), _CHUNK):
-        chunk = missing[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(missing, _CHUNK):
         found = {
             str(r[0]): r
             for r in conn.execute(f"{_PRIOR_COLUMNS} WHERE identity IN ({marks})", chunk)
@@ -99,8 +98,7 @@ def _explanations(conn: sqlite3.Connection, identities: Sequence[str]) -> dict[s
     # (wrap_id, id) sorts like id; ordering by it lets the (identity, wrap_id) index stop
     # after 20 rows instead of sorting a pattern's whole history.
     found: dict[str, list[tuple[int, str]]] = {identity: [] for identity in identities}
-    for start in range(0, len(identities), _CHUNK):
-        chunk = identities[start : start + _CHUNK]
+    for chunk, _marks in in_chunks(identities, _CHUNK):
         query = " UNION ALL ".join([_EXPLANATIONS] * len(chunk))
         for identity, row_id, explanation in conn.execute(query, chunk):
             found[str(identity)].append((int(row_id), str(explanation)))
@@ -222,9 +220,7 @@ def apply_associations(
     tag, intensity = affect if affect is not None else (None, None)
     firsts = sorted({a for a, _b in deltas})
     found: dict[tuple[str, str], tuple[float, int]] = {}
-    for start in range(0, len(firsts), 400):
-        chunk = firsts[start : start + 400]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(firsts, 400):
         rows = conn.execute(
             f"SELECT a, b, strength, last_save_no FROM associations WHERE a IN ({marks})",  # noqa: S608
             chunk,

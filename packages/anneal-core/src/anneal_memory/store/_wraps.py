@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store._params import in_chunks
 from anneal_memory.types import Episode
 
 __all__ = [
@@ -217,9 +218,7 @@ def existing_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> frozenset[str]
     """Which of ``ids`` are live episodes of this store."""
     wanted = sorted(set(ids))
     found: set[str] = set()
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(wanted, 500):
         rows = conn.execute(f"SELECT id FROM episodes WHERE id IN ({marks})", chunk)  # noqa: S608
         found.update(str(r[0]) for r in rows)
     return frozenset(found)
