@@ -179,6 +179,7 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
         try:
             with write_transaction(conn, operation="save_continuity", path=store.path):
                 recheck_save(conn, wrap_session=ctx.wrap.session_id, open_token=ctx.wrap.token)
+                save_no = saves_so_far(conn) + 1
                 marked = complete_wrap(
                     conn,
                     ctx.wrap,
@@ -189,13 +190,12 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
                     demotions=demotions,
                     finding_counts=codes,
                     affect=affect_row,
+                    save_no=save_no,
                 )
                 if marked < 0:
                     raise NoWrapInProgressError(NO_WRAP_MESSAGE)
                 save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
-                counts = apply_associations(
-                    conn, ctx.wrap.id, saves_so_far(conn), deltas, affect_row
-                )
+                counts = apply_associations(conn, ctx.wrap.id, save_no, deltas, affect_row)
                 write_continuity(path, text)
         except StoreDatabaseError:
             _restore(path, previous, text)

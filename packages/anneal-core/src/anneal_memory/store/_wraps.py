@@ -235,8 +235,9 @@ def complete_wrap(
     demotions: int,
     finding_counts: dict[str, int],
     affect: tuple[str, float] | None,
+    save_no: int,
 ) -> int:
-    """Close ``wrap`` as completed; return how many of its snapshot's episodes it folded in.
+    """Close ``wrap`` as save number ``save_no``; return how many snapshot episodes it folded in.
 
     Returns -1 when the wrap is no longer open with this token (a racing save or cancel).
     """
@@ -254,7 +255,7 @@ def complete_wrap(
             json.dumps(finding_counts, sort_keys=True),
             None if affect is None else affect[0],
             None if affect is None else affect[1],
-            saves_so_far(conn) + 1,
+            save_no,
             wrap.id,
             wrap.token,
         ),
