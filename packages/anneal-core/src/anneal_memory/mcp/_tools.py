@@ -256,12 +256,17 @@ _SAVE_CONTINUITY = Tool(
             "affective_state": _object(
                 {
                     "tag": {"type": "string", "minLength": 1, "description": "e.g. curious"},
-                    "intensity": {"type": "number", "minimum": 0, "maximum": 1},
+                    "intensity": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "0-1",
+                    },
                 },
                 "tag",
                 "intensity",
             )
-            | {"description": "Your mood; intensity 0-1 weights new links"},
+            | {"description": "Your mood; weights new links"},
         },
         "text",
         "wrap_token",
