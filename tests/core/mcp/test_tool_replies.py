@@ -141,3 +141,41 @@ def test_a_baton_refusal_through_the_server_names_no_cli_flag(db_path: Any) -> N
     assert "--wrap-token" not in _text(refused)
     assert "--allow-shrink" not in _text(refused)
     server.close()
+
+
+def _no_cli_flags(text: str) -> None:
+    for flag in (
+        "--wrap-token",
+        "--allow-shrink",
+        "anneal-memory save-continuity",
+        "(wrap-cancel)",
+    ):
+        assert flag not in text, text
+
+
+def test_live_refusals_and_downgrades_name_no_cli_flag(db_path: Any) -> None:
+    from anneal_memory.gate import claim_baton
+
+    anonymous = McpServer(ServerConfig(db_path=db_path))  # a new store: baton-protected
+    _result(anonymous, "record", content="x", episode_type="decision")
+    downgraded = _result(anonymous, "prepare_wrap")
+    assert downgraded["structuredContent"]["status"] == "downgraded"
+    _no_cli_flags(_text(downgraded))
+    assert "serve --session-id NAME" in _text(downgraded)
+    claim_baton(anonymous.store, "s1")
+    server = McpServer(ServerConfig(db_path=db_path, session_id="s1"), store=anonymous.store)
+    package = _result(server, "prepare_wrap")
+    _no_cli_flags(_text(package))
+    again = _result(server, "prepare_wrap")
+    assert again["isError"]
+    _no_cli_flags(_text(again))
+    assert "the save_continuity tool with its wrap_token" in _text(again)
+    shrunk = _result(
+        server,
+        "save_continuity",
+        text="# T\n\n## State\nx\n",
+        wrap_token=package["structuredContent"]["wrap_token"],
+    )
+    assert shrunk["isError"]
+    _no_cli_flags(_text(shrunk))
+    anonymous.close()

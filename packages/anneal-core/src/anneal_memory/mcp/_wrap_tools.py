@@ -21,9 +21,22 @@ __all__ = ["mcp_wording", "prepare_wrap", "save_continuity", "wrap_cancel"]
 # The library words its refusals for the command line; through MCP the model passes tool
 # arguments and calls tools, so each CLI spelling is replaced by the MCP one.
 _MCP_WORDS = (
+    (
+        "(validated_save_continuity, or `anneal-memory save-continuity FILE --wrap-token TOKEN`)",
+        "(the save_continuity tool with its wrap_token)",
+    ),
+    ("(wrap_cancel, or `anneal-memory wrap-cancel`)", "(the wrap_cancel tool)"),
+    (
+        "Cancel it (wrap-cancel) and prepare again with --session-id.",
+        "Cancel it (the wrap_cancel tool); the operator gives the server a session id "
+        "(serve --session-id NAME) before the next prepare_wrap.",
+    ),
+    (
+        "and pass --session-id NAME (or set ANNEAL_MEMORY_SESSION_ID) to the wrap",
+        "and start this server with serve --session-id NAME (or ANNEAL_MEMORY_SESSION_ID)",
+    ),
     ("allow_shrink=True (--allow-shrink)", "allow_shrink: true"),
     ("(--wrap-token)", "(the wrap_token argument)"),
-    ("--wrap-token TOKEN", "wrap_token"),
     ("--wrap-token", "wrap_token"),
     ("--allow-shrink", "allow_shrink: true"),
     (
@@ -31,7 +44,6 @@ _MCP_WORDS = (
         "(set by the operator: serve --session-id or ANNEAL_MEMORY_SESSION_ID)",
     ),
     ("cancel the wrap (wrap-cancel)", "cancel the wrap (the wrap_cancel tool)"),
-    ("Cancel it (wrap-cancel)", "Cancel it (the wrap_cancel tool)"),
 )
 
 
