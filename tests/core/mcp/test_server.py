@@ -286,9 +286,10 @@ def test_store_failures_outside_tools_are_internal_errors(tmp_path: Path) -> Non
     server = McpServer(ServerConfig(db_path=tmp_path))  # a directory is no database
     error = _request(server, "resources/read", {"uri": "anneal://continuity"})["error"]
     assert error["code"] == -32603
+    assert f"{tmp_path} is a directory" in error["message"]
     text, is_error = _call(server, "status")
     assert is_error
-    assert text.startswith("Error: ")
+    assert text.startswith(f"Error: the database {tmp_path} is a directory")
 
 
 def test_server_opens_its_store_lazily_and_closes_it(db_path: Path) -> None:

@@ -159,7 +159,16 @@ class McpServer:
     def store(self) -> Store:
         """The store, opened (and on creation given the baton policy) on first use."""
         if self._store is None:
+            from anneal_memory.errors import StoreError
             from anneal_memory.store import Store
+
+            if self.config.db_path.is_dir():
+                raise StoreError(
+                    f"the database {self.config.db_path} is a directory; configure the path "
+                    "of a database file",
+                    operation="open",
+                    path=self.config.db_path,
+                )
 
             opened = Store(
                 self.config.db_path,

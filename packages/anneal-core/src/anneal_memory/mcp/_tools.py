@@ -145,7 +145,7 @@ _RECALL = Tool(
     output_schema=_object(
         {
             "total_matching": _INTEGER,
-            "episodes": {"type": "array", "items": _EPISODE_OUT},
+            "episodes": {"type": "array", "items": _object({"id": _STRING}, "id", closed=False)},
         },
         "total_matching",
         "episodes",
