@@ -223,7 +223,7 @@ _PREPARE_WRAP = Tool(
             "max_chars": {
                 "type": "integer",
                 "minimum": 1000,
-                "description": "Size target (default 20000)",
+                "description": "Size target (default: the schema's, 20000)",
             },
             "staleness_days": {
                 "type": "integer",
@@ -260,7 +260,7 @@ _SAVE_CONTINUITY = Tool(
                         "type": "number",
                         "minimum": 0,
                         "maximum": 1,
-                        "description": "0-1",
+                        "description": "Strength, 0-1",
                     },
                 },
                 "tag",
