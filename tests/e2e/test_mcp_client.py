@@ -1,8 +1,9 @@
 """The official ``mcp`` Python client against the real ``anneal-memory serve`` process.
 
 Runs with the locked 1.x client (``ClientSession`` + ``initialize``) and with the newest 2.x
-client (``mcp.Client``, which probes ``server/discover`` first and falls back to the
-handshake when the server answers -32601)::
+client (``mcp.Client``) twice: ``mode="auto"`` probes ``server/discover``, gets a
+DiscoverResult and speaks 2026-07-28 (``_meta`` on every request, no handshake), and
+``mode="legacy"`` runs the ``initialize`` handshake::
 
     uv run --isolated --no-project --with "mcp>=2" --with pytest \\
         --with-editable packages/anneal-core \\
@@ -28,6 +29,15 @@ from mcp import StdioServerParameters
 pytestmark = pytest.mark.e2e
 
 LATEST = "2025-11-25"
+MODERN = "2026-07-28"
+MODES = ["auto", "legacy"] if hasattr(mcp, "Client") else ["handshake"]
+EXPECTED_VERSION = {"auto": MODERN, "legacy": LATEST, "handshake": LATEST}
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    """How the client connects: 2.x ``auto`` (modern) or ``legacy``; 1.x ``handshake``."""
+    return str(request.param)
 
 
 class Session(Protocol):
@@ -59,10 +69,13 @@ def _params(db: Path, session_id: str = "e2e-session") -> StdioServerParameters:
 
 
 @contextlib.asynccontextmanager
-async def _connect(params: StdioServerParameters) -> AsyncIterator[tuple[Session, str]]:
-    if hasattr(mcp, "Client"):  # mcp 2.x: probes server/discover, gets -32601, falls back
-        async with mcp.Client(params) as client:
-            assert client.session.initialize_result is not None
+async def _connect(params: StdioServerParameters, mode: str) -> AsyncIterator[tuple[Session, str]]:
+    if mode != "handshake":  # mcp 2.x
+        async with mcp.Client(params, mode=mode) as client:
+            if mode == "auto":  # the probe found a 2026-07-28 server: no handshake at all
+                assert client.session.initialize_result is None
+            else:
+                assert client.session.initialize_result is not None
             yield client, client.protocol_version
         return
     from mcp.client.stdio import stdio_client
@@ -90,22 +103,24 @@ async def _read(session: Session, uri: str) -> dict[str, Any]:
     return _dump(await session.read_resource(AnyUrl(uri)))
 
 
-def _run(db: Path, body: Callable[[Session, str], Awaitable[None]]) -> None:
+def _run(db: Path, body: Callable[[Session, str], Awaitable[None]], mode: str) -> None:
     async def main() -> None:
-        async with _connect(_params(db)) as (session, version):
+        async with _connect(_params(db), mode) as (session, version):
             await body(session, version)
 
     asyncio.run(main())
 
 
-def test_handshake_and_tool_schemas(tmp_path: Path) -> None:
+def test_handshake_and_tool_schemas(tmp_path: Path, mode: str) -> None:
     async def body(session: Session, version: str) -> None:
-        assert version == LATEST
+        assert version == EXPECTED_VERSION[mode]
         tools = _dump(await session.list_tools())["tools"]
         names = [tool["name"] for tool in tools]
         assert names == [
             "record",
             "recall",
+            "get",
+            "read_continuity",
             "prepare_wrap",
             "save_continuity",
             "wrap_cancel",
@@ -113,16 +128,18 @@ def test_handshake_and_tool_schemas(tmp_path: Path) -> None:
             "status",
         ]
         for tool in tools:
-            schema = tool["inputSchema"]
-            jsonschema.Draft202012Validator.check_schema(schema)
-            jsonschema.Draft7Validator.check_schema(schema)
-            assert schema["type"] == "object"
+            for schema in (tool["inputSchema"], tool.get("outputSchema", {})):
+                jsonschema.Draft202012Validator.check_schema(schema)
+                jsonschema.Draft7Validator.check_schema(schema)
+            assert tool["inputSchema"]["type"] == "object"
             assert tool["description"]
+            assert tool["title"]
+            assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint"}
 
-    _run(tmp_path / "m.db", body)
+    _run(tmp_path / "m.db", body, mode)
 
 
-def test_call_every_core_tool(tmp_path: Path) -> None:
+def test_call_every_core_tool(tmp_path: Path, mode: str) -> None:
     async def body(session: Session, version: str) -> None:
         text, is_error = await _call(
             session,
@@ -154,11 +171,22 @@ def test_call_every_core_tool(tmp_path: Path) -> None:
         text, is_error = await _call(session, "record", content="x", episode_type="gossip")
         assert is_error
         assert "episode_type must be one of" in text
+        result = _dump(
+            await session.call_tool("record", {"content": "y", "episode_type": "context"})
+        )
+        new_id = result["structuredContent"]["id"]
+        text, is_error = await _call(session, "get", episode_id=new_id)
+        assert (is_error, new_id in text) == (False, True)
+        text, is_error = await _call(session, "recall", keyword="postgres", limit=5.0)
+        assert not is_error
+        assert text.startswith("Episodes 1-1 of 1 matching:")
+        text, is_error = await _call(session, "read_continuity")
+        assert (is_error, text.startswith("(No continuity yet.")) == (False, True)
 
-    _run(tmp_path / "m.db", body)
+    _run(tmp_path / "m.db", body, mode)
 
 
-def test_read_both_resources(tmp_path: Path) -> None:
+def test_read_both_resources(tmp_path: Path, mode: str) -> None:
     async def body(session: Session, version: str) -> None:
         listed = _dump(await session.list_resources())["resources"]  # type: ignore[attr-defined]
         assert {r["uri"] for r in listed} == {"anneal://continuity", "anneal://integrity/manifest"}
@@ -169,7 +197,7 @@ def test_read_both_resources(tmp_path: Path) -> None:
         tools = _dump(await session.list_tools())["tools"]
         assert sorted(json.loads(manifest["text"])["tools"]) == sorted(t["name"] for t in tools)
 
-    _run(tmp_path / "m.db", body)
+    _run(tmp_path / "m.db", body, mode)
 
 
 def _claim_baton(db: Path, session_id: str) -> None:
@@ -229,10 +257,10 @@ async def _wrap_body(session: Session, db: Path) -> None:
     assert text.startswith("Cancelled wrap ")
 
 
-def test_record_prepare_save_round_trip_and_cancel(tmp_path: Path) -> None:
+def test_record_prepare_save_round_trip_and_cancel(tmp_path: Path, mode: str) -> None:
     db = tmp_path / "m.db"
 
     async def body(session: Session, version: str) -> None:
         await _wrap_body(session, db)
 
-    _run(db, body)
+    _run(db, body, mode)

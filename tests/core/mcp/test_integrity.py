@@ -32,7 +32,7 @@ def test_committed_manifest_is_current() -> None:
 def test_manifest_lists_every_tool() -> None:
     shipped = load_manifest()
     assert sorted(shipped["tools"]) == sorted(tool.name for tool in TOOLS)
-    assert shipped["version"] == 1
+    assert shipped["version"] == 2
     assert shipped["algorithm"] == "SHA-256"
 
 
@@ -41,7 +41,16 @@ def test_tool_hash_is_sha256_of_sorted_compact_json() -> None:
     expected = hashlib.sha256(
         b'{"description":"d\xc3\xbc","inputSchema":{"properties":{"a":{},"b":{}},"type":"object"}}'
     ).hexdigest()
-    assert tool_hash("dü", schema) == expected
+    assert tool_hash({"name": "x", "inputSchema": schema, "description": "dü"}) == expected
+
+
+def test_annotations_and_titles_are_hashed() -> None:
+    tools = [tool.to_dict() for tool in TOOLS]
+    shipped = build_manifest(tools)
+    tools[0] = {**tools[0], "annotations": {**tools[0]["annotations"], "readOnlyHint": True}}
+    tools[1] = {**tools[1], "title": "Something else"}
+    report = check_manifest(build_manifest(tools), shipped)
+    assert report.changed == tuple(sorted((TOOLS[0].name, TOOLS[1].name)))
 
 
 def test_any_change_to_a_description_or_schema_is_reported() -> None:

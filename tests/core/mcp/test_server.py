@@ -20,6 +20,7 @@ from anneal_memory.mcp import (
 )
 from anneal_memory.mcp._integrity import MANIFEST_PATH
 from anneal_memory.mcp._resources import CONTINUITY_PLACEHOLDER
+from anneal_memory.mcp._toolkit import hints
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def test_ping_and_empty_listings(server: McpServer) -> None:
     assert _request(server, "resources/templates/list")["result"] == {"resourceTemplates": []}
 
 
-@pytest.mark.parametrize("method", ["server/discover", "prompts/list", "tools/run", "Ping"])
+@pytest.mark.parametrize("method", ["prompts/list", "tools/run", "Ping"])
 def test_unknown_methods_are_method_not_found(server: McpServer, method: str) -> None:
     error = _request(server, method, {})["error"]
     assert error == {"code": -32601, "message": f"Method not found: {method}"}
@@ -89,7 +90,7 @@ def test_tools_list_is_the_table(server: McpServer) -> None:
     tools = _request(server, "tools/list")["result"]["tools"]
     assert [t["name"] for t in tools] == [t.name for t in TOOLS]
     for tool in tools:
-        assert set(tool) == {"name", "description", "inputSchema"}
+        assert {"name", "title", "description", "inputSchema", "annotations"} <= set(tool)
         assert len(tool["description"]) > 40
         schema = tool["inputSchema"]
         assert schema["type"] == "object"
@@ -237,6 +238,9 @@ def test_a_failing_handler_is_a_tool_error_and_the_server_keeps_serving(store: S
         description="always fails",
         handler=explode,
         input_schema={"type": "object", "properties": {}},
+        title="Explode",
+        annotations=hints(read_only=True, destructive=False, idempotent=True),
+        output_schema=None,
     )
     server = McpServer(
         ServerConfig(db_path=store.path, tools=(broken, *TOOLS), log=logged.append), store=store
@@ -282,9 +286,10 @@ def test_store_failures_outside_tools_are_internal_errors(tmp_path: Path) -> Non
     server = McpServer(ServerConfig(db_path=tmp_path))  # a directory is no database
     error = _request(server, "resources/read", {"uri": "anneal://continuity"})["error"]
     assert error["code"] == -32603
+    assert f"{tmp_path} is a directory" in error["message"]
     text, is_error = _call(server, "status")
     assert is_error
-    assert text.startswith("Error: ")
+    assert text.startswith(f"Error: the database {tmp_path} is a directory")
 
 
 def test_server_opens_its_store_lazily_and_closes_it(db_path: Path) -> None:
@@ -315,6 +320,9 @@ def test_unexpected_failures_are_logged_to_stderr_only(
         description="fails",
         handler=explode,
         input_schema={"type": "object", "properties": {}},
+        title="Explode",
+        annotations=hints(read_only=True, destructive=False, idempotent=True),
+        output_schema=None,
     )
     server = McpServer(ServerConfig(db_path=store.path, tools=(broken,)), store=store)
     _, is_error = _call(server, "explode")

@@ -97,7 +97,29 @@ CASES: tuple[Case, ...] = (
     Case("bad notification", b'{"jsonrpc":"1.0","method":"no/such"}\n', None, replies=False),
     Case("client response", b'{"jsonrpc":"2.0","id":3,"result":{}}\n', None, replies=False),
     Case("unknown method", _request(18, "no/such"), -32601, 18),
-    Case("server/discover", _request(19, "server/discover"), -32601, 19),
+    Case("server/discover without _meta", _request(19, "server/discover"), -32602, 19),
+    Case(
+        "server/discover",
+        _request(
+            23,
+            "server/discover",
+            '{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+            '"io.modelcontextprotocol/clientCapabilities":{}}}',
+        ),
+        None,
+        23,
+    ),
+    Case(
+        "unknown modern version",
+        _request(
+            24,
+            "tools/list",
+            '{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01",'
+            '"io.modelcontextprotocol/clientCapabilities":{}}}',
+        ),
+        -32022,
+        24,
+    ),
     Case("unknown tool", _request(20, "tools/call", '{"name":"nope"}'), -32602, 20),
 )
 

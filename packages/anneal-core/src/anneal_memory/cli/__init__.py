@@ -1,6 +1,8 @@
 """The ``anneal-memory`` command line.
 
-``main(argv)`` parses the arguments, runs one command and returns its exit code:
+``main(argv)`` parses the arguments, runs one command and returns its exit code (with no
+command on the real command line and a piped stdin, the command is ``serve``: MCP clients
+start it that way):
 
 * ``0`` ok;
 * ``1`` refused or failed: one line on stderr starting ``Error:``, never a traceback;
@@ -53,6 +55,27 @@ def _utf8_stdio() -> None:
             continue
 
 
+_NO_COMMAND_FLAGS = frozenset({"-h", "--help", "--version"})
+
+
+def _implicit_serve(arguments: list[str]) -> list[str]:
+    """``serve`` appended when no command is given and stdin is a pipe (an MCP client).
+
+    Only for the real command line (``main()`` without ``argv``): a caller passing ``argv``
+    gets the usage, whatever its stdin is.
+    """
+    from anneal_memory.cli._parser import _command_token
+
+    if _command_token(arguments) is not None or _NO_COMMAND_FLAGS & set(arguments):
+        return arguments
+    stdin = sys.stdin
+    try:
+        piped = stdin is not None and not stdin.isatty()
+    except (ValueError, OSError):  # a closed stdin: nothing to serve
+        piped = False
+    return [*arguments, "serve"] if piped else arguments
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``anneal-memory`` command line.
 
@@ -66,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from anneal_memory.cli._parser import build_parser
     from anneal_memory.cli._run import run
 
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    arguments = _implicit_serve(sys.argv[1:]) if argv is None else list(argv)
     parser = build_parser(arguments)
     try:
         args = parser.parse_args(arguments)

@@ -75,6 +75,11 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
     """Check the tool table, then serve until the client closes stdin."""
     from anneal_memory.mcp import _tools
 
+    if ctx.db_path.is_dir():
+        raise CommandError(
+            f"the database {ctx.db_path} is a directory; pass --db the path of a database "
+            f"file, e.g. {ctx.db_path / 'memory.db'}"
+        )
     tools = _tools.TOOLS  # one lookup: the table checked is the table served
     if not args.skip_integrity:
         _check_integrity(tools)

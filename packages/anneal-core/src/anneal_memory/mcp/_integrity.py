@@ -1,11 +1,13 @@
-"""Tool-description integrity: hash each tool's description and input schema.
+"""Tool-description integrity: hash what each tool tells the model and the client.
 
 A model trusts what a tool's description says, so a changed description is a changed
-instruction. The package ships ``tool-integrity.json``, generated from the tool table at
-build/test time (``python -m anneal_memory.mcp.gen_manifest --write`` in a source checkout;
-a test fails when it is stale). ``serve`` compares the live table with it at startup and
-refuses to run on any difference unless started with ``--skip-integrity``. Nothing here ever
-writes into the installed package.
+instruction; a client trusts the annotations (a tool marked read-only may run without asking),
+so the hash covers every field of the ``tools/list`` entry: title, description, input and
+output schema, annotations. The package ships ``tool-integrity.json``, generated from the
+tool table at build/test time (``python -m anneal_memory.mcp.gen_manifest --write`` in a
+source checkout; a test fails when it is stale). ``serve`` compares the live table with it
+at startup and refuses to run on any difference unless started with ``--skip-integrity``.
+Nothing here ever writes into the installed package.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ __all__ = [
 ]
 
 MANIFEST_PATH = Path(__file__).with_name("tool-integrity.json")
-_VERSION = 1
-_CANONICAL = "JSON of {description, inputSchema}: sorted keys, no spaces, UTF-8"
+_VERSION = 2
+_CANONICAL = "JSON of the tools/list entry without name: sorted keys, no spaces, UTF-8"
 
 
 # A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect`` and would add ~10 ms
@@ -67,10 +69,10 @@ class IntegrityReport(NamedTuple):
         return "; ".join(parts) or "tool table matches the manifest"
 
 
-def tool_hash(description: str, input_schema: Mapping[str, Any]) -> str:
-    """SHA-256 hex of the canonical JSON of one tool's description and input schema."""
+def tool_hash(entry: Mapping[str, Any]) -> str:
+    """SHA-256 hex of the canonical JSON of one ``tools/list`` entry, its name left out."""
     canonical = json.dumps(
-        {"description": description, "inputSchema": input_schema},
+        {key: value for key, value in entry.items() if key != "name"},
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
@@ -79,8 +81,8 @@ def tool_hash(description: str, input_schema: Mapping[str, Any]) -> str:
 
 
 def build_manifest(tools: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """The manifest of ``tools`` (``tools/list`` entries with name, description, inputSchema)."""
-    hashes = {t["name"]: tool_hash(t["description"], t["inputSchema"]) for t in tools}
+    """The manifest of ``tools`` (``tools/list`` entries)."""
+    hashes = {t["name"]: tool_hash(t) for t in tools}
     return {
         "version": _VERSION,
         "algorithm": "SHA-256",

@@ -33,6 +33,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
     "Incoming",
     "ProtocolError",
     "decode",
@@ -49,6 +50,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """The longest line accepted (10 MiB); longer lines are discarded unread and refused."""
@@ -84,22 +86,30 @@ class ProtocolError(Exception):
         message: One line saying what was wrong.
         id: The request id to answer, or None when it is unknown (the reply carries null).
         notify: True when the message was a notification, so no reply is sent.
+        data: The error's ``data`` member, or None for none.
     """
 
     def __init__(
-        self, *, code: int, message: str, id: RequestId | None = None, notify: bool = False
+        self,
+        *,
+        code: int,
+        message: str,
+        id: RequestId | None = None,
+        notify: bool = False,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.id = id
         self.notify = notify
+        self.data = data
 
     def reply(self) -> dict[str, Any] | None:
         """The error reply to send, or None for a notification."""
         if self.notify:
             return None
-        return error_response(self.id, self.code, self.message)
+        return error_response(self.id, self.code, self.message, data=self.data)
 
 
 # A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect`` and would add ~10 ms
@@ -289,9 +299,18 @@ def result_response(request_id: RequestId, result: Mapping[str, Any]) -> dict[st
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def error_response(request_id: RequestId | None, code: int, message: str) -> dict[str, Any]:
+def error_response(
+    request_id: RequestId | None,
+    code: int,
+    message: str,
+    *,
+    data: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Build an error reply (``id`` null when the request's id is unknown)."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = dict(data)
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 def encode(message: Mapping[str, Any]) -> bytes:

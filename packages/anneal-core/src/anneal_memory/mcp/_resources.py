@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from anneal_memory.mcp._tools import Tool
+    from anneal_memory.mcp._toolkit import Tool
     from anneal_memory.store import Store
 
 __all__ = [

@@ -3,7 +3,9 @@
 ``McpServer.handle`` takes one line as read from the client and returns the reply to write,
 or None (notifications, responses, blank lines). It never writes to stdout itself; the only
 I/O loop is :func:`serve_stdio`. The store is opened on the first call that needs it, so
-``initialize`` and ``tools/list`` answer without touching the database.
+``initialize``, ``server/discover`` and ``tools/list`` answer without touching the database.
+Both protocol eras go through the same methods; :mod:`anneal_memory.mcp._eras` decides each
+request's era and finishes a 2026-07-28 result.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from anneal_memory.errors import AnnealMemoryError
+from anneal_memory.mcp import _eras, _resources
 from anneal_memory.mcp import _jsonrpc as rpc
-from anneal_memory.mcp import _resources
-from anneal_memory.mcp._arguments import check_arguments
+from anneal_memory.mcp._arguments import check_arguments, normalize_arguments
+from anneal_memory.mcp._toolkit import ToolReply
 from anneal_memory.mcp._tools import TOOLS, Tool
 
 if TYPE_CHECKING:
@@ -26,28 +29,27 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
+    "MODERN_PROTOCOL_VERSIONS",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "McpServer",
     "ServerConfig",
     "serve_stdio",
 ]
 
-SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = (
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-)
+SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = _eras.LEGACY_PROTOCOL_VERSIONS
+"""The versions ``initialize`` negotiates (the handshake era)."""
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[-1]
+MODERN_PROTOCOL_VERSIONS: tuple[str, ...] = _eras.MODERN_PROTOCOL_VERSIONS
+"""The stateless versions served per request (``_meta``), without a handshake."""
 
 SERVER_NAME = "anneal-memory"
 INSTRUCTIONS = (
     "Long-term memory for this agent. At the start of a session read the resource "
-    "anneal://continuity. While you work, call record for each decision, observation, "
-    "tension, question or outcome worth keeping, and recall before decisions that past "
-    "experience could inform. At the end of the session call prepare_wrap, compress the "
-    "package it returns into the continuity document it describes, and pass that text with "
-    "the wrap token to save_continuity."
+    "anneal://continuity (or call read_continuity). While you work, call record for each "
+    "decision, observation, tension, question or outcome worth keeping, and recall before "
+    "decisions that past experience could inform. At the end of the session call "
+    "prepare_wrap, compress the package it returns into the continuity document it "
+    "describes, and pass that text with the wrap token to save_continuity."
 )
 
 
@@ -87,6 +89,13 @@ class ServerConfig(NamedTuple):
     log: Callable[[str], None] = _stderr_log
 
 
+_CAPABILITIES: Mapping[str, Any] = {
+    "tools": {"listChanged": False},
+    "resources": {"subscribe": False, "listChanged": False},
+}
+_LEGACY_ONLY = frozenset({"ping"})
+
+
 def _negotiate(params: Mapping[str, Any]) -> str:
     requested = params.get("protocolVersion")
     if not isinstance(requested, str):
@@ -98,6 +107,25 @@ def _negotiate(params: Mapping[str, Any]) -> str:
 
 def _text_result(text: str, *, is_error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+def _tool_result(reply: str | ToolReply) -> dict[str, Any]:
+    if isinstance(reply, str):
+        return _text_result(reply)
+    result = _text_result(reply.text)
+    result["structuredContent"] = dict(reply.structured)
+    return result
+
+
+def _discover_needs_meta(params: Mapping[str, Any]) -> rpc.ProtocolError:
+    return rpc.ProtocolError(
+        code=rpc.INVALID_PARAMS,
+        message=(
+            "Invalid params: server/discover needs _meta with "
+            f"{_eras.PROTOCOL_KEY} (one of {', '.join(_eras.MODERN_PROTOCOL_VERSIONS)}) and "
+            f"{_eras.CAPABILITIES_KEY}; handshake-era clients call initialize"
+        ),
+    )
 
 
 class McpServer:
@@ -116,6 +144,7 @@ class McpServer:
         self._tools: dict[str, Tool] = {tool.name: tool for tool in config.tools}
         self._methods: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
             "initialize": self._initialize,
+            "server/discover": self._discover,
             "ping": lambda _params: {},
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
@@ -130,7 +159,16 @@ class McpServer:
     def store(self) -> Store:
         """The store, opened (and on creation given the baton policy) on first use."""
         if self._store is None:
+            from anneal_memory.errors import StoreError
             from anneal_memory.store import Store
+
+            if self.config.db_path.is_dir():
+                raise StoreError(
+                    f"the database {self.config.db_path} is a directory; configure the path "
+                    "of a database file",
+                    operation="open",
+                    path=self.config.db_path,
+                )
 
             opened = Store(
                 self.config.db_path,
@@ -177,16 +215,35 @@ class McpServer:
             return None
         return self._dispatch(message.method, message.params, message.id)
 
+    def _method(self, name: str, era: str | None) -> Callable[[Mapping[str, Any]], Any]:
+        method = self._methods.get(name)
+        if method is None or (era is not None and name in _LEGACY_ONLY):
+            removed = f" (not part of {era})" if method is not None else ""
+            raise rpc.ProtocolError(
+                code=rpc.METHOD_NOT_FOUND, message=f"Method not found: {name}{removed}"
+            )
+        if era is None and name == "server/discover":
+            raise _discover_needs_meta({})
+        return method
+
+    def _answer(self, name: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        era = None if name == "initialize" else _eras.modern_version(params)
+        method = self._method(name, era)
+        if era is None:
+            return method(params)  # type: ignore[no-any-return]
+        try:
+            result = method(params)
+        except rpc.ProtocolError as exc:
+            raise _eras.modern_error(exc, params) from None
+        return _eras.complete(name, params, result, server_info=self._server_info())
+
     def _dispatch(
         self, name: str, params: Mapping[str, Any], request_id: rpc.RequestId
     ) -> dict[str, Any]:
-        method = self._methods.get(name)
-        if method is None:
-            return rpc.error_response(request_id, rpc.METHOD_NOT_FOUND, f"Method not found: {name}")
         try:
-            return rpc.result_response(request_id, method(params))
+            return rpc.result_response(request_id, self._answer(name, params))
         except rpc.ProtocolError as exc:
-            return rpc.error_response(request_id, exc.code, exc.message)
+            return rpc.error_response(request_id, exc.code, exc.message, data=exc.data)
         except (AnnealMemoryError, OSError) as exc:
             return rpc.error_response(request_id, rpc.INTERNAL_ERROR, f"Internal error: {exc}")
         except Exception as exc:  # a bug must not end the session; the client gets -32603
@@ -195,16 +252,23 @@ class McpServer:
                 request_id, rpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"
             )
 
-    def _initialize(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+    def _server_info(self) -> dict[str, str]:
         from anneal_memory import __version__
 
+        return {"name": SERVER_NAME, "version": __version__}
+
+    def _initialize(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
         return {
             "protocolVersion": _negotiate(params),
-            "capabilities": {
-                "tools": {"listChanged": False},
-                "resources": {"subscribe": False, "listChanged": False},
-            },
-            "serverInfo": {"name": SERVER_NAME, "version": __version__},
+            "capabilities": _CAPABILITIES,
+            "serverInfo": self._server_info(),
+            "instructions": INSTRUCTIONS,
+        }
+
+    def _discover(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {
+            "supportedVersions": _eras.all_versions(),
+            "capabilities": {"tools": {}, "resources": {}},
             "instructions": INSTRUCTIONS,
         }
 
@@ -232,11 +296,11 @@ class McpServer:
             return _text_result(
                 f"Error: invalid arguments for {name}: {'; '.join(problems)}", is_error=True
             )
-        return self._run_tool(tool, arguments)
+        return self._run_tool(tool, normalize_arguments(tool.input_schema, arguments))
 
     def _run_tool(self, tool: Tool, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
         try:
-            return _text_result(tool.handler(self, arguments))
+            return _tool_result(tool.handler(self, arguments))
         except (AnnealMemoryError, ValueError, OSError) as exc:
             return _text_result(f"Error: {exc}", is_error=True)
         except Exception as exc:  # keep serving; the traceback goes to stderr only

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from anneal_memory.gate import BatonStatus
+    from anneal_memory.store._wraps import WrapRecord
     from anneal_memory.types import Episode, RecallResult, StoreStatus
 
 __all__ = ["render_episode", "render_recall", "render_status"]
@@ -44,15 +45,29 @@ def _baton_line(baton: BatonStatus | None, session_id: str | None) -> str:
     return f"Baton: required; held by {baton.holder}{mine}"
 
 
+def _wrap_line(wrap: WrapRecord | None) -> str:
+    if wrap is None:
+        return "Wrap: none open"
+    return (
+        f"Wrap: {wrap.id} open since {wrap.started_at} ({wrap.episode_count} episodes); "
+        "finish it with save_continuity or close it with wrap_cancel"
+    )
+
+
 def render_status(
-    status: StoreStatus, *, session_id: str | None, baton: BatonStatus | None = None
+    status: StoreStatus,
+    *,
+    session_id: str | None,
+    baton: BatonStatus | None = None,
+    wrap: WrapRecord | None = None,
 ) -> str:
-    """A short health report of the store."""
+    """A short health report of the store, with the open wrap if there is one."""
     by_type = ", ".join(f"{name} {count}" for name, count in status.episodes_by_type.items())
     lines = [
         f"Memory: {status.path}",
         f"Episodes: {status.total_episodes} ({by_type})",
         f"Waiting for the next wrap: {status.episodes_since_wrap}",
+        _wrap_line(wrap),
         f"Deleted: {status.deleted_episodes}",
         f"Size: {status.db_bytes:,} bytes (+ {status.wal_bytes:,} bytes of write-ahead log)",
         f"Last write: {status.last_write or 'never'}",

@@ -1,99 +1,49 @@
-"""The MCP tool table: one row per tool (name, description, input schema, handler).
+"""The MCP tool table: one row per tool (name, title, description, schemas, hints, handler).
 
-Handlers are thin: they call the library and turn its result into text for the model. They
+Handlers are thin: they call the library and turn its result into text for the model (and,
+for a tool with an output schema, a :class:`ToolReply` with the fields a client reads). They
 raise on failure (``AnnealMemoryError`` or ``ValueError``); the server turns that into a tool
 result with ``isError: true`` and the message. The session id and the record source come from
 the server's configuration (:class:`ToolContext`), never from a tool argument.
 
-Adding a tool is one :class:`Tool` row in :data:`TOOLS` and one handler function; then
-regenerate the integrity manifest (``python -m anneal_memory.mcp.gen_manifest --write``).
+Adding a tool is one :class:`Tool` row in :data:`TOOLS` (every field is required: a title,
+the four annotation hints via :func:`hints`, and an output schema or None) and one handler;
+then regenerate the integrity manifest (``python -m anneal_memory.mcp.gen_manifest --write``).
+A contract test keeps each row under its token budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from collections.abc import Mapping
+from typing import Any
 
-from anneal_memory.mcp import _text, _wrap_tools
+from anneal_memory.mcp import _read_tools, _text, _wrap_tools
+from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
+from anneal_memory.mcp._toolkit import object_schema as _object
 
-if TYPE_CHECKING:
-    from anneal_memory.store import Store
-
-__all__ = ["TOOLS", "TOOLS_BY_NAME", "Tool", "ToolContext"]
+__all__ = ["TOOLS", "TOOLS_BY_NAME", "Tool", "ToolContext", "ToolReply"]
 
 _EPISODE_TYPES = ["observation", "decision", "tension", "question", "outcome", "context"]
+_TYPES_DEFINED = (
+    "observation=seen, decision=chosen, tension=conflict, question=open, outcome=result, "
+    "context=background"
+)
+_STRING = {"type": "string"}
+_INTEGER = {"type": "integer"}
 
 
-class ToolContext(Protocol):
-    """What a handler may use: the store (opened on first use) and the server's settings."""
-
-    @property
-    def store(self) -> Store:
-        """The store, opened on first use."""
-        ...
-
-    @property
-    def session_id(self) -> str | None:
-        """The session id from the server configuration (None when not configured)."""
-        ...
-
-    @property
-    def source(self) -> str:
-        """The source recorded on episodes written through this server."""
-        ...
-
-
-Handler = Callable[[ToolContext, Mapping[str, Any]], str]
-
-
-# A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect`` and would add ~10 ms
-# to the server's start-up, which clients wait for.
-class Tool(NamedTuple):
-    """One row of the tool table.
-
-    Attributes:
-        name: The tool name clients call.
-        description: What the model reads to decide when to call it.
-        input_schema: JSON Schema of the arguments (an object schema).
-        handler: Runs the tool and returns the text reply.
-    """
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    handler: Handler
-
-    def to_dict(self) -> dict[str, Any]:
-        """The entry of a ``tools/list`` reply."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-        }
-
-
-def _object(properties: Mapping[str, Any], *required: str) -> dict[str, Any]:
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": dict(properties),
-        "additionalProperties": False,
-    }
-    if required:
-        schema["required"] = list(required)
-    return schema
-
-
-def _record(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     episode = ctx.store.record(
         args["content"],
         args["episode_type"],
         source=ctx.source,
         metadata=args.get("metadata"),
     )
-    return f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
+    text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
+    return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
 
 
-def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     limit = args.get("limit", 20)
     offset = args.get("offset", 0)
     result = ctx.store.recall(
@@ -105,7 +55,11 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> str:
         limit=limit,
         offset=offset,
     )
-    return _text.render_recall(result, offset=offset)
+    fields = {
+        "total_matching": result.total_matching,
+        "episodes": [_read_tools.episode_fields(e) for e in result.episodes],
+    }
+    return ToolReply(_text.render_recall(result, offset=offset), fields)
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
@@ -115,185 +69,227 @@ def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
     return f"Deleted episode {episode_id}; its id stays reserved and is never reused."
 
 
-def _status(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
+    from anneal_memory.continuity import wrap_status
     from anneal_memory.gate import baton_status
 
     store = ctx.store
-    return _text.render_status(store.status(), session_id=ctx.session_id, baton=baton_status(store))
+    status = store.status()
+    wrap = wrap_status(store)
+    text = _text.render_status(
+        status, session_id=ctx.session_id, baton=baton_status(store), wrap=wrap
+    )
+    fields = {
+        "total_episodes": status.total_episodes,
+        "episodes_since_wrap": status.episodes_since_wrap,
+        "wrap_open": wrap is not None,
+    }
+    return ToolReply(text, fields)
 
+
+_EPISODE_ID = {"type": "string", "description": "The episode's 8-hex-character id."}
+_EPISODE_OUT = _object(
+    {"id": _STRING, "timestamp": _STRING, "type": _STRING, "content": _STRING},
+    "id",
+    closed=False,
+)
 
 _RECORD = Tool(
     name="record",
+    title="Record an episode",
     description=(
-        "Record one meaningful moment of this session as an episode in long-term memory. "
-        "Call it when you make a decision, notice something worth keeping, hit a tension or "
-        "open question, or see an outcome. One episode = one thought in plain words; the "
-        "server records who wrote it. Returns the new episode id (8 hex characters), which "
-        "you cite when you compress memory at the end of the session."
+        "Save one moment worth keeping (a decision, observation, ...) in plain words. "
+        "Returns its id; cite ids at the wrap."
     ),
     input_schema=_object(
         {
             "content": {
                 "type": "string",
                 "minLength": 1,
-                "description": "The moment, in a sentence or a short paragraph (max 64 KiB).",
+                "description": "One thought (max 64 KiB).",
             },
             "episode_type": {
                 "type": "string",
                 "enum": _EPISODE_TYPES,
-                "description": "observation, decision, tension, question, outcome or context.",
+                "description": "See recall.",
             },
-            "metadata": {
-                "type": "object",
-                "description": "Optional JSON object stored with the episode (max 16 KiB).",
-            },
+            "metadata": {"type": "object", "description": "Any JSON (max 16 KiB)."},
         },
         "content",
         "episode_type",
     ),
+    annotations=hints(read_only=False, destructive=False, idempotent=False),
+    output_schema=_object({"id": _STRING, "timestamp": _STRING}, "id", closed=False),
     handler=_record,
 )
 
 _RECALL = Tool(
     name="recall",
+    title="Search memory",
     description=(
-        "Search long-term memory before you decide something. With a keyword, episodes "
-        "containing the exact phrase come first, then episodes matching its words, ranked by "
-        "relevance; without one, the newest first. Filters narrow by type, time and source. "
-        "Returns each episode's id, time, type, source and text, and how many matched in all."
+        "Find episodes by words (not meaning): exact phrase first, then by relevance; newest "
+        "first without keyword. Use before deciding."
     ),
     input_schema=_object(
         {
-            "keyword": {"type": "string", "description": "Words or a phrase to look for."},
-            "episode_type": {"type": "string", "enum": _EPISODE_TYPES},
-            "since": {
-                "type": "string",
-                "description": "Only episodes at or after this: ISO-8601 time or an age "
-                "like 7d, 12h, 30m.",
-            },
-            "until": {
-                "type": "string",
-                "description": "Only episodes at or before this (same forms as since).",
-            },
-            "source": {"type": "string", "description": "Only episodes from this source."},
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 10_000,
-                "description": "How many to return (default 20).",
-            },
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "How many of the best matches to skip (paging; default 0).",
-            },
+            "keyword": {"type": "string", "description": "Words to match"},
+            "episode_type": {"type": "string", "description": _TYPES_DEFINED},
+            "since": {"type": "string", "description": "ISO time or age: 7d, 12h"},
+            "until": {"type": "string", "description": "As since"},
+            "source": {"type": "string", "description": "Only this source"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "20"},
+            "offset": {"type": "integer", "minimum": 0, "description": "Skip n"},
         }
+    ),
+    annotations=hints(read_only=True, destructive=False, idempotent=True),
+    output_schema=_object(
+        {
+            "total_matching": _INTEGER,
+            "episodes": {"type": "array", "items": _object({"id": _STRING}, "id", closed=False)},
+        },
+        "total_matching",
+        "episodes",
+        closed=False,
     ),
     handler=_recall,
 )
 
+_GET = Tool(
+    name="get",
+    title="Get an episode",
+    description="Read one episode by its id, as record or recall gave it.",
+    input_schema=_object({"episode_id": _EPISODE_ID}, "episode_id"),
+    annotations=hints(read_only=True, destructive=False, idempotent=True),
+    output_schema=_EPISODE_OUT,
+    handler=_read_tools.get_episode,
+)
+
+_CONTINUITY = Tool(
+    name="read_continuity",
+    title="Read the continuity",
+    description=(
+        "Read the memory compressed at past wraps (resource anneal://continuity). "
+        "Call it first in every session."
+    ),
+    input_schema=_object({}),
+    annotations=hints(read_only=True, destructive=False, idempotent=True),
+    output_schema=None,
+    handler=_read_tools.read_continuity,
+)
+
 _DELETE = Tool(
     name="delete_episode",
+    title="Delete an episode",
     description=(
-        "Delete one episode by id, for example one recorded by mistake or holding something "
-        "that must not be kept. The id is never reused. This cannot be undone."
+        "Delete one episode by id (recorded by mistake, or must not be kept). "
+        "Cannot be undone; the id is never reused."
     ),
-    input_schema=_object(
-        {"episode_id": {"type": "string", "description": "The 8-hex-character episode id."}},
-        "episode_id",
-    ),
+    input_schema=_object({"episode_id": _EPISODE_ID}, "episode_id"),
+    annotations=hints(read_only=False, destructive=True, idempotent=True),
+    output_schema=None,
     handler=_delete_episode,
 )
 
 _STATUS = Tool(
     name="status",
+    title="Memory status",
     description=(
-        "Show the memory's health: episodes by type, how many wait for the next wrap, "
-        "deletions, file sizes, the last write, this server's session id and who may wrap "
-        "(the baton)."
+        "Counts, episodes waiting, whether a wrap is open, session and baton. Call at session "
+        "start and before prepare_wrap."
     ),
     input_schema=_object({}),
+    annotations=hints(read_only=True, destructive=False, idempotent=True),
+    output_schema=_object(
+        {
+            "total_episodes": _INTEGER,
+            "episodes_since_wrap": _INTEGER,
+            "wrap_open": {"type": "boolean"},
+        },
+        "wrap_open",
+        closed=False,
+    ),
     handler=_status,
 )
 
 _PREPARE_WRAP = Tool(
     name="prepare_wrap",
+    title="Start the wrap",
     description=(
-        "Start the end-of-session wrap. Returns a package: the episodes recorded since the "
-        "last wrap, the current continuity and instructions for compressing them into the "
-        "new continuity document, followed by a line 'Wrap token: <hex>'. Write the new "
-        "continuity as the instructions say, then call save_continuity with the text and "
-        "that token. If nothing is waiting, it says so and opens nothing."
+        "At session end: returns new episodes, the continuity and how to compress them into a "
+        "new one, then 'Wrap token: <hex>' for save_continuity."
     ),
     input_schema=_object(
         {
             "max_chars": {
                 "type": "integer",
                 "minimum": 1000,
-                "description": "Size target for the new continuity (default: the schema's).",
+                "description": "Size target (default: the schema's, 20000)",
             },
             "staleness_days": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "Pattern lines unconfirmed this many days are listed as "
-                "stale (default 7).",
+                "description": "Days until a pattern is stale (7)",
             },
         }
+    ),
+    annotations=hints(read_only=False, destructive=False, idempotent=False),
+    output_schema=_object(
+        {"status": _STRING, "episode_count": _INTEGER, "wrap_token": _STRING},
+        "status",
+        closed=False,
     ),
     handler=_wrap_tools.prepare_wrap,
 )
 
 _SAVE_CONTINUITY = Tool(
     name="save_continuity",
+    title="Save the continuity",
     description=(
-        "Finish the wrap: save the continuity you compressed from prepare_wrap's package. "
-        "The immune system checks it first (required sections, size, cited evidence for "
-        "graduated patterns); a refused save writes nothing, says why, and leaves the wrap "
-        "open so you can fix the text and call again. Returns what was saved and every "
-        "finding."
+        "Finish the wrap: save your new continuity. Checked first; a refusal writes nothing, "
+        "says why and keeps the wrap open."
     ),
     input_schema=_object(
         {
-            "text": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The complete new continuity document (markdown).",
-            },
-            "wrap_token": {
-                "type": "string",
-                "description": "The token from prepare_wrap's 'Wrap token:' line.",
-            },
-            "allow_shrink": {
-                "type": "boolean",
-                "description": "Accept a large shrink of protected sections (default false).",
-            },
+            "text": {"type": "string", "minLength": 1, "description": "Whole document"},
+            "wrap_token": {"type": "string", "description": "From prepare_wrap"},
+            "allow_shrink": {"type": "boolean", "description": "Accept a big shrink"},
             "affective_state": _object(
                 {
                     "tag": {"type": "string", "minLength": 1, "description": "e.g. curious"},
-                    "intensity": {"type": "number", "minimum": 0, "maximum": 1},
+                    "intensity": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "Strength, 0-1",
+                    },
                 },
                 "tag",
                 "intensity",
-            ),
+            )
+            | {"description": "Your mood; weights new links"},
         },
         "text",
+        "wrap_token",
+    ),
+    annotations=hints(read_only=False, destructive=True, idempotent=False),
+    output_schema=_object(
+        {"wrap_id": _INTEGER, "episodes_compressed": _INTEGER, "findings": _INTEGER},
+        "wrap_id",
+        closed=False,
     ),
     handler=_wrap_tools.save_continuity,
 )
 
 _WRAP_CANCEL = Tool(
     name="wrap_cancel",
-    description=(
-        "Abandon the open wrap without saving (for example when compression cannot be "
-        "finished). No episode is lost: they all go into the next wrap."
-    ),
+    title="Cancel the wrap",
+    description="Abandon the open wrap unsaved; its episodes go into the next wrap.",
     input_schema=_object(
-        {
-            "wrap_token": {
-                "type": "string",
-                "description": "The token of the wrap to cancel (recommended).",
-            }
-        }
+        {"wrap_token": {"type": "string", "description": "The wrap's token (checked if given)."}}
+    ),
+    annotations=hints(read_only=False, destructive=False, idempotent=True),
+    output_schema=_object(
+        {"wrap_id": _INTEGER, "episode_count": _INTEGER}, "wrap_id", closed=False
     ),
     handler=_wrap_tools.wrap_cancel,
 )
@@ -301,6 +297,8 @@ _WRAP_CANCEL = Tool(
 TOOLS: tuple[Tool, ...] = (
     _RECORD,
     _RECALL,
+    _GET,
+    _CONTINUITY,
     _PREPARE_WRAP,
     _SAVE_CONTINUITY,
     _WRAP_CANCEL,

@@ -6,7 +6,8 @@ a tool's description or schema, regenerate the committed file and commit it::
     python -m anneal_memory.mcp.gen_manifest \
         --output packages/anneal-core/src/anneal_memory/mcp/tool-integrity.json
 
-``--check [PATH]`` exits 1 when the shipped file (or PATH) is stale. The server never
+``--write`` writes the shipped file (``MANIFEST_PATH``) in place. ``--check [PATH]`` exits 1
+when the shipped file (or PATH) is stale. The server never
 writes the manifest, and this script writes only the path it is given.
 """
 
@@ -33,6 +34,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m anneal_memory.mcp.gen_manifest")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--output", metavar="PATH", type=Path, help="write the manifest to PATH")
+    mode.add_argument(
+        "--write",
+        action="store_const",
+        const=MANIFEST_PATH,
+        dest="output",
+        help=f"write the shipped {MANIFEST_PATH.name} (a source checkout)",
+    )
     mode.add_argument(
         "--check",
         metavar="PATH",
