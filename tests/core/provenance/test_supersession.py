@@ -186,3 +186,29 @@ def test_migration_adds_the_columns_to_an_old_store(db_path: Path) -> None:
     conn.close()
     assert {"trust", "state_key", "superseded_by", "derived_from"} <= columns
     assert "supersessions" in tables
+
+
+def test_export_import_carries_links_keys_and_trust(store: Store, tmp_path: Path) -> None:
+    import io
+
+    old = store.record(OLD, "observation", trust="tool")
+    new = store.record(NEW, "observation", supersedes=[old.id])
+    store.record("city Porto", "observation", state_key="city")
+    lisbon = store.record("city Lisbon", "observation", state_key="city")
+    derived = store.record("summary of the tool output", "observation", derived_from=[old.id])
+    out = io.StringIO()
+    store.export_json(out)
+    document = json.loads(out.getvalue())
+    assert document["supersessions"][0]["old_id"] == old.id
+    with Store(tmp_path / "copy.db") as copy:
+        copy.import_json(out.getvalue())
+        assert copy.get(old.id).trust.value == "tool"  # type: ignore[union-attr]
+        assert copy.get(old.id).superseded_by == new.id  # type: ignore[union-attr]
+        assert copy.get(derived.id).derived_from == (old.id,)  # type: ignore[union-attr]
+        assert copy.state_key_report("city")[0].current == (lisbon.id,)
+        assert [li.old_id for li in copy.supersession_links()] == [old.id]
+    broken = dict(document, supersessions=[{"old_id": old.id, "new_id": old.id, "via": "x"}])
+    from anneal_memory.errors import ImportFormatError
+
+    with Store(tmp_path / "other.db") as other, pytest.raises(ImportFormatError, match="malformed"):
+        other.import_json(broken)
