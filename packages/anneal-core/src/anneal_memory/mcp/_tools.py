@@ -2,8 +2,9 @@
 
 Handlers are thin: they call the library and turn its result into text for the model. They
 raise on failure (``AnnealMemoryError`` or ``ValueError``); the server turns that into a tool
-result with ``isError: true`` and the message. The session id and the record source come from
-the server's configuration (:class:`ToolContext`), never from a tool argument.
+result with ``isError: true`` and the message. The session id comes from the server's
+configuration (:class:`ToolContext`), never from a tool argument; ``record`` takes an optional
+``source`` (default: the configured one) and a ``trust`` that can never be ``operator``.
 
 Adding a tool is one :class:`Tool` row in :data:`TOOLS` and one handler function; then
 regenerate the integrity manifest (``python -m anneal_memory.mcp.gen_manifest --write``).
@@ -87,8 +88,12 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> str:
     episode = ctx.store.record(
         args["content"],
         args["episode_type"],
-        source=ctx.source,
+        source=args.get("source") or ctx.source,
         metadata=args.get("metadata"),
+        trust=args.get("trust", "agent"),
+        supersedes=args.get("supersedes"),
+        state_key=args.get("state_key"),
+        derived_from=args.get("derived_from"),
     )
     return f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
 
@@ -104,8 +109,14 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> str:
         source=args.get("source"),
         limit=limit,
         offset=offset,
+        include_superseded=bool(args.get("include_superseded", False)),
     )
-    return _text.render_recall(result, offset=offset)
+    from anneal_memory.continuity._cues import cued_facts
+    from anneal_memory.mcp._provenance_text import render_recall_by_trust
+
+    facts = cued_facts(ctx.store, args.get("keyword"))
+    trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
+    return render_recall_by_trust(result, trusts, facts, offset=offset)
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
@@ -116,11 +127,47 @@ def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+    from anneal_memory.continuity import current_schema
     from anneal_memory.gate import baton_status
 
     store = ctx.store
-    return _text.render_status(store.status(), session_id=ctx.session_id, baton=baton_status(store))
+    text = _text.render_status(store.status(), session_id=ctx.session_id, baton=baton_status(store))
+    lines = text.split("\n")
+    lines.insert(-2, f"Section schema: {current_schema(store).name}")
+    return "\n".join(lines)
 
+
+_IDS = {"type": "array", "items": {"type": "string", "pattern": "^[0-9a-f]{8}$"}, "maxItems": 64}
+_PROVENANCE_FIELDS: Mapping[str, Any] = {
+    "source": {
+        "type": "string",
+        "minLength": 1,
+        "description": "Who or what produced this (default: this server's source).",
+    },
+    "trust": {
+        "type": "string",
+        "enum": ["agent", "tool", "external"],
+        "description": "Where it came from: agent (your own judgement, default), tool (a tool "
+        "result) or external (a web page or other outside text). Tool and external episodes "
+        "alone never make a pattern Proven.",
+    },
+    "supersedes": {
+        **_IDS,
+        "description": "Ids of older episodes this one replaces (an updated fact); they are "
+        "hidden from recall. Each must share words with this text and be no newer.",
+    },
+    "state_key": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The single-valued fact this sets, e.g. user.home_city; the newest "
+        "episode of a key replaces the older ones.",
+    },
+    "derived_from": {
+        **_IDS,
+        "description": "Ids of episodes this one was derived from; its trust is capped by "
+        "the most trusted of them.",
+    },
+}
 
 _RECORD = Tool(
     name="record",
@@ -147,6 +194,7 @@ _RECORD = Tool(
                 "type": "object",
                 "description": "Optional JSON object stored with the episode (max 16 KiB).",
             },
+            **_PROVENANCE_FIELDS,
         },
         "content",
         "episode_type",
@@ -186,6 +234,11 @@ _RECALL = Tool(
                 "type": "integer",
                 "minimum": 0,
                 "description": "How many of the best matches to skip (paging; default 0).",
+            },
+            "include_superseded": {
+                "type": "boolean",
+                "description": "Also return episodes a newer one replaced, each with the id "
+                "that replaced it (default false: only current facts).",
             },
         }
     ),
