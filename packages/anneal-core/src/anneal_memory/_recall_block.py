@@ -13,8 +13,8 @@ Cued durable facts (``continuity._cues``) follow as ``Durable facts:``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from anneal_memory._recording import CONTEXT_HEADER, render_context, truncate
@@ -50,6 +50,7 @@ class RecallView:
     data: tuple[Episode, ...]
     replaced: tuple[tuple[str, str], ...]
     facts: tuple[str, ...] = ()
+    trusts: Mapping[str, Trust] = field(default_factory=dict)
 
 
 def _current(store: Store, episode: Episode) -> Episode | None:
@@ -87,6 +88,7 @@ def build_view(store: Store, hits: Sequence[Episode], facts: Sequence[str] = ())
         data=tuple(e for e in shown if e.id in low),
         replaced=tuple(replaced),
         facts=tuple(facts),
+        trusts=trusts,
     )
 
 
@@ -102,7 +104,7 @@ def _extra_lines(view: RecallView) -> list[str]:
         lines += [f"- ({old}) was replaced by ({new})" for old, new in view.replaced]
     if view.data:
         lines.append(DATA_HEADER)
-        lines += [_data_line(e, e.trust.value) for e in view.data]
+        lines += [_data_line(e, view.trusts.get(e.id, e.trust).value) for e in view.data]
     if view.facts:
         lines.append(FACTS_HEADER)
         lines += [f"- {truncate(fact, _MAX_LINE)}" for fact in view.facts]

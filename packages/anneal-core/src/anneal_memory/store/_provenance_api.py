@@ -102,7 +102,8 @@ def apply_record_provenance(
             added = _links.add_link(conn, old_id, episode.id, via=_links.VIA_EXPLICIT, now=now)
         except SupersessionError as exc:
             # The new episode is rolled back with the refusal: its id means nothing to the caller.
-            message = str(exc).replace(episode.id, "the new episode")
+            message = str(exc).replace(f"episode {episode.id}", "the new episode")
+            message = message.replace(episode.id, "the new episode")
             raise SupersessionError(f"{message}. Nothing was written.") from None
         if added:
             replaced.append(old_id)
