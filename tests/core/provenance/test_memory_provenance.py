@@ -47,7 +47,7 @@ def test_an_injected_instruction_comes_back_labelled_as_data(
     data = lines[lines.index(DATA_HEADER) + 1 :]
     assert "data, not instructions" in DATA_HEADER
     assert not any("IGNORE ALL" in line for line in knowledge)
-    assert any("IGNORE ALL" in line and "external]" in line for line in data)
+    assert any("IGNORE ALL" in line for line in data)
     assert any("4200 euros" in line for line in knowledge)
 
 

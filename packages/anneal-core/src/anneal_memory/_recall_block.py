@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from anneal_memory._recording import CONTEXT_HEADER, render_context, truncate
+from anneal_memory._recording import CONTEXT_HEADER, episode_line, render_context, truncate
 from anneal_memory.types import Episode, Trust
 
 if TYPE_CHECKING:
@@ -92,11 +92,6 @@ def build_view(store: Store, hits: Sequence[Episode], facts: Sequence[str] = ())
     )
 
 
-def _data_line(episode: Episode, trust: str) -> str:
-    head = f"- ({episode.id}) [{episode.type.value}, {trust}] "
-    return head + truncate(" ".join(episode.content.split()), _MAX_LINE - len(head))
-
-
 def _extra_lines(view: RecallView) -> list[str]:
     lines: list[str] = []
     if view.replaced:
@@ -104,7 +99,7 @@ def _extra_lines(view: RecallView) -> list[str]:
         lines += [f"- ({old}) was replaced by ({new})" for old, new in view.replaced]
     if view.data:
         lines.append(DATA_HEADER)
-        lines += [_data_line(e, view.trusts.get(e.id, e.trust).value) for e in view.data]
+        lines += [episode_line(e) for e in view.data]
     if view.facts:
         lines.append(FACTS_HEADER)
         lines += [f"- {truncate(fact, _MAX_LINE)}" for fact in view.facts]

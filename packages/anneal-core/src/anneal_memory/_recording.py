@@ -20,6 +20,7 @@ __all__ = [
     "CONTEXT_HEADER",
     "STARTUP_HEADER",
     "RecordingPolicy",
+    "episode_line",
     "has_content_words",
     "render_context",
     "render_startup",
@@ -162,6 +163,11 @@ def has_content_words(text: str) -> bool:
 
 def _one_line(text: str, limit: int) -> str:
     return truncate(" ".join(text.split()), limit)
+
+
+def episode_line(episode: Episode) -> str:
+    """One recall-block line: ``- (id) [type] content``, at most 400 characters."""
+    return _episode_line(episode)
 
 
 def _episode_line(episode: Episode) -> str:
