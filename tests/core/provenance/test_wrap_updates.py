@@ -139,3 +139,21 @@ def test_package_tags_replaced_and_low_trust_episodes(store: Store) -> None:
     assert ": do not cite as current]" in prep.text
     assert "[trust: external]" in prep.text
     assert "### Superseded facts and sources" in prep.text
+
+
+def test_a_marker_in_this_text_also_removes_old_from_the_citable_set(store: Store) -> None:
+    seed(store)
+    old = store.record(AGAIN, "observation")
+    new = store.record("The pool sockets ran out again when load doubled", "observation")
+    package = prepare_wrap(store).package
+    assert package is not None
+    store.clock.advance(days=10)
+    line = (
+        f"- pool_sizing | 2x ({package.today}) "
+        f'[evidence: {old.id} "pool sockets ran out under load"] [no-contradicts]'
+    )
+    text = build_text([line], context=f"- [supersedes: {old.id} by {new.id}]")
+    result = validated_save_continuity(store, text)
+    assert "supersession-recorded" in codes(result)
+    assert "superseded-citation" in codes(result)
+    assert "graduated" not in codes(result)
