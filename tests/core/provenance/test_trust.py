@@ -99,3 +99,16 @@ def test_retention_days_prunes_on_open_with_tombstones(db_path: Path, clock: Fro
         json.loads(line) for line in trail.read_text().splitlines() if '"event":"prune"' in line
     ]
     assert prunes[0]["data"]["deleted"] == 1
+
+
+def test_bad_open_options_are_refused_before_anything_is_created(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "m.db"
+    with pytest.raises(InvalidSchemaError, match="unknown section schema"):
+        Store(path, section_schema="fancy")
+    from anneal_memory.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="retention_days must be a number"):
+        Store(path, retention_days=-1)
+    with pytest.raises(TrustError, match="unknown trust"):
+        Store(path, trust_ceiling="root")
+    assert not path.exists()

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.errors import EpisodeNotFoundError, SupersessionError, TrustError
+from anneal_memory.errors import (
+    EpisodeNotFoundError,
+    InvalidInputError,
+    SupersessionError,
+    TrustError,
+)
 from anneal_memory.store import _supersession as _links
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._episodes import fetch_by_id
@@ -31,7 +36,12 @@ from anneal_memory.types import Episode, StateSlot, SupersessionLink, Trust
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["ProvenanceMixin", "RecordProvenance", "check_record_provenance"]
+__all__ = [
+    "ProvenanceMixin",
+    "RecordProvenance",
+    "check_open_options",
+    "check_record_provenance",
+]
 
 _SCHEMA_META_KEY = "section_schema"
 
@@ -53,6 +63,27 @@ class RecordProvenance:
             and self.state_key is None
             and not self.supersedes
             and not self.derived_from
+        )
+
+
+def check_open_options(section_schema: object, retention_days: object) -> None:
+    """Refuse a bad ``section_schema`` or ``retention_days`` before the store is opened.
+
+    Raises:
+        InvalidSchemaError: No section schema has that name.
+        InvalidInputError: ``retention_days`` is not a number of 0 or more.
+    """
+    if section_schema is not None:
+        from anneal_memory.continuity._schema import schema_by_name  # pure table of schemas
+
+        schema_by_name(str(section_schema))
+    if retention_days is not None and (
+        isinstance(retention_days, bool)
+        or not isinstance(retention_days, (int, float))
+        or not (retention_days >= 0)
+    ):
+        raise InvalidInputError(
+            f"retention_days must be a number of days (0 or more) or None, got {retention_days!r}"
         )
 
 

@@ -23,6 +23,7 @@ from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._provenance_api import (
     ProvenanceMixin,
     apply_record_provenance,
+    check_open_options,
     check_record_provenance,
 )
 from anneal_memory.store._schema import SCHEMA_VERSION, migrate
@@ -87,6 +88,7 @@ class Store(ProvenanceMixin):
         retention_days: float | None = None,
     ) -> None:
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
+        check_open_options(section_schema, retention_days)
         self._path = Path(path).expanduser().absolute()
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
