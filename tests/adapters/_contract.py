@@ -139,9 +139,10 @@ def today_of(store: Store) -> str:
 def continuity_citing(store: Store, package: str, *, level: int) -> str:
     """A well-formed continuity with one pattern about the staging database.
 
-    At ``level`` 1 the pattern is a bare first sighting. At 2 it cites the first episode of the
-    package that mentions port 6543, with an explanation that repeats that episode's words, so
-    the immune system validates the climb.
+    At ``level`` 1 the pattern is a bare first sighting. At 2 it cites the episodes of the
+    package that mention port 6543 (the tool result and the agent's answer: tool output alone
+    cannot make a pattern Proven), with an explanation that repeats their words, so the immune
+    system validates the climb.
     """
     cited = ids_in(package, "6543")
     assert cited, f"the wrap package lists no episode about port 6543:\n{package[:2000]}"
@@ -149,7 +150,8 @@ def continuity_citing(store: Store, package: str, *, level: int) -> str:
     pattern = f"- {PATTERN_NAME} | {level}x ({day})"
     if level > 1:
         pattern += (
-            f' [evidence: {cited[0]} "staging database listens on port 6543 behind pgbouncer"]'
+            f" [evidence: {', '.join(cited)} "
+            '"staging database listens on port 6543 behind pgbouncer"]'
             " [no-contradicts]"
         )
     return "\n".join(

@@ -13,7 +13,19 @@ from anneal_memory import Store
 
 pytestmark = pytest.mark.e2e
 
-EPISODE_KEYS = {"id", "timestamp", "type", "content", "source", "metadata", "idempotency_key"}
+EPISODE_KEYS = {
+    "id",
+    "timestamp",
+    "type",
+    "content",
+    "source",
+    "metadata",
+    "idempotency_key",
+    "trust",
+    "state_key",
+    "superseded_by",
+    "derived_from",
+}
 
 
 def test_record_json_has_every_episode_key(run_cli):

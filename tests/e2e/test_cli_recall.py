@@ -10,7 +10,7 @@ from anneal_memory import Store
 
 pytestmark = pytest.mark.e2e
 
-RECALL_KEYS = {"query", "total_matching", "count", "offset", "episodes"}
+RECALL_KEYS = {"query", "total_matching", "count", "offset", "episodes", "facts"}
 NOW = dt.datetime.now(dt.timezone.utc)
 
 

@@ -13,6 +13,7 @@ import pytest
 from anneal_crewai import AnnealListener
 from anneal_crewai._convert import MEMORY_HEADER
 from anneal_memory import AgentMemory, EpisodeType
+from anneal_memory._recall_block import DATA_HEADER
 from crewai import Agent, Crew, Task
 from crewai.events import TaskCompletedEvent, ToolUsageFinishedEvent, crewai_event_bus
 from crewai.hooks import InterceptionPoint, get_before_llm_call_hooks, get_hooks
@@ -42,7 +43,10 @@ def test_memory_goes_after_the_system_prompt_once_per_conversation(
     _kickoff(make_crew(llm, _contract.SECOND_PROMPT))
     first, second = llm.received
     assert first.startswith("system: You are Ops engineer.")
-    assert f"\nsystem: {MEMORY_HEADER}\n\nRelevant memory:\n- ({seeded}) [observation]" in first
+    assert (
+        f"\nsystem: {MEMORY_HEADER}\n\nRelevant memory:\n{DATA_HEADER}\n- ({seeded}) [observation]"
+        in first
+    )
     assert first.index(MEMORY_HEADER) < first.index("user: ")
     assert second.count(MEMORY_HEADER) == 1
     # The tool result this run recorded is not echoed back into the same conversation.

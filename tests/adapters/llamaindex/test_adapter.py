@@ -9,6 +9,7 @@ import _contract
 import pytest
 from anneal_llamaindex import AnnealLlamaIndex, AnnealMemoryBlock, AnnealSpanHandler
 from anneal_memory import AgentMemory, EpisodeType, RecordingPolicy, Store
+from anneal_memory._recall_block import DATA_HEADER
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.instrumentation import get_dispatcher
@@ -39,7 +40,9 @@ def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
     with AnnealLlamaIndex(memory) as anneal:
         agent = FunctionAgent(tools=[anneal.recall_tool()], llm=llm)
         run_agent(agent, "Hello there", anneal)
-    assert f"tool: Relevant memory:\n- ({seeded}) [observation]" in script.received[1]
+    assert (
+        f"tool: Relevant memory:\n{DATA_HEADER}\n- ({seeded}) [observation]" in script.received[1]
+    )
     assert [e.id for e in _episodes(memory, EpisodeType.OBSERVATION)] == [seeded]
     assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == ["6543"]
 

@@ -10,6 +10,7 @@ import pytest
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.run_config import CallModelData, ModelInputData
 from anneal_memory import AgentMemory, EpisodeType
+from anneal_memory._recall_block import DATA_HEADER
 from anneal_openai_agents import AnnealHooks
 
 CONFIG = RunConfig(tracing_disabled=True)
@@ -38,7 +39,7 @@ def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
     )
     agent = Agent(name="t", model=model, tools=[hooks.recall_tool()])
     _run(agent, "Hello there", hooks, hooks.run_config(CONFIG))
-    assert f"tool: Relevant memory:\n- ({seeded}) [observation]" in model.received[1]
+    assert f"tool: Relevant memory:\n{DATA_HEADER}\n- ({seeded}) [observation]" in model.received[1]
     observations = memory.store.recall(episode_type=EpisodeType.OBSERVATION).episodes
     assert [e.id for e in observations] == [seeded]
 

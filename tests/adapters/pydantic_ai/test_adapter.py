@@ -9,6 +9,7 @@ from typing import Any
 import _contract
 import pytest
 from anneal_memory import AgentMemory, EpisodeType
+from anneal_memory._recall_block import DATA_HEADER
 from anneal_pydantic_ai import AnnealCapability
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelResponse, TextPart
@@ -34,7 +35,10 @@ def test_recall_tool_returns_memory_and_its_result_is_not_recorded(
     capability = AnnealCapability(memory, wrap_on_end=False, recall_tool=True)
     agent = Agent(FunctionModel(function), capabilities=[capability])
     asyncio.run(agent.run("Hello there"))
-    assert f"tool-return: Relevant memory:\n- ({seeded}) [observation]" in function.received[1]
+    assert (
+        f"tool-return: Relevant memory:\n{DATA_HEADER}\n- ({seeded}) [observation]"
+        in function.received[1]
+    )
     observations = memory.store.recall(episode_type=EpisodeType.OBSERVATION).episodes
     assert [e.id for e in observations] == [seeded]
 

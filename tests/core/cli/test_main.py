@@ -139,7 +139,8 @@ def test_hostile_queries_in_process(db, capsys, query):
     assert main(["--db", db, "record", "a b x title foo bar"]) == 0
     capsys.readouterr()
     assert main(["--db", db, "search", query, "--json"]) == 0
-    assert set(_json(capsys)) == {"query", "total_matching", "count", "offset", "episodes"}
+    keys = {"query", "total_matching", "count", "offset", "episodes", "facts"}
+    assert set(_json(capsys)) == keys
 
 
 def test_text_renderers():

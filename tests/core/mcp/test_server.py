@@ -97,7 +97,7 @@ def test_tools_list_is_the_table(server: McpServer) -> None:
         assert schema["additionalProperties"] is False
         assert set(schema.get("required", ())) <= set(schema["properties"])
         assert "session_id" not in schema["properties"]
-        assert "source" not in schema["properties"] or tool["name"] == "recall"
+        assert "source" not in schema["properties"] or tool["name"] in {"recall", "record"}
 
 
 def test_record_sets_the_source_itself(server: McpServer, store: Store) -> None:
@@ -127,8 +127,12 @@ def test_a_configured_source_is_used(store: Store) -> None:
     ("arguments", "expected"),
     [
         (
-            {"content": "x", "episode_type": "decision", "source": "operator"},
-            "unknown argument source",
+            {"content": "x", "episode_type": "decision", "trust": "operator"},
+            "trust must be one of: agent, tool, external",
+        ),
+        (
+            {"content": "x", "episode_type": "decision", "derived_from": "0a1b2c3d"},
+            "derived_from must be an array",
         ),
         ({"content": "x"}, "episode_type is required"),
         ({"content": "", "episode_type": "decision"}, "content must not be empty"),

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.store._search import STOPWORDS, tokenize
 from anneal_memory.store._validate import MAX_CONTENT_BYTES
-from anneal_memory.types import Episode, EpisodeType
+from anneal_memory.types import Episode, EpisodeType, Trust
 
 __all__ = [
     "CONTEXT_HEADER",
     "STARTUP_HEADER",
     "RecordingPolicy",
+    "episode_line",
     "has_content_words",
     "render_context",
     "render_startup",
@@ -55,6 +56,10 @@ class RecordingPolicy:
         skip_duplicates: Skip text already recorded with the same type by this session.
         ignore_tools: Tool names whose results are never recorded.
         query_chars: How much of a prompt ``context_for`` searches with (its start).
+        tool_trust: Trust class of tool results (``tool``: data, never the agent's word).
+        fetch_tools: Tool names that fetch outside content (web pages, search results);
+            their results are recorded with ``external`` trust.
+        answer_trust: Trust class of the agent's final answers.
     """
 
     record_tool_results: bool = True
@@ -67,6 +72,13 @@ class RecordingPolicy:
     skip_duplicates: bool = True
     ignore_tools: frozenset[str] = field(default_factory=frozenset)
     query_chars: int = 1000
+    tool_trust: Trust = Trust.TOOL
+    fetch_tools: frozenset[str] = field(
+        default_factory=lambda: frozenset(
+            {"fetch", "web_fetch", "fetch_url", "web_search", "search_web", "browse", "http_get"}
+        )
+    )
+    answer_trust: Trust = Trust.AGENT
 
     def __post_init__(self) -> None:
         for name in ("max_chars", "query_chars"):
@@ -81,6 +93,16 @@ class RecordingPolicy:
         object.__setattr__(self, "tool_result_type", EpisodeType.parse(self.tool_result_type))
         object.__setattr__(self, "answer_type", EpisodeType.parse(self.answer_type))
         object.__setattr__(self, "ignore_tools", frozenset(self.ignore_tools))
+        object.__setattr__(self, "fetch_tools", frozenset(self.fetch_tools))
+        for name in ("tool_trust", "answer_trust"):
+            try:
+                object.__setattr__(self, name, Trust.parse(getattr(self, name)))
+            except ValueError as exc:
+                raise InvalidInputError(f"RecordingPolicy.{name}: {exc}") from None
+
+    def trust_for_tool(self, tool_name: str) -> Trust:
+        """``external`` for a fetch tool's result, else :attr:`tool_trust`."""
+        return Trust.EXTERNAL if tool_name in self.fetch_tools else self.tool_trust
 
 
 def truncate(text: str, limit: int) -> str:
@@ -141,6 +163,11 @@ def has_content_words(text: str) -> bool:
 
 def _one_line(text: str, limit: int) -> str:
     return truncate(" ".join(text.split()), limit)
+
+
+def episode_line(episode: Episode) -> str:
+    """One recall-block line: ``- (id) [type] content``, at most 400 characters."""
+    return _episode_line(episode)
 
 
 def _episode_line(episode: Episode) -> str:

@@ -12,7 +12,9 @@ guards against ``ValueError`` keeps working.
     │   ├── InvalidQueryError           a recall filter (not the keyword: any keyword is valid)
     │   ├── IdempotencyConflictError    same idempotency key, different episode
     │   ├── ImportFormatError           a file given to import is not an export
-    │   └── InvalidSchemaError          a continuity section schema is malformed
+    │   ├── InvalidSchemaError          a continuity section schema is malformed
+    │   ├── SupersessionError           a supersession link or state key was refused
+    │   └── TrustError                  a trust level above the ceiling, or a raise without operator
     ├── StoreError                      .operation, .path
     │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
     │   ├── StoreClosedError            the store was used after close()
@@ -59,7 +61,9 @@ __all__ = [
     "StoreDatabaseError",
     "StoreError",
     "StoreExistsError",
+    "SupersessionError",
     "ToolIntegrityError",
+    "TrustError",
     "WrapError",
     "WrapInProgressError",
     "WrapTokenMismatchError",
@@ -92,6 +96,14 @@ class ImportFormatError(InvalidInputError):
 
 class InvalidSchemaError(InvalidInputError):
     """A continuity section schema is malformed."""
+
+
+class SupersessionError(InvalidInputError):
+    """A supersession (``supersedes``, ``supersede``, a state key) was refused; nothing written."""
+
+
+class TrustError(InvalidInputError):
+    """A trust level was refused: unknown, above the store's ceiling, or raised without operator."""
 
 
 class StoreError(AnnealMemoryError):

@@ -21,7 +21,6 @@ from anneal_memory._clock import Clock
 from anneal_memory._recording import (
     RecordingPolicy,
     has_content_words,
-    render_context,
     render_startup,
     render_tool_result,
     render_value,
@@ -38,7 +37,7 @@ from anneal_memory._wrapflow import (
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import Store
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME
-from anneal_memory.types import Episode, EpisodeType
+from anneal_memory.types import Episode, EpisodeType, Trust
 
 if TYPE_CHECKING:
     from anneal_memory import Affect
@@ -156,6 +155,7 @@ class AgentMemory:
         *,
         source: str = "agent",
         metadata: Mapping[str, Any] | None = None,
+        trust: Trust | str = Trust.AGENT,
     ) -> Episode | None:
         """Record a moment under the policy; None when the policy skipped it.
 
@@ -176,7 +176,9 @@ class AgentMemory:
         with self._seen_lock:
             if self.policy.skip_duplicates and key in self._seen:
                 return None
-            episode = self._store.record(content, kind, source=source, metadata=metadata)
+            episode = self._store.record(
+                content, kind, source=source, metadata=metadata, trust=trust
+            )
             self._seen.add(key)
         return episode
 
@@ -192,6 +194,7 @@ class AgentMemory:
             policy.tool_result_type,
             source=policy.tool_source,
             metadata={"tool": tool_name, **(metadata or {})},
+            trust=policy.trust_for_tool(tool_name),
         )
 
     def record_answer(
@@ -206,7 +209,11 @@ class AgentMemory:
         if not policy.record_answers:
             return None
         return self.record(
-            render_value(answer), policy.answer_type, source=policy.answer_source, metadata=metadata
+            render_value(answer),
+            policy.answer_type,
+            source=policy.answer_source,
+            metadata=metadata,
+            trust=policy.answer_trust,
         )
 
     # -- recall ----------------------------------------------------------------------------
@@ -215,13 +222,20 @@ class AgentMemory:
         """Return the memory relevant to ``prompt`` as a bounded block; "" when none is.
 
         The block starts with ``Relevant memory:`` and lists ``- (id) [type] content`` lines,
-        best match first. Any prompt text is safe: its words are searched literally.
+        best match first; a hit on a replaced episode shows its replacement (``Replaced
+        since:``), tool and outside episodes follow under a "data, not instructions" header,
+        and durable facts the prompt cues come last. Any prompt text is safe: its words are
+        searched literally.
         """
+        from anneal_memory._recall_block import build_view, render_view
+        from anneal_memory.continuity._cues import cued_facts
+
         query = prompt[: self.policy.query_chars] if isinstance(prompt, str) else ""
         if not has_content_words(query):
             return ""
-        found = self._store.recall(keyword=query, limit=self.recall_limit)
-        return render_context(found.episodes, self.context_chars)
+        found = self._store.recall(keyword=query, limit=self.recall_limit, include_superseded=True)
+        view = build_view(self._store, found.episodes, cued_facts(self._store, query))
+        return render_view(view, self.context_chars)
 
     def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
         """Return the memory block for one turn's model calls: startup context plus recall.

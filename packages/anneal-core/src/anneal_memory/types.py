@@ -13,7 +13,10 @@ __all__ = [
     "ImportResult",
     "PruneResult",
     "RecallResult",
+    "StateSlot",
     "StoreStatus",
+    "SupersessionLink",
+    "Trust",
 ]
 
 
@@ -50,6 +53,42 @@ class EpisodeType(str, enum.Enum):
 _TYPES_BY_VALUE: dict[str, EpisodeType] = {t.value: t for t in EpisodeType}
 
 
+class Trust(str, enum.Enum):
+    """Where an episode came from, lowest first: a claim is only as strong as its source."""
+
+    EXTERNAL = "external"
+    TOOL = "tool"
+    AGENT = "agent"
+    OPERATOR = "operator"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def rank(self) -> int:
+        """0 for ``external`` up to 3 for ``operator``."""
+        return _TRUST_ORDER.index(self)
+
+    @classmethod
+    def parse(cls, value: Trust | str) -> Trust:
+        """Accept a ``Trust`` or its value (case-insensitive).
+
+        Raises:
+            ValueError: The value names no trust level.
+        """
+        if isinstance(value, Trust):
+            return value
+        if isinstance(value, str):
+            for level in cls:
+                if level.value == value.strip().lower():
+                    return level
+        valid = ", ".join(t.value for t in cls)
+        raise ValueError(f"unknown trust {value!r}; use one of (lowest first): {valid}")
+
+
+_TRUST_ORDER = (Trust.EXTERNAL, Trust.TOOL, Trust.AGENT, Trust.OPERATOR)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Episode:
     """One recorded moment.
@@ -62,6 +101,10 @@ class Episode:
         source: Who recorded it (``agent``, ``cli``, ``tool``, ...).
         metadata: Free JSON object given at record time (empty if none).
         idempotency_key: The key given at record time, if any.
+        trust: Where it came from: ``external`` < ``tool`` < ``agent`` < ``operator``.
+        state_key: The single-valued fact slot it fills (``user.home_city``), if any.
+        superseded_by: The episode that replaced it (None while it is current).
+        derived_from: Episodes it was derived from; they cap its effective trust.
     """
 
     id: str
@@ -71,6 +114,10 @@ class Episode:
     source: str = "agent"
     metadata: Mapping[str, Any] = field(default_factory=dict)
     idempotency_key: str | None = None
+    trust: Trust = field(default_factory=lambda: Trust.AGENT)
+    state_key: str | None = None
+    superseded_by: str | None = None
+    derived_from: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
@@ -82,6 +129,10 @@ class Episode:
             "source": self.source,
             "metadata": dict(self.metadata),
             "idempotency_key": self.idempotency_key,
+            "trust": self.trust.value,
+            "state_key": self.state_key,
+            "superseded_by": self.superseded_by,
+            "derived_from": list(self.derived_from),
         }
 
 
@@ -145,3 +196,42 @@ class ImportResult:
     imported: int
     skipped_existing: int
     tombstones_added: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SupersessionLink:
+    """One "old was replaced by new" link.
+
+    Attributes:
+        old_id: The replaced episode.
+        new_id: The episode that replaces it.
+        via: ``explicit`` (record/supersede), ``wrap`` (a ``[supersedes:]`` marker) or
+            ``state_key`` (the newer value of the same key).
+    """
+
+    old_id: str
+    new_id: str
+    via: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict of every field."""
+        return {"old_id": self.old_id, "new_id": self.new_id, "via": self.via}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StateSlot:
+    """One state key: the episode that holds its current value and the ones it replaced.
+
+    Attributes:
+        key: The normalised key, e.g. ``user.home_city``.
+        current: The newest episode of the slot (one id).
+        replaced: Older episodes of the slot, newest first.
+    """
+
+    key: str
+    current: tuple[str, ...]
+    replaced: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict of every field."""
+        return {"key": self.key, "current": list(self.current), "replaced": list(self.replaced)}

@@ -7,7 +7,9 @@ import sys
 from collections.abc import Sequence
 
 from anneal_memory.cli._args import EPISODE_TYPES, json_object, non_negative_float
+from anneal_memory.cli._cmd_provenance import is_operator
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
+from anneal_memory.cli._provenance_args import add_provenance_flags, provenance_kwargs
 
 __all__ = ["add_commands", "read_stdin_text"]
 
@@ -85,6 +87,7 @@ def _add_record(
         metavar="KEY",
         help="retrying with the same key returns the first episode instead of a second",
     )
+    add_provenance_flags(record)
     record.set_defaults(handler=run_record)
 
 
@@ -103,12 +106,14 @@ def run_record(ctx: Context, args: argparse.Namespace) -> int:
         # A shell pipe adds one trailing newline; it is not part of the episode.
         text = read_stdin_text().removesuffix("\n").removesuffix("\r")
     source = args.source or ctx.env.get(SOURCE_ENV) or "cli"
-    episode = ctx.store().record(
+    ceiling = "operator" if is_operator(args, ctx.env) else "agent"
+    episode = ctx.store(trust_ceiling=ceiling).record(
         text,
         args.type,
         source=source,
         metadata=args.metadata,
         idempotency_key=args.idempotency_key,
+        **provenance_kwargs(args),
     )
     ctx.emit(episode.to_dict(), f"Recorded {episode.type.value} {episode.id}")
     return ExitCode.OK

@@ -34,6 +34,11 @@ def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None
     parser.add_argument(
         "--offset", type=non_negative_int, default=0, help="skip this many first (paging)"
     )
+    parser.add_argument(
+        "--include-superseded",
+        action="store_true",
+        help="also list episodes a newer one replaced (with superseded_by)",
+    )
 
 
 def add_commands(
@@ -74,10 +79,13 @@ def _recall(ctx: Context, args: argparse.Namespace, keyword: str | None) -> Reca
         source=args.source,
         limit=args.limit,
         offset=args.offset,
+        include_superseded=args.include_superseded,
     )
 
 
-def recall_data(result: RecallResult, *, query: str | None, offset: int) -> dict[str, Any]:
+def recall_data(
+    result: RecallResult, *, query: str | None, offset: int, facts: Sequence[str] = ()
+) -> dict[str, Any]:
     """The ``--json`` document of ``search`` and ``episodes`` (public keys)."""
     return {
         "query": query,
@@ -85,6 +93,7 @@ def recall_data(result: RecallResult, *, query: str | None, offset: int) -> dict
         "count": len(result.episodes),
         "offset": offset,
         "episodes": [episode.to_dict() for episode in result.episodes],
+        "facts": list(facts),
     }
 
 
@@ -105,11 +114,14 @@ def recall_text(result: RecallResult, *, offset: int, empty: str) -> str:
 
 def run_search(ctx: Context, args: argparse.Namespace) -> int:
     """Rank episodes by relevance to the query."""
+    from anneal_memory.continuity._cues import cued_facts
+
     result = _recall(ctx, args, args.query)
-    ctx.emit(
-        recall_data(result, query=args.query, offset=args.offset),
-        recall_text(result, offset=args.offset, empty="No episodes match."),
-    )
+    facts = cued_facts(ctx.store(create=False), args.query)
+    text = recall_text(result, offset=args.offset, empty="No episodes match.")
+    if facts:
+        text += "\nDurable facts:\n" + "\n".join(f"- {fact}" for fact in facts)
+    ctx.emit(recall_data(result, query=args.query, offset=args.offset, facts=facts), text)
     return ExitCode.OK
 
 

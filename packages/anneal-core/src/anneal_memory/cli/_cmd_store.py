@@ -31,6 +31,12 @@ def add_commands(
         action="store_true",
         help="create an open store: any session may wrap (default: only the baton holder)",
     )
+    init.add_argument(
+        "--schema",
+        choices=("default", "partnership", "project"),
+        default="default",
+        help="the continuity section schema (default: default; change it with set-schema)",
+    )
     init.set_defaults(handler=run_init)
 
     status = subparsers.add_parser(
@@ -67,6 +73,10 @@ def run_init(ctx: Context, args: argparse.Namespace) -> int:
     store = ctx.store()
     if not store.created:  # another process created it between the check and the open
         raise CommandError(f"Store already exists: {store.path}")
+    if args.schema != "default":
+        from anneal_memory.continuity import set_section_schema
+
+        set_section_schema(store, args.schema)
     gated = not args.no_baton
     if gated:
         from anneal_memory.gate import claim_command, set_consolidate_policy
@@ -83,6 +93,7 @@ def run_init(ctx: Context, args: argparse.Namespace) -> int:
             "created": True,
             "project_name": ctx.project_name,
             "consolidate_requires_baton": gated,
+            "section_schema": args.schema,
         },
         f"Created store: {store.path}{note}",
     )
@@ -110,8 +121,15 @@ def status_text(status: StoreStatus) -> str:
 
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
-    status = ctx.store(create=False).status()
-    ctx.emit(status.to_dict(), status_text(status))
+    from anneal_memory.continuity import current_schema
+
+    store = ctx.store(create=False)
+    status = store.status()
+    schema = current_schema(store).name
+    ctx.emit(
+        {**status.to_dict(), "section_schema": schema},
+        f"{status_text(status)}\nSection schema:   {schema}",
+    )
     return ExitCode.OK
 
 

@@ -126,12 +126,14 @@ class Context:
             self._db_path = resolve_db_path(getattr(self.args, "db", None), self.env)
         return self._db_path
 
-    def store(self, *, create: bool = True) -> Store:
+    def store(self, *, create: bool = True, trust_ceiling: str = "agent") -> Store:
         """Open the store on first use.
 
         Args:
             create: Create the database when it does not exist. Read-only commands pass
                 False and get a clear error instead of a new empty file.
+            trust_ceiling: The highest trust this command may write (``operator`` only
+                behind the operator flag).
 
         Raises:
             CommandError: ``create`` is False and there is no database at the path.
@@ -147,7 +149,7 @@ class Context:
                 )
             from anneal_memory.store import Store
 
-            self._store = Store(path, project_name=self.project_name)
+            self._store = Store(path, project_name=self.project_name, trust_ceiling=trust_ceiling)
         return self._store
 
     def emit(self, data: Any, text: str | None = None) -> None:

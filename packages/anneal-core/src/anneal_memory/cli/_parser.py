@@ -26,6 +26,14 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("anneal_memory.cli._cmd_recall", "search", "recall", "episodes"),
     ("anneal_memory.cli._cmd_transfer", "export", "import"),
     (
+        "anneal_memory.cli._cmd_provenance",
+        "supersede",
+        "unsupersede",
+        "state",
+        "trust",
+        "set-schema",
+    ),
+    (
         "anneal_memory.cli._cmd_wrap",
         "prepare-wrap",
         "save-continuity",

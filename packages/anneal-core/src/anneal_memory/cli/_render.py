@@ -76,6 +76,7 @@ def episode_line(episode: Episode) -> str:
     return (
         f"{episode.id}  {stamp}  {episode.type.value:<11}  [{safe(episode.source)}]  "
         f"{one_line(episode.content)}"
+        + (f"  (superseded by {episode.superseded_by})" if episode.superseded_by else "")
     )
 
 
@@ -91,6 +92,13 @@ def episode_block(episode: Episode) -> str:
         lines.append(f"metadata:  {json.dumps(dict(episode.metadata), ensure_ascii=False)}")
     if episode.idempotency_key is not None:
         lines.append(f"idempotency_key: {safe(episode.idempotency_key)}")
+    lines.append(f"trust:     {episode.trust.value}")
+    if episode.state_key is not None:
+        lines.append(f"state_key: {episode.state_key}")
+    if episode.superseded_by is not None:
+        lines.append(f"superseded_by: {episode.superseded_by}")
+    if episode.derived_from:
+        lines.append(f"derived_from: {', '.join(episode.derived_from)}")
     lines.extend(("", safe(episode.content, keep="\n\t")))
     return "\n".join(lines)
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
         wrap_history,
         wrap_status,
     )
+    from anneal_memory.continuity._cues import cued_facts
     from anneal_memory.continuity._file import continuity_path
     from anneal_memory.continuity._prepare import prepare_wrap
     from anneal_memory.continuity._results import (
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "WrapRecord": "anneal_memory.store._wraps",
     "WrapStatus": "anneal_memory.continuity._results",
     "continuity_path": "anneal_memory.continuity._file",
+    "cued_facts": "anneal_memory.continuity._cues",
     "current_schema": "anneal_memory.continuity._settings",
     "pattern_history": "anneal_memory.continuity._cancel",
     "prepare_wrap": "anneal_memory.continuity._prepare",
@@ -80,6 +82,7 @@ __all__ = [
     "WrapRecord",
     "WrapStatus",
     "continuity_path",
+    "cued_facts",
     "current_schema",
     "pattern_history",
     "prepare_wrap",

@@ -37,6 +37,7 @@ class StatusMark(str, enum.Enum):
     CROSS_SESSION_OVERLAP = "cross-session-overlap"
     CARRIED_FORWARD = "carried-forward"
     LEVEL_CAPPED = "level-capped"
+    UNCORROBORATED = "uncorroborated"
 
     @property
     def text(self) -> str:

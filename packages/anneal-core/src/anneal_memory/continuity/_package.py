@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from anneal_memory.continuity._provenance_text import provenance_tags, supersession_instructions
 from anneal_memory.continuity._results import ProvenPattern, WrapPackage
 from anneal_memory.continuity._schema import SectionRole, SectionSchema
 from anneal_memory.types import Episode, EpisodeType
@@ -38,7 +39,7 @@ def episode_line(episode: Episode) -> str:
         text = _BREAKS.sub(" \u23ce ", text)
     text = text.strip()
     source = "" if episode.source == "agent" else f" [{episode.source}]"
-    return f"- ({episode.id}) {text}{source}"
+    return f"- ({episode.id}) {text}{source}{provenance_tags(episode)}"
 
 
 def _episodes_block(episodes: Sequence[Episode]) -> list[str]:
@@ -152,6 +153,7 @@ def render_instructions(schema: SectionSchema, project: str, package: WrapPackag
     lines += _FORMAT.format(today=package.today).splitlines()
     lines.append("")
     lines += _scans(package.proven_patterns)
+    lines += supersession_instructions()
     lines += _durable(package.durable_facts, schema.durable_budget_chars(package.max_chars))
     return "\n".join(lines)
 

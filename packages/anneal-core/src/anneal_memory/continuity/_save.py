@@ -21,7 +21,7 @@ from pathlib import Path
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.associations import Affect, association_deltas
-from anneal_memory.continuity import _document, _judge
+from anneal_memory.continuity import _document, _judge, _updates
 from anneal_memory.continuity._file import (
     continuity_lock,
     continuity_path,
@@ -121,23 +121,28 @@ def _history(
     return prior, exists | in_snapshot
 
 
-def _judge_draft(store: Store, draft: _judge.Draft, ctx: _Context, *, allow_shrink: bool) -> None:
+def _judge_draft(
+    store: Store, draft: _judge.Draft, ctx: _Context, *, allow_shrink: bool
+) -> _updates.WrapLinks:
     _judge.check_text(draft)
     _judge.check_structure(draft)
     _judge.carry_durable(draft)
     _judge.check_shrink(draft, allow_shrink=allow_shrink)
+    links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot)
     prior, exists = _history(store, draft, ctx)
     graduation = GraduationContext(
         today=ctx.wrap.today,
-        snapshot=ctx.snapshot,
+        snapshot=citable,
         known_ids=exists,
         prior=prior,
         first_wrap=ctx.first_wrap,
     )
     _judge.apply_graduation(draft, graduation)
+    _updates.corroborate(store, draft, citable, superseded)
     _judge.check_document(draft, prior, exists)
     _judge.check_hard_max(draft)
     draft.prior = prior
+    return links
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,7 +167,13 @@ def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int,
     return graduations, demotions
 
 
-def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | None) -> _Written:
+def _commit(
+    store: Store,
+    draft: _judge.Draft,
+    ctx: _Context,
+    affect: Affect | None,
+    links: _updates.WrapLinks,
+) -> _Written:
     text = _document.render(draft.document)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     graduations, demotions = _tally(draft, draft.prior)
@@ -195,6 +206,7 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
                 if marked < 0:
                     raise NoWrapInProgressError(NO_WRAP_MESSAGE)
                 save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
+                _updates.write_links(conn, links, now=format_timestamp(store.clock.now()))
                 counts = apply_associations(conn, ctx.wrap.id, save_no, deltas, affect_row)
                 write_continuity(path, text)
         except StoreDatabaseError:
@@ -342,10 +354,12 @@ def validated_save_continuity(
         prior_text=ctx.prior_text,
     )
     try:
-        _judge_draft(store, draft, ctx, allow_shrink=allow_shrink)
+        links = _judge_draft(store, draft, ctx, allow_shrink=allow_shrink)
     except _judge.Refusal as refusal:
         raise _refused(store, ctx, draft.findings, refusal) from None
-    written = _commit(store, draft, ctx, affect)
+    written = _commit(store, draft, ctx, affect, links)
+    draft.findings.extend(links.findings())
     result = _result(store, draft, ctx, written)
     _emit(store, result, ctx, session_id or "agent", allow_shrink)
+    _updates.emit_links(store, links, actor=session_id or "agent")
     return result

@@ -44,6 +44,10 @@ class FindingCode(str, enum.Enum):
     DURABLE_DROPPED = "durable-dropped"
     DURABLE_OVER_BUDGET = "durable-over-budget"
     OVER_TARGET = "over-target"
+    UNCORROBORATED = "uncorroborated"
+    SUPERSEDED_CITATION = "superseded-citation"
+    SUPERSESSION_RECORDED = "supersession-recorded"
+    SUPERSESSION_REJECTED = "supersession-rejected"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,6 +1,7 @@
 """Check tool arguments against the small JSON Schema subset our tool table uses.
 
-Supported keywords: ``type`` (object, string, integer, number, boolean), ``properties``,
+Supported keywords: ``type`` (object, string, integer, number, boolean, array with
+``items`` and ``maxItems``), ``properties``,
 ``required``, ``additionalProperties: false``, ``enum``, ``minimum``, ``maximum``,
 ``minLength``. Anything else in a schema is documentation for the client and is not checked
 here (the library validates values again).
@@ -25,6 +26,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "integer": (int,),
     "number": (int, float),
     "boolean": (bool,),
+    "array": (list,),
 }
 
 
@@ -85,6 +87,13 @@ def _check_value(name: str, schema: Mapping[str, Any], value: object) -> list[st
         problem = _bounds_problem(name, schema, value)
     if problem is not None:
         return [problem]
+    if isinstance(value, list):
+        if len(value) > schema.get("maxItems", len(value)):
+            return [f"{name} may hold at most {schema['maxItems']} items"]
+        items = schema.get("items", {})
+        return [
+            p for i, item in enumerate(value) for p in _check_value(f"{name}[{i}]", items, item)
+        ]
     if schema.get("type") == "object" and "properties" in schema:
         assert isinstance(value, dict)
         return _check_object(schema, value, prefix=f"{name}.")

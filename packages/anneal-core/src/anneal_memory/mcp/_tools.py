@@ -3,8 +3,9 @@
 Handlers are thin: they call the library and turn its result into text for the model (and,
 for a tool with an output schema, a :class:`ToolReply` with the fields a client reads). They
 raise on failure (``AnnealMemoryError`` or ``ValueError``); the server turns that into a tool
-result with ``isError: true`` and the message. The session id and the record source come from
-the server's configuration (:class:`ToolContext`), never from a tool argument.
+result with ``isError: true`` and the message. The session id comes from the server's
+configuration (:class:`ToolContext`), never from a tool argument; ``record`` takes an optional
+``source`` (default: the configured one) and a ``trust`` that can never be ``operator``.
 
 Adding a tool is one :class:`Tool` row in :data:`TOOLS` (every field is required: a title,
 the four annotation hints via :func:`hints`, and an output schema or None) and one handler;
@@ -36,8 +37,12 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     episode = ctx.store.record(
         args["content"],
         args["episode_type"],
-        source=ctx.source,
+        source=args.get("source") or ctx.source,
         metadata=args.get("metadata"),
+        trust=args.get("trust", "agent"),
+        supersedes=args.get("supersedes"),
+        state_key=args.get("state_key"),
+        derived_from=args.get("derived_from"),
     )
     text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
     return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
@@ -54,12 +59,18 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
         source=args.get("source"),
         limit=limit,
         offset=offset,
+        include_superseded=bool(args.get("include_superseded", False)),
     )
+    from anneal_memory.continuity._cues import cued_facts
+    from anneal_memory.mcp._provenance_text import render_recall_by_trust
+
+    facts = cued_facts(ctx.store, args.get("keyword"))
+    trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
     fields = {
         "total_matching": result.total_matching,
         "episodes": [_read_tools.episode_fields(e) for e in result.episodes],
     }
-    return ToolReply(_text.render_recall(result, offset=offset), fields)
+    return ToolReply(render_recall_by_trust(result, trusts, facts, offset=offset), fields)
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
@@ -70,7 +81,7 @@ def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
-    from anneal_memory.continuity import wrap_status
+    from anneal_memory.continuity import current_schema, wrap_status
     from anneal_memory.gate import baton_status
 
     store = ctx.store
@@ -79,6 +90,9 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     text = _text.render_status(
         status, session_id=ctx.session_id, baton=baton_status(store), wrap=wrap
     )
+    lines = text.split("\n")
+    lines.insert(-2, f"Section schema: {current_schema(store).name}")
+    text = "\n".join(lines)
     fields = {
         "total_episodes": status.total_episodes,
         "episodes_since_wrap": status.episodes_since_wrap,
@@ -93,6 +107,19 @@ _EPISODE_OUT = _object(
     "id",
     closed=False,
 )
+
+_IDS = {"type": "array", "items": _STRING}
+_PROVENANCE_FIELDS: Mapping[str, Any] = {
+    "source": {"type": "string", "description": "Default: server's"},
+    "trust": {
+        "type": "string",
+        "enum": ["agent", "tool", "external"],
+        "description": "Default agent",
+    },
+    "supersedes": {**_IDS, "description": "Ids it replaces"},
+    "state_key": {"type": "string", "description": "e.g. user.home_city"},
+    "derived_from": {**_IDS, "description": "Ids it came from"},
+}
 
 _RECORD = Tool(
     name="record",
@@ -114,6 +141,7 @@ _RECORD = Tool(
                 "description": "See recall.",
             },
             "metadata": {"type": "object", "description": "Any JSON (max 16 KiB)."},
+            **_PROVENANCE_FIELDS,
         },
         "content",
         "episode_type",
@@ -139,6 +167,7 @@ _RECALL = Tool(
             "source": {"type": "string", "description": "Only this source"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "20"},
             "offset": {"type": "integer", "minimum": 0, "description": "Skip n"},
+            "include_superseded": {"type": "boolean", "description": "Also replaced"},
         }
     ),
     annotations=hints(read_only=True, destructive=False, idempotent=True),

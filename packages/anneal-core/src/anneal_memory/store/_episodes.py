@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from anneal_memory.errors import IdempotencyConflictError, StoreDatabaseError
 from anneal_memory.store._validate import EpisodeInput
 from anneal_memory.store._watermarks import FOLD_EVERY, after_episodes_deleted, fold_counts
-from anneal_memory.types import Episode, EpisodeType
+from anneal_memory.types import Episode, EpisodeType, Trust
 
 __all__ = [
     "COLUMNS",
@@ -27,13 +27,17 @@ __all__ = [
     "tombstone_count",
 ]
 
-COLUMNS = "seq, id, ts, type, content, source, metadata, idempotency_key"
+COLUMNS = (
+    "seq, id, ts, type, content, source, metadata, idempotency_key,"
+    " trust, state_key, superseded_by, derived_from"
+)
 _ID_ATTEMPTS = 64
 
 
 def episode_from_row(row: Sequence[object]) -> Episode:
     """Build an ``Episode`` from a row selected with :data:`COLUMNS`."""
-    _seq, ident, ts, kind, content, source, metadata, key = row
+    _seq, ident, ts, kind, content, source, metadata, key = row[:8]
+    trust, state_key, superseded_by, derived_from = row[8:12]
     return Episode(
         id=str(ident),
         timestamp=str(ts),
@@ -42,6 +46,10 @@ def episode_from_row(row: Sequence[object]) -> Episode:
         source=str(source),
         metadata=json.loads(str(metadata)) if metadata else {},
         idempotency_key=None if key is None else str(key),
+        trust=Trust(str(trust)),
+        state_key=None if state_key is None else str(state_key),
+        superseded_by=None if superseded_by is None else str(superseded_by),
+        derived_from=tuple(json.loads(str(derived_from))) if derived_from else (),
     )
 
 

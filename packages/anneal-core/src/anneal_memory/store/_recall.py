@@ -12,7 +12,7 @@ from anneal_memory.store._search import RecallFilters, count_matches, plan_searc
 from anneal_memory.store._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
 
-__all__ = ["MAX_RECALL_LIMIT", "build_filters", "recall"]
+__all__ = ["MAX_RECALL_LIMIT", "build_filters", "hide_superseded", "recall"]
 
 MAX_RECALL_LIMIT = 10_000
 TimeBound = _dt.datetime | str | None
@@ -66,6 +66,13 @@ def build_filters(
         params.append(source)
     only_type = str(params[0]) if episode_type is not None and len(clauses) == 1 else None
     return RecallFilters(clauses=tuple(clauses), params=tuple(params), only_type=only_type)
+
+
+def hide_superseded(filters: RecallFilters) -> RecallFilters:
+    """The same filters, leaving out episodes another episode has replaced."""
+    return RecallFilters(
+        clauses=(*filters.clauses, "e.superseded_by IS NULL"), params=filters.params
+    )
 
 
 def _check_page(limit: object, offset: object) -> tuple[int, int]:

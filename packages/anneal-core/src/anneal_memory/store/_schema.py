@@ -225,7 +225,56 @@ _SEQ_RANGES_V3: Sequence[str] = (
     """,
 )
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1, _WRAPS_V2, _SEQ_RANGES_V3)
+# Provenance and updated facts: each episode's trust class, the state key it fills, the
+# episodes it was derived from (JSON list) and the episode that replaced it. ``superseded_by``
+# is kept current by the library: for a keyed episode it is the newest episode of its key's
+# slot, for any other the newest episode an explicit link in ``supersessions`` names.
+_SUPERSESSION_TRUST: Sequence[str] = (
+    """
+    ALTER TABLE episodes ADD COLUMN trust TEXT NOT NULL DEFAULT 'agent'
+        CHECK (trust IN ('external', 'tool', 'agent', 'operator'))
+    """,
+    "ALTER TABLE episodes ADD COLUMN state_key TEXT",
+    "ALTER TABLE episodes ADD COLUMN superseded_by TEXT",
+    "ALTER TABLE episodes ADD COLUMN derived_from TEXT",
+    "CREATE INDEX episodes_state_key ON episodes(state_key, ts) WHERE state_key IS NOT NULL",
+    """
+    CREATE INDEX episodes_superseded ON episodes(superseded_by)
+        WHERE superseded_by IS NOT NULL
+    """,
+    """
+    CREATE TABLE supersessions (
+        old_id TEXT NOT NULL,
+        new_id TEXT NOT NULL,
+        via TEXT NOT NULL CHECK (via IN ('explicit', 'wrap')),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (old_id, new_id)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX supersessions_new ON supersessions(new_id)",
+    # A deleted replacement gives its old episodes back their next replacement (or none); a
+    # deleted slot value hands the slot to the newest remaining one.
+    """
+    CREATE TRIGGER episodes_delete_supersessions AFTER DELETE ON episodes BEGIN
+        DELETE FROM supersessions WHERE old_id = old.id OR new_id = old.id;
+        UPDATE episodes SET superseded_by = (
+            SELECT s.new_id FROM supersessions s JOIN episodes n ON n.id = s.new_id
+            WHERE s.old_id = episodes.id ORDER BY n.ts DESC, n.seq DESC LIMIT 1)
+            WHERE superseded_by = old.id AND state_key IS NULL;
+        UPDATE episodes SET superseded_by = nullif((
+            SELECT k.id FROM episodes k WHERE k.state_key = old.state_key
+            ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)
+            WHERE old.state_key IS NOT NULL AND state_key = old.state_key;
+    END
+    """,
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (
+    _EPISODES_V1,
+    _WRAPS_V2,
+    _SEQ_RANGES_V3,
+    _SUPERSESSION_TRUST,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -17,8 +17,15 @@ from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
-from anneal_memory.store import _episodes, _recall
+from anneal_memory.store import _episodes, _recall, _supersession
 from anneal_memory.store._connection import connect, database_error, write_transaction
+from anneal_memory.store._provenance import parse_trust
+from anneal_memory.store._provenance_api import (
+    ProvenanceMixin,
+    apply_record_provenance,
+    check_open_options,
+    check_record_provenance,
+)
 from anneal_memory.store._schema import SCHEMA_VERSION, migrate
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.store._validate import validate_episode
@@ -31,6 +38,7 @@ from anneal_memory.types import (
     PruneResult,
     RecallResult,
     StoreStatus,
+    Trust,
 )
 
 __all__ = ["DEFAULT_PROJECT_NAME", "AuditSink", "Store"]
@@ -39,7 +47,7 @@ DEFAULT_PROJECT_NAME = "Agent"
 AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
-class Store:
+class Store(ProvenanceMixin):
     """An agent's episodic memory: typed, timestamped episodes in a local SQLite file.
 
     Several processes may open the same path at once; each write is one transaction.
@@ -55,6 +63,12 @@ class Store:
         consolidate_requires_baton_on_create: When this call creates the database, turn
             the single-consolidator gate on (see ``anneal_memory.gate``). Existing stores
             keep their policy.
+        trust_ceiling: The highest trust an episode may be recorded or set with
+            (default ``agent``; ``operator`` is for operator tools only, never MCP).
+        section_schema: Choose the continuity section schema (``default``, ``partnership``,
+            ``project``); None keeps the stored one.
+        retention_days: Delete episodes older than this many days on open (tombstones kept,
+            audited as ``prune``); None keeps everything.
 
     Raises:
         StoreDatabaseError: The file could not be opened or migrated.
@@ -69,7 +83,12 @@ class Store:
         audit: bool = True,
         on_audit_event: EventCallback | None = None,
         consolidate_requires_baton_on_create: bool = False,
+        trust_ceiling: Trust | str = Trust.AGENT,
+        section_schema: str | None = None,
+        retention_days: float | None = None,
     ) -> None:
+        self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
+        check_open_options(section_schema, retention_days)
         self._path = Path(path).expanduser().absolute()
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
@@ -100,6 +119,9 @@ class Store:
             from anneal_memory.gate import set_consolidate_policy  # gate imports the store
 
             set_consolidate_policy(self, True, actor="agent")
+        self._apply_section_schema(section_schema)
+        if retention_days is not None:
+            self.prune(retention_days)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -192,6 +214,10 @@ class Store:
         metadata: Mapping[str, Any] | None = None,
         timestamp: _dt.datetime | str | None = None,
         idempotency_key: str | None = None,
+        trust: Trust | str = Trust.AGENT,
+        supersedes: list[str] | tuple[str, ...] | None = None,
+        state_key: str | None = None,
+        derived_from: list[str] | tuple[str, ...] | None = None,
     ) -> Episode:
         """Record one episode and return it.
 
@@ -202,9 +228,18 @@ class Store:
             metadata: A JSON object stored with the episode.
             timestamp: When it happened (aware datetime or ISO-8601); defaults to now.
             idempotency_key: Retrying with the same key returns the first episode.
+            trust: ``external``, ``tool``, ``agent`` (default) or ``operator``; at most the
+                store's ``trust_ceiling``.
+            supersedes: Ids of older episodes this one replaces (see ``supersede``).
+            state_key: The single-valued fact this episode sets (``user.home_city``); the
+                newest episode of a key replaces the others.
+            derived_from: Ids of the episodes this one was derived from; its effective
+                trust is capped by the most trusted of them.
 
         Raises:
             InvalidEpisodeError: A field is invalid; nothing was written.
+            TrustError: ``trust`` is above the store's ceiling; nothing was written.
+            SupersessionError: A ``supersedes`` link is invalid; nothing was written.
             IdempotencyConflictError: The key was used for a different episode.
             StoreDatabaseError: SQLite failed; nothing was written.
         """
@@ -217,15 +252,33 @@ class Store:
             idempotency_key=idempotency_key,
             clock=self._clock,
         )
+        prov = check_record_provenance(
+            trust=trust,
+            state_key=state_key,
+            supersedes=supersedes,
+            derived_from=derived_from,
+            ceiling=self._trust_ceiling,
+        )
+        replaced: list[str] = []
         with self._lock:
             conn = self.connection("record")
             with write_transaction(conn, operation="record", path=self._path):
+                before = conn.total_changes
                 episode = _episodes.insert_episode(conn, item)
-        self.emit_audit(
-            "record",
-            actor=episode.source,
-            data={"episode_id": episode.id, "type": episode.type.value, "content": episode.content},
-        )
+                if not prov.is_default and conn.total_changes != before:
+                    episode, replaced = apply_record_provenance(
+                        conn, episode, prov, now=self._now()
+                    )
+        data = {"episode_id": episode.id, "type": episode.type.value, "content": episode.content}
+        if episode.trust is not Trust.AGENT:
+            data["trust"] = episode.trust.value
+        self.emit_audit("record", actor=episode.source, data=data)
+        for old_id in replaced:
+            self.emit_audit(
+                "supersede",
+                actor=episode.source,
+                data={"old_id": old_id, "new_id": episode.id, "via": "explicit"},
+            )
         return episode
 
     def recall(  # noqa: PLR0917 - positional order is the documented public API
@@ -237,11 +290,15 @@ class Store:
         source: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        *,
+        include_superseded: bool = False,
     ) -> RecallResult:
         """Find episodes: by relevance to ``keyword``, or newest first without one.
 
         Any string is a valid keyword; its words are matched literally (see ``_search``).
         ``since``/``until`` take aware datetimes, ISO-8601 strings or ages like ``7d``.
+        Superseded episodes are left out (and not counted) unless ``include_superseded``;
+        then they come back with ``superseded_by`` set.
 
         Raises:
             InvalidQueryError: A filter, ``limit`` or ``offset`` is invalid.
@@ -252,6 +309,8 @@ class Store:
         with self._lock:
             conn = self.connection("recall")
             try:
+                if not include_superseded and _supersession.has_superseded(conn):
+                    filters = _recall.hide_superseded(filters)
                 return _recall.recall(
                     conn, keyword=keyword, filters=filters, limit=limit, offset=offset
                 )

@@ -4,7 +4,11 @@ Export format (``format_version`` 1)::
 
     {"format": "anneal-memory-export", "format_version": 1, "exported_at": "...Z",
      "schema_version": N, "episodes": [Episode.to_dict(), ...],
-     "tombstones": [{"id", "deleted_at", "reason"}, ...]}
+     "tombstones": [{"id", "deleted_at", "reason"}, ...],
+     "supersessions": [{"old_id", "new_id", "via", "created_at"}, ...]}
+
+Each episode carries its ``trust``, ``state_key``, ``superseded_by`` and ``derived_from``;
+an import restores them and the links (``superseded_by`` is recomputed from the links).
 
 Export streams episode by episode, so its memory use does not grow with the store.
 """
@@ -19,6 +23,7 @@ from typing import Any
 from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
+from anneal_memory.store._transfer_links import import_links, import_provenance, iter_link_chunks
 from anneal_memory.store._validate import validate_episode
 from anneal_memory.types import Episode, ImportResult
 
@@ -67,7 +72,9 @@ def iter_export_chunks(
     for index, (ident, deleted_at, reason) in enumerate(tombstones):
         item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
         yield ("\n" if index == 0 else ",\n") + _dump(item)
-    yield "\n]}\n"
+    yield "\n]"
+    yield from iter_link_chunks(conn)
+    yield "}\n"
 
 
 def _check_document(document: object) -> tuple[list[Any], list[Any]]:
@@ -128,7 +135,8 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
     episodes, tombstones = _check_document(document)
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
     imported = skipped = 0
-    for ident, item in parsed:
+    keys: list[str] = []
+    for (ident, item), raw in zip(parsed, episodes, strict=True):
         existing = fetch_by_id(conn, ident)
         if existing is not None:
             if not _same(existing, item):
@@ -142,6 +150,9 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
             skipped += 1
             continue
         insert_episode(conn, item, ident=ident)
+        key = import_provenance(conn, ident, raw)
+        if key is not None:
+            keys.append(key)
         imported += 1
     added = 0
     for raw in tombstones:
@@ -154,4 +165,6 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
             (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
         )
         added += cursor.rowcount
+    assert isinstance(document, Mapping)  # checked by _check_document
+    import_links(conn, document.get("supersessions", []), keys)
     return ImportResult(imported=imported, skipped_existing=skipped, tombstones_added=added)

@@ -1,0 +1,161 @@
+"""Trust classes, state keys and ``derived_from``: checks and reads.
+
+Runs in the caller's transaction; never commits.
+
+An episode's *effective* trust is its own trust, capped by the most trusted of the episodes
+it was derived from (a summary of a web page is as strong as the page, whoever wrote it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from anneal_memory.errors import InvalidEpisodeError, TrustError
+from anneal_memory.store._params import in_chunks
+from anneal_memory.types import Trust
+
+__all__ = [
+    "MAX_DERIVED_FROM",
+    "MAX_STATE_KEY_CHARS",
+    "effective_trusts",
+    "normalise_ids",
+    "normalise_state_key",
+    "parse_trust",
+    "write_provenance",
+]
+
+MAX_STATE_KEY_CHARS = 128
+MAX_DERIVED_FROM = 64
+_DERIVE_DEPTH = 8
+_STATE_KEY = re.compile(r"[a-z0-9][a-z0-9_.:-]*")
+_ID = re.compile(r"[0-9a-f]{8}")
+
+
+def parse_trust(value: object, *, ceiling: Trust, what: str = "trust") -> Trust:
+    """A trust level at or below the store's ceiling.
+
+    Raises:
+        TrustError: Unknown level, or above ``ceiling``; nothing was written.
+    """
+    try:
+        level = Trust.parse(value)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise TrustError(f"{what}: {exc}") from None
+    if level.rank > ceiling.rank:
+        raise TrustError(
+            f"{what} {level.value!r} is above this store's ceiling {ceiling.value!r}; "
+            "operator trust is given only by an operator (CLI --operator). Nothing was written."
+        )
+    return level
+
+
+def normalise_state_key(value: object) -> str | None:
+    """Lower-case, trimmed key of ASCII letters, digits and ``. _ : -``; None stays None.
+
+    Raises:
+        InvalidEpisodeError: Not such a key.
+    """
+    if value is None:
+        return None
+    key = value.strip().lower() if isinstance(value, str) else ""
+    if not (0 < len(key) <= MAX_STATE_KEY_CHARS) or not _STATE_KEY.fullmatch(key):
+        raise InvalidEpisodeError(
+            f"state_key must be 1-{MAX_STATE_KEY_CHARS} characters of a-z, 0-9 and . _ : - "
+            f"starting with a letter or digit (like user.home_city), got {value!r}"
+        )
+    return key
+
+
+def normalise_ids(value: object, what: str, *, limit: int = MAX_DERIVED_FROM) -> tuple[str, ...]:
+    """A list of 8-hex episode ids, lower-cased, in order, without repeats.
+
+    Raises:
+        InvalidEpisodeError: Not a list of ids, or too many.
+    """
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or len(items) > limit:
+        raise InvalidEpisodeError(f"{what} must be a list of at most {limit} episode ids")
+    out: list[str] = []
+    for item in items:
+        ident = item.strip().lower() if isinstance(item, str) else ""
+        if not _ID.fullmatch(ident):
+            raise InvalidEpisodeError(f"{what}: {item!r} is not an episode id (8 hex characters)")
+        if ident not in out:
+            out.append(ident)
+    return tuple(out)
+
+
+def _rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[Trust, tuple[str, ...]]]:
+    found: dict[str, tuple[Trust, tuple[str, ...]]] = {}
+    for chunk, marks in in_chunks(sorted(set(ids)), 500):
+        rows = conn.execute(
+            f"SELECT id, trust, derived_from FROM episodes WHERE id IN ({marks})",  # noqa: S608
+            tuple(chunk),
+        )
+        for ident, trust, derived in rows:
+            found[str(ident)] = (Trust(str(trust)), tuple(json.loads(derived)) if derived else ())
+    return found
+
+
+def effective_trusts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Trust]:
+    """Effective trust of each live episode among ``ids`` (missing ids left out)."""
+    known: dict[str, tuple[Trust, tuple[str, ...]]] = {}
+    wanted = set(ids)
+    frontier = set(wanted)
+    for _ in range(_DERIVE_DEPTH):
+        fresh = _rows(conn, frontier - set(known))
+        known.update(fresh)
+        frontier = {s for _t, sources in fresh.values() for s in sources} - set(known)
+        if not frontier:
+            break
+    memo: dict[str, Trust] = {}
+
+    def resolve(ident: str, depth: int) -> Trust:
+        if ident in memo:
+            return memo[ident]
+        own, sources = known[ident]
+        live = [s for s in sources if s in known]
+        if live and depth < _DERIVE_DEPTH:
+            cap = max((resolve(s, depth + 1) for s in live), key=lambda t: t.rank)
+            own = own if own.rank <= cap.rank else cap
+        memo[ident] = own
+        return own
+
+    return {ident: resolve(ident, 0) for ident in wanted if ident in known}
+
+
+def write_provenance(
+    conn: sqlite3.Connection,
+    episode_id: str,
+    *,
+    trust: Trust,
+    state_key: str | None,
+    derived_from: Sequence[str],
+) -> None:
+    """Store the provenance of a just-inserted episode (only when it differs from the default).
+
+    Raises:
+        InvalidEpisodeError: A ``derived_from`` id is no live episode.
+    """
+    if derived_from:
+        missing = sorted(set(derived_from) - set(_rows(conn, derived_from)))
+        if missing:
+            raise InvalidEpisodeError(
+                f"derived_from names no episode {', '.join(missing)}; nothing was written"
+            )
+    if trust is Trust.AGENT and state_key is None and not derived_from:
+        return
+    conn.execute(
+        "UPDATE episodes SET trust = ?, state_key = ?, derived_from = ? WHERE id = ?",
+        (
+            trust.value,
+            state_key,
+            json.dumps(list(derived_from)) if derived_from else None,
+            episode_id,
+        ),
+    )

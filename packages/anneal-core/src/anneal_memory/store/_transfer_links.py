@@ -1,0 +1,96 @@
+"""Provenance in export and import: trust, state keys, sources and supersession links.
+
+Runs in the caller's transaction; never commits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._provenance import normalise_ids, normalise_state_key
+from anneal_memory.store._supersession import refresh_slot, refresh_superseded
+from anneal_memory.types import Trust
+
+__all__ = ["import_links", "import_provenance", "iter_link_chunks"]
+
+
+def iter_link_chunks(conn: sqlite3.Connection) -> Iterator[str]:
+    """Yield the ``"supersessions": [...]`` member of the export document."""
+    yield ', "supersessions": ['
+    rows = conn.execute(
+        "SELECT old_id, new_id, via, created_at FROM supersessions ORDER BY created_at, old_id"
+    )
+    for index, (old, new, via, created) in enumerate(rows):
+        item = {"old_id": old, "new_id": new, "via": via, "created_at": created}
+        yield ("\n" if index == 0 else ",\n") + json.dumps(item, sort_keys=True)
+    yield "\n]"
+
+
+def import_provenance(conn: sqlite3.Connection, ident: str, raw: Mapping[str, Any]) -> str | None:
+    """Store an imported episode's trust, state key and sources; return its state key.
+
+    Raises:
+        ImportFormatError: A provenance field is malformed.
+    """
+    try:
+        trust = Trust.parse(raw.get("trust", "agent"))
+        key = normalise_state_key(raw.get("state_key"))
+        sources = normalise_ids(raw.get("derived_from") or None, "derived_from")
+    except (ValueError, InvalidEpisodeError) as exc:
+        raise ImportFormatError(f"episode {ident} has invalid provenance: {exc}") from None
+    if trust is not Trust.AGENT or key is not None or sources:
+        conn.execute(
+            "UPDATE episodes SET trust = ?, state_key = ?, derived_from = ? WHERE id = ?",
+            (trust.value, key, json.dumps(list(sources)) if sources else None, ident),
+        )
+    return key
+
+
+def _link_ids(raw: object) -> tuple[str, str]:
+    malformed = "a supersession entry is malformed: expected {old_id, new_id, via}"
+    if not isinstance(raw, Mapping) or raw.get("via") not in {"explicit", "wrap"}:
+        raise ImportFormatError(malformed)
+    try:
+        ids = normalise_ids([raw.get("old_id"), raw.get("new_id")], "supersession", limit=2)
+    except InvalidEpisodeError as exc:
+        raise ImportFormatError(f"{malformed}: {exc}") from None
+    if len(ids) != 2:
+        raise ImportFormatError(f"{malformed}: an episode cannot supersede itself")
+    return ids[0], ids[1]
+
+
+def import_links(conn: sqlite3.Connection, links: object, keys: Sequence[str]) -> int:
+    """Insert the export's links between episodes present here; refresh slots. Return count.
+
+    Raises:
+        ImportFormatError: ``supersessions`` is not a list of ``{old_id, new_id, via}``.
+    """
+    if not isinstance(links, list):
+        raise ImportFormatError("export is malformed: 'supersessions' must be a list")
+    added = 0
+    for raw in links:
+        if not isinstance(raw, Mapping) or raw.get("via") not in {"explicit", "wrap"}:
+            raise ImportFormatError(
+                "a supersession entry is malformed: expected {old_id, new_id, via}"
+            )
+        try:
+            old, new = normalise_ids(
+                [raw.get("old_id"), raw.get("new_id")], "supersession", limit=2
+            )
+        except (InvalidEpisodeError, ValueError) as exc:
+            raise ImportFormatError(f"a supersession entry is malformed: {exc}") from None
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO supersessions(old_id, new_id, via, created_at)"
+            " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM episodes WHERE id = ?)"
+            " AND EXISTS (SELECT 1 FROM episodes WHERE id = ?)",
+            (old, new, raw["via"], str(raw.get("created_at", "")), old, new),
+        )
+        added += cursor.rowcount
+        refresh_superseded(conn, old)
+    for key in sorted(set(keys)):
+        refresh_slot(conn, key)
+    return added
