@@ -22,7 +22,8 @@ TOKEN_BUDGET = 150
 
 OVER_BUDGET: dict[str, int] = {"recall": 215, "record": 240, "save_continuity": 200}
 """Tools allowed more, with their ceiling: recall has eight filters, record five provenance
-fields, save_continuity a nested affective state; each parameter is described. Shrink these, never add to them."""
+fields, save_continuity a nested affective state; each parameter is described. Shrink these,
+never add to them."""
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
