@@ -1,7 +1,7 @@
 """``validated_save_continuity``: the wrap's save as a pipeline of named steps.
 
 1. ``_open_wrap``: find the open wrap and check the token (read only).
-2. Pure steps (``_judge``): text check, structure, durable carry-forward, shrink gate,
+2. Pure steps (``_judge``): text check, structure, level claims, durable carry-forward, shrink gate,
    graduation of every pattern line, checks across lines, hard maximum.
 3. ``_commit``: under the continuity lock, one SQLite transaction closes the wrap (only if
    it is still open with this token), marks the snapshot's episodes, records pattern
@@ -124,6 +124,7 @@ def _history(
 def _judge_draft(store: Store, draft: _judge.Draft, ctx: _Context, *, allow_shrink: bool) -> None:
     _judge.check_text(draft)
     _judge.check_structure(draft)
+    _judge.check_level_claims(draft)
     _judge.carry_durable(draft)
     _judge.check_shrink(draft, allow_shrink=allow_shrink)
     prior, exists = _history(store, draft, ctx)

@@ -44,6 +44,8 @@ class FindingCode(str, enum.Enum):
     DURABLE_DROPPED = "durable-dropped"
     DURABLE_OVER_BUDGET = "durable-over-budget"
     OVER_TARGET = "over-target"
+    UNREADABLE_LEVEL = "unreadable-level"
+    LEVEL_REWRITTEN = "level-rewritten"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
