@@ -5,7 +5,8 @@
    graduation of every pattern line, checks across lines, hard maximum.
 3. ``_commit``: under the continuity lock, one SQLite transaction closes the wrap (only if
    it is still open with this token), marks the snapshot's episodes, records pattern
-   history and associations, and writes the file atomically before ``COMMIT``.
+   history and the associations of the validated citations (``_link_deltas``), and writes
+   the file atomically before ``COMMIT``.
 4. Audit events, after the commit.
 
 A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open.
@@ -39,7 +40,11 @@ from anneal_memory.errors import (
     WrapTokenMismatchError,
 )
 from anneal_memory.gate import check_save, recheck_save
-from anneal_memory.immune._graduation import GraduationContext, PriorPattern
+from anneal_memory.immune._graduation import (
+    GraduationContext,
+    PriorPattern,
+    validated_citations,
+)
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.store import Store
 from anneal_memory.store._connection import write_transaction
@@ -163,14 +168,18 @@ def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int,
     return graduations, demotions
 
 
+def _link_deltas(
+    draft: _judge.Draft, ctx: _Context, affect: Affect | None
+) -> dict[tuple[str, str], float]:
+    """Association strength to add: only citations validated this wrap link episodes."""
+    return association_deltas(validated_citations(draft.verdicts), ctx.snapshot, affect)
+
+
 def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | None) -> _Written:
     text = _document.render(draft.document)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     graduations, demotions = _tally(draft, draft.prior)
-    today_lines = [
-        v.line for v in draft.verdicts if v.line.date == draft.today and v.line.has_evidence
-    ]
-    deltas = association_deltas(today_lines, ctx.snapshot, affect)
+    deltas = _link_deltas(draft, ctx, affect)
     affect_row = None if affect is None else (affect.tag, float(affect.intensity))
     codes = dict(Counter(f.code.value for f in draft.findings))
     path = ctx.path
