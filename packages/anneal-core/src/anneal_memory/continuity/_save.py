@@ -96,8 +96,8 @@ def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
             raise NoWrapInProgressError(NO_WRAP_MESSAGE)
         if wrap_token is not None and wrap_token != wrap.token:
             raise WrapTokenMismatchError(
-                f"wrap_token mismatch: the open wrap's token starts {_short(wrap.token)}, "
-                f"this save carried {_short(wrap_token)}; use the token of the latest prepare"
+                f"wrap_token mismatch: this save carried {_short(wrap_token)}, which is not "
+                "the open wrap's token; use the token of the latest prepare"
             )
         snapshot = snapshot_texts(conn, wrap)
         last = last_completed_wrap_id(conn)
