@@ -48,6 +48,13 @@ def add_commands(
     )
     prepare.add_argument("--max-chars", type=int, metavar="N", help="size target (chars)")
     prepare.add_argument(
+        "--max-package-chars",
+        type=int,
+        default=60_000,
+        metavar="N",
+        help="budget of the package text (60000); episodes beyond it wait for the next wrap",
+    )
+    prepare.add_argument(
         "--staleness-days", type=int, default=7, metavar="N", help="stale after N days (7)"
     )
     _session_arg(prepare)
@@ -112,6 +119,7 @@ def run_prepare(ctx: Context, args: argparse.Namespace) -> int:
         session_id=_session(ctx, args),
         max_chars=args.max_chars,
         staleness_days=args.staleness_days,
+        max_package_chars=args.max_package_chars,
     )
     data = result.to_dict()
     if result.status is not WrapStatus.READY:

@@ -9,7 +9,8 @@
    the file atomically before ``COMMIT``.
 4. Audit events, after the commit.
 
-A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open.
+A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open
+(its lease is renewed: the owner is still at work).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from anneal_memory.continuity._file import (
     read_continuity,
     write_continuity,
 )
+from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import SaveResult
 from anneal_memory.continuity._schema import schema_by_name
@@ -60,6 +62,7 @@ from anneal_memory.store._wraps import (
     existing_ids,
     last_completed_wrap_id,
     load_open_wrap,
+    renew_lease,
     saves_so_far,
     snapshot_texts,
 )
@@ -228,10 +231,19 @@ def _restore(target: Path, previous: str | None, written: str) -> None:
         target.unlink(missing_ok=True)
 
 
+def _renew_lease(store: Store, ctx: _Context) -> None:
+    """A refused save is the owner still at work: its wrap's lease starts again."""
+    with store._lock:
+        conn = store.connection("save_continuity")
+        with write_transaction(conn, operation="save_continuity", path=store.path, durable=False):
+            renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
+
+
 def _refused(
     store: Store, ctx: _Context, draft_findings: list[Finding], refusal: _judge.Refusal
 ) -> ContinuityRejectedError:
     findings = (*draft_findings, refusal.finding)
+    _renew_lease(store, ctx)
     store.emit_audit(
         "continuity_refused",
         actor="agent",
