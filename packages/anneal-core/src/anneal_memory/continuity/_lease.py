@@ -108,12 +108,17 @@ def in_progress_error(
             "`anneal-memory save-continuity FILE --wrap-token TOKEN`), or cancel it "
             "(wrap_cancel, or `anneal-memory wrap-cancel`); its episodes are kept either way"
         )
-    else:
+    elif holder is Holder.LIVE:
         until = wrap.lease_expires_at or "30 minutes after it started"
         advice = (
-            ". It belongs to another run that is still alive: wait for that run to save or "
-            f"cancel it, or let its lease expire ({until}); the next prepare after that "
-            "reclaims it and no episode is lost. If that run is known to be gone, the "
-            f"operator can run: {force_command(db_path)}"
+            ". It belongs to another run that is still alive (or not provably gone): wait for "
+            f"that run to save or cancel it, or let its lease expire ({until}); the next "
+            "prepare after that reclaims it and no episode is lost. If that run is known to "
+            f"be gone, the operator can run: {force_command(db_path)}"
+        )
+    else:
+        advice = (
+            f". It can no longer be finished ({holder.value if holder else 'stale'}); the baton "
+            "holder's next prepare reclaims it, and no episode is lost"
         )
     return WrapInProgressError(started + advice, started_at=wrap.started_at)
