@@ -82,3 +82,14 @@ def test_the_cli_prepare_reclaims_a_crashed_wrap(cli_db: Path, run_cli) -> None:
     _crash_mid_wrap(cli_db, "")
     prepared = run_cli("prepare-wrap").assert_ok()
     assert "Wrap token:" in prepared.out
+
+
+def test_a_cli_prepare_records_no_process_so_its_wrap_outlives_the_command(run_cli) -> None:
+    run_cli("init", "--no-baton").assert_ok()
+    run_cli("record", "The retry with backoff fixed the flaky upload").assert_ok()
+    run_cli("prepare-wrap").assert_ok()
+    status = run_cli("wrap-status", "--json").assert_ok().json()
+    assert status["wrap"]["owner_pid"] is None
+    assert status["wrap"]["lease_expires_at"]
+    again = run_cli("prepare-wrap").assert_error(1)
+    assert "If it is yours, finish it" in again

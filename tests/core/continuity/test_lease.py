@@ -151,3 +151,20 @@ def test_on_a_protected_store_only_the_holder_reclaims(db_path: Path, clock: Fro
         assert prepare_wrap(gated, session_id="intruder").status == "downgraded"
         assert wrap_status(gated) is not None
         assert prepare_wrap(gated, session_id="laptop").status == "ready"
+
+
+def test_a_wrap_without_an_owner_process_is_ended_only_by_its_lease(
+    store: Store, clock: FrozenClock
+) -> None:
+    store.record("something", "observation")
+    prepare_wrap(store, owner_process=False)  # as the CLI does: the save runs elsewhere
+    wrap = wrap_status(store)
+    assert wrap is not None
+    assert wrap.owner_pid is None
+    with pytest.raises(WrapInProgressError) as refused:
+        prepare_wrap(store)
+    assert "If it is yours, finish it" in str(refused.value)
+    assert "let the wrap's lease expire" in str(refused.value)
+    clock.advance(seconds=WRAP_LEASE_SECONDS)
+    assert prepare_wrap(store).status == "ready"
+    assert [(c["reason"], c["cause"]) for c in _cancels(store)] == [("expired", "lease-ended")]

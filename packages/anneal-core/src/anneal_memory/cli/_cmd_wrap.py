@@ -120,6 +120,7 @@ def run_prepare(ctx: Context, args: argparse.Namespace) -> int:
         max_chars=args.max_chars,
         staleness_days=args.staleness_days,
         max_package_chars=args.max_package_chars,
+        owner_process=False,  # the save runs in another process: only the lease ends it
     )
     data = result.to_dict()
     if result.status is not WrapStatus.READY:

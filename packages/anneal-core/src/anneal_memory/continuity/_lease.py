@@ -1,8 +1,9 @@
 """The open wrap's lease: who holds it, until when, and when a new prepare may reclaim it.
 
-A prepare records its process (``_owner``) and a lease end, :data:`WRAP_LEASE_SECONDS` from
-then; each save attempt by the owner renews it. A later prepare that passes the gate finds
-the open wrap and reclaims it (cancels it, its episodes stay, and opens its own) when:
+A prepare records its process (``_owner``; not for a CLI prepare, whose save runs in another
+process) and a lease end, :data:`WRAP_LEASE_SECONDS` from then; a refused save renews it. A
+later prepare that passes the gate finds the open wrap and reclaims it (cancels it, its
+episodes stay, and opens its own) when:
 
 - ``expired``: the lease ended (a wrap without a recorded lease ends 30 minutes after it
   started), or the owner process is provably gone on this host (``cause`` says which);
@@ -45,6 +46,7 @@ class Holder(str, enum.Enum):
 
     THIS_PROCESS = "this-process"  # prepared here and its lease runs
     LIVE = "live"  # another run, alive or not provably gone, within its lease
+    UNOWNED = "unowned"  # no process recorded (a CLI prepare), within its lease
     LEASE_ENDED = "lease-ended"
     OWNER_GONE = "owner-gone"
     REVOKED = "revoked"
@@ -70,16 +72,17 @@ def _owner(wrap: WrapRecord) -> ProcessIdentity | None:
 def holder_of(conn: sqlite3.Connection, wrap: WrapRecord, now: _dt.datetime) -> Holder:
     """Who holds ``wrap`` now (reads the gate state inside the caller's transaction)."""
     state = wrap_gate_state(conn, wrap.token)
-    if state.protected and state.holder is not None and wrap.session_id != state.holder:
-        return Holder.REVOKED
-    if state.protected and state.revoked:
+    moved = state.holder is not None and wrap.session_id != state.holder
+    if state.protected and (moved or state.revoked):
         return Holder.REVOKED
     if now >= _expires(wrap):
         return Holder.LEASE_ENDED
     owner = _owner(wrap)
-    if owner is not None and owner == current_process():
+    if owner is None:
+        return Holder.UNOWNED
+    if owner == current_process():
         return Holder.THIS_PROCESS
-    if owner is not None and process_gone(owner):
+    if process_gone(owner):
         return Holder.OWNER_GONE
     return Holder.LIVE
 
@@ -88,7 +91,7 @@ def may_reclaim(
     conn: sqlite3.Connection, wrap: WrapRecord, holder: Holder, session_id: str | None
 ) -> bool:
     """True when a prepare by ``session_id`` (past the gate) may reclaim ``wrap`` now."""
-    if holder in (Holder.THIS_PROCESS, Holder.LIVE):
+    if holder in (Holder.THIS_PROCESS, Holder.LIVE, Holder.UNOWNED):
         return False
     state = wrap_gate_state(conn, wrap.token)
     return may_clear(state, wrap_session=wrap.session_id, session_id=session_id) or (
@@ -115,6 +118,14 @@ def in_progress_error(
             f"that run to save or cancel it, or let its lease expire ({until}); the next "
             "prepare after that reclaims it and no episode is lost. If that run is known to "
             f"be gone, the operator can run: {force_command(db_path)}"
+        )
+    elif holder is Holder.UNOWNED:
+        until = wrap.lease_expires_at or "30 minutes after it started"
+        advice = (
+            ". If it is yours, finish it (`anneal-memory save-continuity FILE --wrap-token "
+            "TOKEN`) or cancel it (`anneal-memory wrap-cancel`); if it belongs to another run, "
+            f"wait for that run or let the wrap's lease expire ({until}): the next prepare "
+            "after that reclaims it and no episode is lost"
         )
     else:
         advice = (

@@ -167,6 +167,7 @@ def prepare_wrap(
     max_chars: int | None = None,
     staleness_days: int = 7,
     max_package_chars: int = DEFAULT_PACKAGE_CHARS,
+    owner_process: bool = True,
 ) -> PrepareResult:
     """Open a wrap: freeze the episodes recorded since the last wrap and build the package.
 
@@ -184,6 +185,9 @@ def prepare_wrap(
         max_chars: Size target of the continuity for this wrap (default: the schema's).
         staleness_days: Pattern lines at least this many days old are listed as stale.
         max_package_chars: Budget of the package text (default 60,000 characters).
+        owner_process: Record this process as the wrap's owner, so that a later prepare
+            reclaims the wrap as soon as this process is provably gone. Pass False when the
+            save will run in another process (the CLI does): then only the lease ends it.
 
     Returns:
         ``status="empty"`` when there is nothing to compress (nothing is opened), else
@@ -202,7 +206,7 @@ def prepare_wrap(
         )
     schema = current_schema(store)
     now = store.clock.now()
-    me = current_process()
+    me = current_process()  # cheap: the host and boot id are read once per process
     opening = WrapOpening(
         token=os.urandom(16).hex(),
         session_id=session_id,
@@ -210,7 +214,7 @@ def prepare_wrap(
         today=now.date().isoformat(),
         schema_name=schema.name,
         max_chars=max_chars or schema.target_chars,
-        owner=(me.pid, me.host, me.start),
+        owner=(me.pid, me.host, me.start) if owner_process is True else None,
         lease_expires_at=lease_end(now),
     )
     frame = functools.partial(

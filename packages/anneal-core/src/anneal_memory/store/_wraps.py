@@ -236,7 +236,7 @@ class WrapOpening:
         today: The wrap's day.
         schema_name: The frozen section schema.
         max_chars: The continuity size target.
-        owner: ``(pid, host, start mark)`` of the preparing process.
+        owner: ``(pid, host, start mark)`` of the preparing process, or None (not recorded).
         lease_expires_at: When the lease ends (ISO-8601 UTC).
     """
 
@@ -246,7 +246,7 @@ class WrapOpening:
     today: str
     schema_name: str
     max_chars: int
-    owner: tuple[int, str, str]
+    owner: tuple[int, str, str] | None
     lease_expires_at: str
 
 
@@ -254,7 +254,7 @@ def insert_wrap(
     conn: sqlite3.Connection, opening: WrapOpening, *, through_seq: int, episode_count: int
 ) -> int:
     """Open a wrap over the unwrapped episodes up to ``through_seq``; return its id."""
-    pid, host, start = opening.owner
+    pid, host, start = opening.owner or (None, None, None)
     cursor = conn.execute(
         "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
         " max_chars, episode_count, after_seq, through_seq, owner_pid, owner_host, owner_start,"
