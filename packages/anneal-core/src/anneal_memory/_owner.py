@@ -78,7 +78,12 @@ def _host() -> str:
 
 def current_process() -> ProcessIdentity:
     """This process."""
-    pid = os.getpid()
+    return _identity(os.getpid())
+
+
+@functools.lru_cache(maxsize=4)
+def _identity(pid: int) -> ProcessIdentity:
+    # Keyed on the pid, so a forked child computes its own identity.
     return ProcessIdentity(pid=pid, host=_host(), start=_start_mark(pid))
 
 
