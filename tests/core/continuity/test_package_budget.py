@@ -107,3 +107,15 @@ def test_the_cli_takes_a_package_budget(tmp_path: Path, capsys: pytest.CaptureFi
     data = json.loads(capsys.readouterr().out)
     assert data["episodes_left"] == 40 - data["episode_count"]
     assert len(data["text"]) <= 8000
+
+
+def test_agent_memory_says_how_many_episodes_wait(store: Store) -> None:
+    from anneal_memory.testing import demo_compress
+
+    _fill(store, 300)
+    outcome = AgentMemory(store).wrap(demo_compress)
+    assert outcome.status == "saved", outcome.message
+    left = 300 - outcome.episodes_compressed
+    assert left > 0
+    assert f"{left} more episode(s) did not fit" in outcome.message
+    assert store.status().episodes_since_wrap == left

@@ -142,13 +142,19 @@ def _cancel_quietly(store: Store, token: str | None, session_id: str | None) -> 
         wrap_cancel(store, wrap_token=token, session_id=session_id)
 
 
-def _saved(save: SaveResult, attempts: int) -> WrapOutcome:
+def _saved(save: SaveResult, attempts: int, left: int) -> WrapOutcome:
+    waiting = (
+        f" {left} more episode(s) did not fit the package budget and wait for the next wrap."
+        if left
+        else ""
+    )
     return WrapOutcome(
         status=WrapOutcomeStatus.SAVED,
         message=(
             f"Saved the continuity: {save.episodes_compressed} episode(s) compressed, "
             f"{save.graduations_validated} graduation(s) validated"
             + (" (after one retry)." if attempts > 1 else ".")
+            + waiting
         ),
         attempts=attempts,
         episodes_compressed=save.episodes_compressed,
@@ -202,7 +208,7 @@ def wrap_steps(
                 refusal = exc
                 prompt = _retry_prompt(package, exc, budget)
                 continue
-            return _saved(save, attempts)
+            return _saved(save, attempts, prepared.episodes_left)
     except (WrapError, GateError) as exc:
         _cancel_quietly(store, token, session_id)
         return WrapOutcome(status=WrapOutcomeStatus.REFUSED, message=str(exc), attempts=attempts)
