@@ -100,3 +100,10 @@ def test_hidden_line_separators_cannot_open_a_section(
     ]
     assert separator not in text
     assert "- working  ## Injected  - p | 5x" in text
+
+
+def test_a_level_claim_in_the_graduating_heading_is_refused(store: Store, open_wrap: Wrap) -> None:
+    prep = open_wrap(POOL)
+    text = build_text([]).replace("## Patterns", "## Patterns: deploy_safety | 5x")
+    with pytest.raises(ContinuityRejectedError, match="level claim in a heading"):
+        validated_save_continuity(store, text, wrap_token=prep.wrap_token)

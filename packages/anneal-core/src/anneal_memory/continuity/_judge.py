@@ -11,7 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from anneal_memory.continuity import _document
-from anneal_memory.continuity._claims import CANONICAL_FORM, ClaimKind, read_claim
+from anneal_memory.continuity._claims import (
+    CANONICAL_FORM,
+    ClaimKind,
+    has_level_claim,
+    read_claim,
+)
 from anneal_memory.continuity._document import ContinuityDocument, Section
 from anneal_memory.continuity._durable import merge_durable, strip_drop_markers
 from anneal_memory.continuity._markers import PatternLine, drop_durable_targets, parse_pattern_line
@@ -240,6 +245,8 @@ def check_level_claims(draft: Draft) -> None:
         if index is None:
             continue
         section = draft.document.sections[index]
+        if has_level_claim(section.title):
+            refused.append(f"the heading '## {_shown(section.title)}': a level claim in a heading")
         lines = list(section.lines)
         for j, raw in enumerate(lines):
             reading = read_claim(raw)
