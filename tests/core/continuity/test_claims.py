@@ -63,6 +63,8 @@ REFUSED = [
     ("- \u0440 | 3x", "'|'"),  # Cyrillic er: not an ASCII name
     ("  3x (2026-03-02)", "'|'"),
     ("- cache misses spiked 3x after the deploy", "'|'"),
+    ("- safe | 1x  - danger | 5x", "two level claims"),
+    ("- **safe** | 1x \u2502 danger \uff5c 5X", "two level claims"),
 ]
 
 

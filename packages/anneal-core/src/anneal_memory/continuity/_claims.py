@@ -12,7 +12,8 @@ of the graduating section is read in one of four ways:
   judged.
 - ``REFUSED``: it carries a level claim the parser cannot pin to a name (no bar between
   name and level, the claim after other text, a level of zero, more than
-  :data:`MAX_LEVEL_DIGITS` digits); the save is refused naming the line.
+  :data:`MAX_LEVEL_DIGITS` digits), or two ``| Nx`` claims (a second pattern hidden in the
+  rest of a line); the save is refused naming the line.
 - ``NONE``: no level claim at all; the line is kept as it is.
 
 A level claim is a run of digits (any Unicode decimal digit) followed by ``x``, ``X``, a
@@ -24,6 +25,7 @@ the text is NFKC-normalised.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -54,6 +56,7 @@ _LOOSE = re.compile(
     rf"\s*[{_BAR}]\s*"
     rf"(?P<level>[0-9]+) ?[{_X}](?![0-9A-Za-z])"
 )
+_BAR_LEVEL = re.compile(rf"[{_BAR}]\s*[0-9]+ ?[{_X}](?![0-9A-Za-z])")
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 
 
@@ -106,7 +109,12 @@ def has_level_claim(line: str) -> bool:
     return _CLAIM.search(normalise_claim_text(line)) is not None
 
 
-def _level_problem(digits: str) -> str:
+def _problem(text: str, match: re.Match[str] | None) -> str:
+    if _second_claim(text):
+        return "two level claims on one line; give each pattern its own line"
+    if match is None:
+        return "a level claim that does not follow a pattern name and a '|'"
+    digits = match.group("level").lstrip("0")
     if not digits:
         return "levels start at 1x"
     if len(digits) > MAX_LEVEL_DIGITS:
@@ -114,28 +122,38 @@ def _level_problem(digits: str) -> str:
     return ""
 
 
+def _second_claim(text: str) -> bool:
+    matches = _BAR_LEVEL.finditer(text)
+    return next(matches, None) is not None and next(matches, None) is not None
+
+
 def read_claim(line: str) -> ClaimReading:
     """Read one graduating-section line (see the module docstring)."""
-    if parse_pattern_line(line) is not None:
-        return ClaimReading(kind=ClaimKind.CANONICAL, text=line)
+    if len(line) <= _CACHE_LINE_CHARS:
+        return _cached_read(line)
+    return _read(line)
+
+
+def _read(line: str) -> ClaimReading:
     text = normalise_claim_text(line)
+    if not _second_claim(text) and parse_pattern_line(line) is not None:
+        return ClaimReading(kind=ClaimKind.CANONICAL, text=line)
     if _CLAIM.search(text) is None:
         return ClaimReading(kind=ClaimKind.NONE, text=line)
     match = _LOOSE.match(text)
-    if match is None:
-        return ClaimReading(
-            kind=ClaimKind.REFUSED,
-            text=line,
-            reason="a level claim that does not follow a pattern name and a '|'",
-        )
-    digits = match.group("level").lstrip("0")
-    problem = _level_problem(digits)
-    if problem:
+    problem = _problem(text, match)
+    if problem or match is None:
         return ClaimReading(kind=ClaimKind.REFUSED, text=line, reason=problem)
     rest = text[match.end() :]
     if rest and not rest[0].isspace():
         rest = " " + rest
-    canonical = f"- {match.group('name')} | {digits}x{rest.rstrip()}"
+    canonical = f"- {match.group('name')} | {match.group('level').lstrip('0')}x{rest.rstrip()}"
     if parse_pattern_line(canonical) is None:  # pragma: no cover - the shapes above always parse
         return ClaimReading(kind=ClaimKind.REFUSED, text=line, reason="an unreadable level claim")
     return ClaimReading(kind=ClaimKind.REWRITTEN, text=canonical)
+
+
+# A save reads the same lines again on its retry; readings are immutable, so short lines are
+# memoised.
+_CACHE_LINE_CHARS = 2000
+_cached_read = functools.lru_cache(maxsize=2048)(_read)
