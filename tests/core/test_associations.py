@@ -111,3 +111,70 @@ def test_links_are_ordered_and_filtered_by_their_strength_now(store: Store) -> N
     assert associations(store, min_strength=0.9) == (new,)
     assert associations(store, limit=1) == (new,)
     assert associations(store, episode_id=old.a) == (faded,)
+
+
+def _two_episodes(store: Store) -> tuple[str, str]:
+    a = store.record("The cache warmed slowly after the deploy", "observation")
+    b = store.record("A cold cache made the deploy slow", "outcome")
+    return a.id, b.id
+
+
+def _save(store: Store, *lines: str) -> int:
+    body = "\n".join(lines)
+    text = f"## State\n## Patterns\n{body}\n## Decisions\n## Context\n"
+    return validated_save_continuity(store, text).associations_formed
+
+
+def test_an_ungrounded_line_links_nothing(store: Store) -> None:
+    a, b = _two_episodes(store)
+    prepare_wrap(store)
+    formed = _save(store, f'- p | 2x (2026-03-02) [evidence: {a}, {b} "cats like warm sills"]')
+    assert formed == 0
+    assert associations(store) == ()
+
+
+def test_only_the_grounding_citations_of_a_line_link(store: Store) -> None:
+    a, b = _two_episodes(store)
+    c = store.record("Lunch was pasta with a friend", "observation").id
+    prepare_wrap(store)
+    _save(store, f'- p | 2x (2026-03-02) [evidence: {a}, {b}, {c} "cold cache deploy slow"]')
+    assert {(link.a, link.b) for link in associations(store)} == {tuple(sorted((a, b)))}
+
+
+def test_a_demoted_line_is_left_out_of_the_cross_line_links(store: Store) -> None:
+    a, b = _two_episodes(store)
+    c = store.record("Lunch was pasta with a friend", "observation").id
+    prepare_wrap(store)
+    formed = _save(
+        store,
+        f'- p | 1x (2026-03-02) [evidence: {a} "cache warmed slowly"]',
+        f'- q | 2x (2026-03-02) [evidence: {c} "the deploy broke the cache"]',
+        f'- r | 1x (2026-03-02) [evidence: {b} "cold cache deploy"]',
+    )
+    assert formed == 1
+    [link] = associations(store)
+    assert {link.a, link.b} == {a, b}
+    assert link.strength == pytest.approx(0.3)
+
+
+def test_validated_citations_keep_only_lines_with_accepted_ids() -> None:
+    from anneal_memory.immune._graduation import (
+        GraduationContext,
+        ValidatedCitation,
+        judge_line,
+        validated_citations,
+    )
+
+    ctx = GraduationContext(
+        today="2026-03-02",
+        snapshot={"aaaaaaaa": "cold cache slow deploy", "bbbbbbbb": "lunch pasta"},
+        prior={},
+    )
+    grounded, ungrounded = _lines(
+        '- p | 2x (2026-03-02) [evidence: aaaaaaaa, bbbbbbbb "cold cache deploy"]',
+        '- q | 2x (2026-03-02) [evidence: bbbbbbbb "cache warming"]',
+    )
+    verdicts = [judge_line(grounded, ctx), judge_line(ungrounded, ctx)]
+    assert validated_citations(verdicts) == (
+        ValidatedCitation(level=2, evidence_ids=("aaaaaaaa",)),
+    )

@@ -81,14 +81,19 @@ def test_two_processes_cannot_open_two_wraps(tmp_path: Path) -> None:
         with Store(sys.argv[1]) as store:
             try:
                 prepare_wrap(store)
-                print("opened")
+                print("opened", flush=True)
             except WrapInProgressError:
-                print("refused")
+                print("refused", flush=True)
+            sys.stdin.read()  # stay alive (the wrap's owner) until every process has tried
         """
     )
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(db)], stdout=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         for _ in range(4)
     ]
-    outcomes = sorted(p.communicate(timeout=60)[0].decode().strip() for p in procs)
+    outcomes = sorted(p.stdout.readline().decode().strip() for p in procs if p.stdout)
+    for proc in procs:
+        proc.communicate(timeout=60)
     assert outcomes == ["opened", "refused", "refused", "refused"]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from anneal_memory import PrepareResult, Store, prepare_wrap
+
+# Wrap tests share test_save's continuity builder (pytest runs with --import-mode=importlib).
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture

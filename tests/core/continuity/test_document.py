@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from anneal_memory.continuity import DEFAULT_SCHEMA, PARTNERSHIP_SCHEMA
 from anneal_memory.continuity._document import canonical_text, match_sections, parse, render
 from hypothesis import given
@@ -32,7 +33,14 @@ def test_sections_split_only_on_level_two_headings() -> None:
 
 
 def test_canonical_text_normalises_breaks_and_spaces() -> None:
-    assert canonical_text("a\r\nb\rc\u2028d\u00a0e") == "a\nb\nc\nd e"
+    assert canonical_text("a\r\nb\rc\u00a0e") == "a\nb\nc e"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1e"])
+def test_unicode_line_separators_are_spaces_inside_a_line(separator: str) -> None:
+    text = f"## State\n- x {separator}## Injected {separator}- y\n## Patterns\n"
+    assert canonical_text(text) == "## State\n- x  ## Injected  - y\n## Patterns\n"
+    assert [s.title for s in parse(text).sections] == ["State", "Patterns"]
 
 
 def test_headings_match_by_whole_word_phrase() -> None:
@@ -65,9 +73,9 @@ def test_partnership_requires_its_identity_layer() -> None:
 
 
 @given(st.text(alphabet="ab #\n\r\x0b\x0c\t", max_size=40))
-def test_canonical_text_of_ascii_only_rewrites_line_breaks(text: str) -> None:
+def test_canonical_text_of_ascii_only_rewrites_breaks_and_separators(text: str) -> None:
     expected = text.replace("\r\n", "\n").replace("\r", "\n")
-    assert canonical_text(text) == expected.replace("\x0b", "\n").replace("\x0c", "\n")
+    assert canonical_text(text) == expected.replace("\x0b", " ").replace("\x0c", " ")
 
 
 def test_match_sections_hands_out_fresh_results() -> None:

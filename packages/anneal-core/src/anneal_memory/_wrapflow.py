@@ -46,6 +46,8 @@ __all__ = [
     "wrap_steps",
 ]
 
+_MIN_RETRY_ROOM = 1000
+
 
 class WrapOutcomeStatus(str, enum.Enum):
     """How a wrap ended."""
@@ -107,22 +109,29 @@ def strip_fence(reply: str) -> str:
     return text
 
 
-def _retry_prompt(package: str, refusal: ContinuityRejectedError) -> str:
-    lines = [
-        package,
-        "",
-        "---",
-        "",
-        "## Your previous continuity was refused",
-        "",
-        str(refusal),
-    ]
-    for finding in refusal.findings:
-        code = getattr(finding, "code", "")
-        message = getattr(finding, "message", str(finding))
-        lines.append(f"- {code}: {message}" if code else f"- {message}")
-    lines += ["", "Fix these problems and return the whole corrected continuity markdown only."]
-    return "\n".join(lines)
+def _finding_line(finding: object) -> str:
+    code = getattr(finding, "code", "")
+    code = getattr(code, "value", code)  # the code's value (``missing-section``), not the enum
+    message = getattr(finding, "message", str(finding))
+    return f"- {code}: {message}" if code else f"- {message}"
+
+
+def _retry_prompt(package: str, refusal: ContinuityRejectedError, budget: int) -> str:
+    """The package and the refusal, within ``budget`` characters (the package's own budget).
+
+    The package was built with room for this part; when the refusal is longer, its last
+    lines are cut and the cut is said. A package already over budget (only its fixed part
+    can make it so) gets at most ``_MIN_RETRY_ROOM`` characters of refusal.
+    """
+    head = ["", "", "---", "", "## Your previous continuity was refused", "", str(refusal)]
+    head += [_finding_line(f) for f in refusal.findings]
+    tail = "\n\nFix these problems and return the whole corrected continuity markdown only."
+    room = max(budget - len(package), _MIN_RETRY_ROOM) - len(tail)
+    body = "\n".join(head)
+    if len(body) > room:
+        note = "\n(... the rest of the refusal was cut to keep the prompt within its budget)"
+        body = body[: max(0, room - len(note))] + note
+    return package + body + tail
 
 
 def _cancel_quietly(store: Store, token: str | None, session_id: str | None) -> None:
@@ -133,13 +142,19 @@ def _cancel_quietly(store: Store, token: str | None, session_id: str | None) -> 
         wrap_cancel(store, wrap_token=token, session_id=session_id)
 
 
-def _saved(save: SaveResult, attempts: int) -> WrapOutcome:
+def _saved(save: SaveResult, attempts: int, left: int) -> WrapOutcome:
+    waiting = (
+        f" {left} more episode(s) did not fit the package budget and wait for the next wrap."
+        if left
+        else ""
+    )
     return WrapOutcome(
         status=WrapOutcomeStatus.SAVED,
         message=(
             f"Saved the continuity: {save.episodes_compressed} episode(s) compressed, "
             f"{save.graduations_validated} graduation(s) validated"
             + (" (after one retry)." if attempts > 1 else ".")
+            + waiting
         ),
         attempts=attempts,
         episodes_compressed=save.episodes_compressed,
@@ -177,6 +192,7 @@ def wrap_steps(
     if prepared.status == "downgraded":
         return WrapOutcome(status=WrapOutcomeStatus.DOWNGRADED, message=prepared.message)
     token, package = prepared.wrap_token, prepared.text or ""
+    budget = prepared.package.max_package_chars if prepared.package else len(package)
     prompt, attempts, refusal = package, 0, None
     try:
         while attempts < 2:
@@ -190,9 +206,9 @@ def wrap_steps(
                 )
             except ContinuityRejectedError as exc:
                 refusal = exc
-                prompt = _retry_prompt(package, exc)
+                prompt = _retry_prompt(package, exc, budget)
                 continue
-            return _saved(save, attempts)
+            return _saved(save, attempts, prepared.episodes_left)
     except (WrapError, GateError) as exc:
         _cancel_quietly(store, token, session_id)
         return WrapOutcome(status=WrapOutcomeStatus.REFUSED, message=str(exc), attempts=attempts)

@@ -1,7 +1,9 @@
 """Hebbian associations between episodes, formed at every save, and the affective state.
 
-Episodes cited together on one pattern line that claims 2x or more gain +1.0; episodes
-cited on different pattern lines of the same wrap gain +0.3. Both are multiplied by the
+Only citations the immune system validated this wrap form links (the association network
+inherits its integrity: a demoted or ungrounded citation links nothing). Episodes validated
+together on one pattern line that claims 2x or more gain +1.0; episodes validated on
+different pattern lines of the same wrap gain +0.3. Both are multiplied by the
 affect factor ``1 + 0.5 * intensity`` when the save carries an affective state. Strength is
 capped at 10.0; every link a wrap does not reinforce decays x0.9, and links below 0.1 are
 pruned. Recall does not read the links; they are a record of what was understood together.
@@ -14,12 +16,21 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
+from anneal_memory._hebbian import (
+    AFFECT_WEIGHT,
+    CO_CITED,
+    DECAY,
+    MAX_STRENGTH,
+    PRUNE_BELOW,
+    SAME_WRAP,
+    AssociationLink,
+)
 from anneal_memory.errors import InvalidInputError
+from anneal_memory.store._patterns import read_associations
 
 if TYPE_CHECKING:
-    from anneal_memory.continuity._markers import PatternLine
     from anneal_memory.store import Store
 
 __all__ = [
@@ -30,44 +41,14 @@ __all__ = [
     "SAME_WRAP",
     "Affect",
     "AssociationLink",
+    "CitingLine",
     "association_deltas",
     "associations",
     "graph_dot",
     "graph_json",
 ]
 
-CO_CITED = 1.0
-SAME_WRAP = 0.3
-DECAY = 0.9
-PRUNE_BELOW = 0.1
-MAX_STRENGTH = 10.0
-AFFECT_WEIGHT = 0.5
 _MAX_TAG = 64
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AssociationLink:
-    """A Hebbian link between two episodes (``a < b``).
-
-    Attributes:
-        a: The smaller episode id.
-        b: The larger episode id.
-        strength: Current strength, at most 10.0.
-        affect_tag: The affect of the last save that reinforced it, if any.
-        affect_intensity: Its intensity.
-        last_wrap_id: The last wrap that reinforced it.
-    """
-
-    a: str
-    b: str
-    strength: float
-    affect_tag: str | None
-    affect_intensity: float | None
-    last_wrap_id: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field."""
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,13 +83,28 @@ class Affect:
         return 1.0 + AFFECT_WEIGHT * float(self.intensity)
 
 
-def association_deltas(
-    lines: Sequence[PatternLine], citable: Iterable[str], affect: Affect | None = None
-) -> dict[tuple[str, str], float]:
-    """Strength to add per episode pair for one save's pattern lines.
+class CitingLine(Protocol):
+    """A line's claimed level and the ids it cites (a ``PatternLine`` or a validated citation)."""
 
-    Only ids in ``citable`` (the wrap's snapshot) count. A pair co-cited on a 2x+ line gains
-    +1.0 per such line; a pair never co-cited but cited on different lines gains +0.3.
+    @property
+    def level(self) -> int:
+        """The level the line claims."""
+        ...  # pragma: no cover - protocol
+
+    @property
+    def evidence_ids(self) -> tuple[str, ...]:
+        """The ids it cites."""
+        ...  # pragma: no cover - protocol
+
+
+def association_deltas(
+    lines: Sequence[CitingLine], citable: Iterable[str], affect: Affect | None = None
+) -> dict[tuple[str, str], float]:
+    """Strength to add per episode pair for one save's lines.
+
+    The save passes only its validated citations (``immune.validated_citations``). Only ids
+    in ``citable`` (the wrap's snapshot) count. A pair co-cited on a 2x+ line gains +1.0 per
+    such line; a pair never co-cited but cited on different lines gains +0.3.
     """
     allowed = set(citable)
     per_line = [
@@ -151,8 +147,6 @@ def associations(
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
-    from anneal_memory.store._patterns import read_associations
-
     with store._lock:
         conn = store.connection("associations")
         return tuple(

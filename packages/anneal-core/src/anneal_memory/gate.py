@@ -5,7 +5,8 @@ Rewriting the agent's continuity (the wrap) is the operator's act. On a store wh
 holds the baton; any other caller gets a capture-only downgrade whose message names the
 command the operator runs (``anneal-memory --db <db> baton claim NAME``). Recording is never
 gated. A save must come from the session that prepared the wrap, which must still hold the
-baton it held then: taking the baton mid-wrap revokes the old holder's save.
+baton it held then: taking the baton mid-wrap revokes the old holder's save. Cancelling an
+open wrap is gated the same way (``anneal_memory._wrap_gate``).
 
 Everything lives in the database's ``meta`` table, so each change is one transaction:
 the policy, the holder, when it was claimed, the previous holder, and an epoch that moves
@@ -31,6 +32,7 @@ __all__ = [
     "SESSION_ENV",
     "BatonStatus",
     "GateDecision",
+    "WrapGateState",
     "authorize_prepare",
     "baton_status",
     "bind_wrap",
@@ -41,6 +43,7 @@ __all__ = [
     "recheck_save",
     "release_baton",
     "set_consolidate_policy",
+    "wrap_gate_state",
 ]
 
 SESSION_ENV = "ANNEAL_MEMORY_SESSION_ID"
@@ -291,6 +294,31 @@ def bind_wrap(conn: sqlite3.Connection, token: str) -> None:
         "INSERT INTO meta(key, value) SELECT ?, coalesce((SELECT value FROM meta WHERE key = ?),"
         " '0') WHERE true ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (_WRAP_PREFIX + token, _EPOCH),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WrapGateState:
+    """What the gate says about the open wrap, read inside the caller's transaction.
+
+    Attributes:
+        protected: The store's policy requires the baton.
+        holder: The session holding the baton now, if any.
+        revoked: The baton changed hands since the wrap was prepared (its save is revoked).
+    """
+
+    protected: bool
+    holder: str | None
+    revoked: bool
+
+
+def wrap_gate_state(conn: sqlite3.Connection, open_token: str) -> WrapGateState:
+    """The policy, the holder and whether the wrap with ``open_token`` was revoked."""
+    found = _meta(conn, POLICY_KEY, _HOLDER, _EPOCH, _WRAP_PREFIX + open_token)
+    return WrapGateState(
+        protected=found.get(POLICY_KEY) == "1",
+        holder=found.get(_HOLDER),
+        revoked=found.get(_WRAP_PREFIX + open_token) != found.get(_EPOCH, "0"),
     )
 
 

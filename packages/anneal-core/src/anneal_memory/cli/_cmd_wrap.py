@@ -48,6 +48,13 @@ def add_commands(
     )
     prepare.add_argument("--max-chars", type=int, metavar="N", help="size target (chars)")
     prepare.add_argument(
+        "--max-package-chars",
+        type=int,
+        default=60_000,
+        metavar="N",
+        help="budget of the package text (60000); episodes beyond it wait for the next wrap",
+    )
+    prepare.add_argument(
         "--staleness-days", type=int, default=7, metavar="N", help="stale after N days (7)"
     )
     _session_arg(prepare)
@@ -76,10 +83,17 @@ def add_commands(
         "wrap-cancel",
         parents=parents,
         help="close the open wrap without saving (episodes are kept)",
-        description="Cancel the open wrap; its episodes stay and go into the next wrap.",
+        description="Cancel the open wrap; its episodes stay and go into the next wrap. On a "
+        "baton-protected store only the session that prepared it may cancel it (exit 3 "
+        "otherwise); --force is the operator's override, recorded in the audit trail.",
     )
     _token_arg(cancel, "cancel")
     _session_arg(cancel)
+    cancel.add_argument(
+        "--force",
+        action="store_true",
+        help="operator: cancel the open wrap whoever prepared it (audited)",
+    )
     cancel.set_defaults(handler=run_cancel)
 
     status = subparsers.add_parser(
@@ -105,6 +119,8 @@ def run_prepare(ctx: Context, args: argparse.Namespace) -> int:
         session_id=_session(ctx, args),
         max_chars=args.max_chars,
         staleness_days=args.staleness_days,
+        max_package_chars=args.max_package_chars,
+        owner_process=False,  # the save runs in another process: only the lease ends it
     )
     data = result.to_dict()
     if result.status is not WrapStatus.READY:
@@ -186,10 +202,17 @@ def run_save(ctx: Context, args: argparse.Namespace) -> int:
 def run_cancel(ctx: Context, args: argparse.Namespace) -> int:
     """Cancel the open wrap."""
     from anneal_memory.continuity import wrap_cancel
+    from anneal_memory.errors import GateError
 
-    result = wrap_cancel(
-        ctx.store(create=False), wrap_token=args.wrap_token, session_id=_session(ctx, args)
-    )
+    try:
+        result = wrap_cancel(
+            ctx.store(create=False),
+            wrap_token=args.wrap_token,
+            session_id=_session(ctx, args),
+            force=args.force,
+        )
+    except GateError as refused:
+        raise CommandError(str(refused), exit_code=ExitCode.DOWNGRADED) from None
     data = {"status": "cancelled", **result.to_dict()}
     ctx.emit(
         data,

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     )
     from anneal_memory.continuity._cues import cued_facts
     from anneal_memory.continuity._file import continuity_path
-    from anneal_memory.continuity._prepare import prepare_wrap
+    from anneal_memory.continuity._lease import WRAP_LEASE_SECONDS
+    from anneal_memory.continuity._prepare import DEFAULT_PACKAGE_CHARS, prepare_wrap
     from anneal_memory.continuity._results import (
         CancelResult,
         PrepareResult,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "CancelResult": "anneal_memory.continuity._results",
+    "DEFAULT_PACKAGE_CHARS": "anneal_memory.continuity._prepare",
     "DEFAULT_SCHEMA": "anneal_memory.continuity._schema",
     "PARTNERSHIP_SCHEMA": "anneal_memory.continuity._schema",
     "PROJECT_SCHEMA": "anneal_memory.continuity._schema",
@@ -52,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "SectionSpec": "anneal_memory.continuity._schema",
     "WrapPackage": "anneal_memory.continuity._results",
     "WrapRecord": "anneal_memory.store._wraps",
+    "WRAP_LEASE_SECONDS": "anneal_memory.continuity._lease",
     "WrapStatus": "anneal_memory.continuity._results",
     "continuity_path": "anneal_memory.continuity._file",
     "cued_facts": "anneal_memory.continuity._cues",
@@ -67,9 +70,11 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "DEFAULT_PACKAGE_CHARS",
     "DEFAULT_SCHEMA",
     "PARTNERSHIP_SCHEMA",
     "PROJECT_SCHEMA",
+    "WRAP_LEASE_SECONDS",
     "CancelResult",
     "PatternEvent",
     "PrepareResult",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from anneal_memory._clock import format_timestamp
+from anneal_memory._wrap_gate import authorize_cancel
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import CancelResult
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
@@ -21,39 +22,61 @@ def _check_limit(limit: int) -> None:
 
 
 def wrap_cancel(
-    store: Store, *, wrap_token: str | None = None, session_id: str | None = None
+    store: Store,
+    *,
+    wrap_token: str | None = None,
+    session_id: str | None = None,
+    force: bool = False,
 ) -> CancelResult:
     """Close the open wrap without saving. Its episodes stay and fall into the next wrap.
+
+    On a baton-protected store only the session that prepared the wrap may cancel it (the
+    baton holder may also clear a wrap revoked by a baton move); ``force=True`` is the
+    operator's escape hatch (the CLI's ``wrap-cancel --force``), recorded as
+    ``reason: "forced"`` in the audit trail.
 
     Args:
         store: The store.
         wrap_token: When given, cancel only if it is the open wrap's token.
         session_id: The cancelling session (recorded in the audit trail).
+        force: Cancel whoever prepared the wrap (the operator's act).
 
     Raises:
         NoWrapInProgressError: No wrap is open.
         WrapTokenMismatchError: ``wrap_token`` is not the open wrap's.
+        GateError: The gate does not let ``session_id`` cancel this wrap.
     """
     session_id = validate_session_id(session_id)
+    if not isinstance(force, bool):
+        raise InvalidInputError(f"force must be True or False, got {force!r}")
     with store._lock:
         conn = store.connection("wrap_cancel")
         with write_transaction(conn, operation="wrap_cancel", path=store.path):
             wrap = load_open_wrap(conn)
             if wrap is None:
                 raise NoWrapInProgressError("No wrap is in progress: nothing to cancel")
+            if not force:
+                authorize_cancel(
+                    conn,
+                    store.path,
+                    wrap_session=wrap.session_id,
+                    open_token=wrap.token,
+                    session_id=session_id,
+                )
             if wrap_token is not None and wrap_token != wrap.token:
                 raise WrapTokenMismatchError(
-                    f"wrap_token mismatch: the open wrap's token starts {wrap.token[:8]}..., "
-                    f"this cancel carried {str(wrap_token)[:8]}...; nothing was cancelled"
+                    "wrap_token mismatch: this cancel carried a token that is not the open "
+                    "wrap's; nothing was cancelled (wrap-status shows the open wrap)"
                 )
             cancel_wrap(conn, wrap, now=format_timestamp(store.clock.now()))
     store.emit_audit(
         "wrap_cancelled",
-        actor=session_id or "agent",
+        actor=session_id or ("operator" if force else "agent"),
         data={
             "wrap_id": wrap.id,
             "wrap_token_prefix": wrap.token[:8],
             "episode_count": wrap.episode_count,
+            "reason": "forced" if force else "cancelled",
         },
     )
     return CancelResult(

@@ -27,8 +27,12 @@ __all__ = [
 ]
 
 _HEADING = re.compile(r"^## (?P<title>.*)$")
-_LINE_BREAKS = re.compile(r"\r\n|\r|\u2028|\u2029|\x85|\x0b|\x0c")
-_ODD_SPACES = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+_LINE_BREAKS = re.compile(r"\r\n|\r")
+# Separators Python's splitlines() would also break on are spaces inside a line, never
+# structure: a line break hidden in one cannot open a ``## `` section.
+_ODD_SPACES = re.compile(
+    r"[\u00a0\u2000-\u200a\u202f\u205f\u3000\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]"
+)
 # One wrap parses the same continuity text several times (prepare, then the save's
 # durable carry-forward and shrink gate); documents are immutable, so texts up to this
 # size are memoised.
@@ -71,11 +75,17 @@ class StructureProblem:
 
 
 def canonical_text(text: str) -> str:
-    """Normalise every line break to a newline and exotic spaces to plain spaces (NFC composed)."""
+    r"""Normalise CR and CRLF to a newline, and exotic spaces to plain spaces (NFC composed).
+
+    U+2028, U+2029, NEL, VT, FF and the information separators U+001C-U+001E become
+    spaces: only ``\n`` (after CR/CRLF folding) ends a line.
+    """
     if text.isascii():
-        # ASCII is already NFC and holds no exotic spaces; only CR, VT and FF can need work.
-        if "\r" in text or "\x0b" in text or "\x0c" in text:
-            return _LINE_BREAKS.sub("\n", text)
+        # ASCII is already NFC; only CR and the unprintable separators can need work.
+        if "\r" in text:
+            text = _LINE_BREAKS.sub("\n", text)
+        if not text.isprintable():
+            text = _ODD_SPACES.sub(" ", text)
         return text
     text = unicodedata.normalize("NFC", text)
     text = _LINE_BREAKS.sub("\n", text)

@@ -11,6 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from anneal_memory.continuity import _document
+from anneal_memory.continuity._claims import (
+    CANONICAL_FORM,
+    ClaimKind,
+    has_level_claim,
+    read_claim,
+)
 from anneal_memory.continuity._document import ContinuityDocument, Section
 from anneal_memory.continuity._durable import merge_durable, strip_drop_markers
 from anneal_memory.continuity._markers import PatternLine, drop_durable_targets, parse_pattern_line
@@ -37,6 +43,7 @@ __all__ = [
     "carry_durable",
     "check_document",
     "check_hard_max",
+    "check_level_claims",
     "check_shrink",
     "check_structure",
     "check_text",
@@ -215,6 +222,59 @@ def check_shrink(draft: Draft, *, allow_shrink: bool) -> None:
             + "; ".join(broken)
             + "). Keep what is still true, or pass allow_shrink=True (--allow-shrink) if the "
             "cut is deliberate",
+        )
+
+
+_SHOWN_REFUSALS = 5
+_SHOWN_LINE_CHARS = 80
+
+
+def _shown(line: str) -> str:
+    text = "".join(c if c.isprintable() else "?" for c in line.strip())
+    return text if len(text) <= _SHOWN_LINE_CHARS else text[: _SHOWN_LINE_CHARS - 3] + "..."
+
+
+def check_level_claims(draft: Draft) -> None:
+    """Rewrite decorated pattern lines as ``- name | Nx``; refuse level claims no name owns.
+
+    See ``continuity/_claims.py`` for which shapes are rewritten and which are refused.
+    """
+    refused: list[str] = []
+    for spec in draft.schema.with_role(SectionRole.GRADUATING):
+        index = draft.found.get(spec.heading)
+        if index is None:
+            continue
+        section = draft.document.sections[index]
+        if has_level_claim(section.title):
+            refused.append(f"the heading '## {_shown(section.title)}': a level claim in a heading")
+        lines = list(section.lines)
+        for j, raw in enumerate(lines):
+            reading = read_claim(raw)
+            if reading.kind is ClaimKind.REFUSED:
+                refused.append(
+                    f"line {j + 1} of '## {section.title}' ({_shown(raw)!r}): {reading.reason}"
+                )
+            elif reading.kind is ClaimKind.REWRITTEN:
+                lines[j] = reading.text
+                draft.findings.append(
+                    Finding(
+                        code=FindingCode.LEVEL_REWRITTEN,
+                        severity=Severity.WARNING,
+                        message=f"rewrote {_shown(raw)!r} as {_shown(reading.text)!r} and "
+                        "judged it as a pattern line",
+                    )
+                )
+        if lines != list(section.lines):
+            _replace_section(draft, index, tuple(lines))
+    if refused:
+        more = len(refused) - _SHOWN_REFUSALS
+        listed = "; ".join(refused[:_SHOWN_REFUSALS]) + (f"; and {more} more" if more > 0 else "")
+        raise _refuse(
+            FindingCode.UNREADABLE_LEVEL,
+            f"Refusing to save: {len(refused)} line(s) of the graduating section claim a level "
+            f"the immune system cannot judge: {listed}. Write each pattern line as "
+            f"`{CANONICAL_FORM}` (the level 1-9 ASCII digits, no leading zero), or take the "
+            "level out of the line",
         )
 
 

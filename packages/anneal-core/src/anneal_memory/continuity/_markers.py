@@ -6,7 +6,8 @@ A pattern line (only in graduating sections)::
 
 The line needs an explicit signal before the name: a ``- `` or ``* `` bullet, indentation, or
 a FlowScript marker (``!``, ``!!``, ``!!!``, ``?``, ``✓``). The level is 1-9 ASCII digits
-without a leading zero followed by ``x``; there is no ceiling.
+without a leading zero followed by ``x`` (:data:`MAX_LEVEL_DIGITS` digits at most; a longer
+level is refused at save, see ``_claims``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "DROP_DURABLE",
+    "MAX_LEVEL_DIGITS",
     "PatternLine",
     "StatusMark",
     "add_mark",
@@ -45,10 +47,12 @@ class StatusMark(str, enum.Enum):
         return f"({self.value})"
 
 
+MAX_LEVEL_DIGITS = 9
+
 _PATTERN = re.compile(
     r"^(?P<prefix>\s*(?:[-*]\s+|!{1,3}\s*|\?\s*|\u2713\s*)|\s+)"
     r"(?P<name>[A-Za-z][A-Za-z0-9_.-]*)\s*\|\s*"
-    r"(?P<level>[1-9][0-9]{0,8})x(?![0-9A-Za-z])"
+    rf"(?P<level>[1-9][0-9]{{0,{MAX_LEVEL_DIGITS - 1}}})x(?![0-9A-Za-z])"
     r"(?:\s*\((?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\))?"
 )
 _EVIDENCE = re.compile(r"\[evidence:(?P<ids>[^\]\"]*)(?:\"(?P<expl>[^\"]*)\"\s*)?\]")

@@ -15,9 +15,19 @@ from anneal_memory.continuity._results import ProvenPattern, WrapPackage
 from anneal_memory.continuity._schema import SectionRole, SectionSchema
 from anneal_memory.types import Episode, EpisodeType
 
-__all__ = ["MAX_PROVEN_LISTED", "episode_line", "render_instructions", "render_package"]
+__all__ = [
+    "EPISODE_SHOWN_CHARS",
+    "GROUP_HEADINGS_CHARS",
+    "MAX_PROVEN_LISTED",
+    "episode_line",
+    "render_instructions",
+    "render_package",
+]
 
 MAX_PROVEN_LISTED = 50
+EPISODE_SHOWN_CHARS = 1200
+# Room the ``### <Type>s (N)`` headings and their blank lines take at most (six types).
+GROUP_HEADINGS_CHARS = 6 * 32
 _NO_CONTINUITY = "(No continuity file yet: this is the first wrap.)"
 _ROLE_HINTS = {
     SectionRole.LIVE_STATE: "what is true right now; replace, do not append",
@@ -33,17 +43,35 @@ _BREAKS = re.compile(r"\r\n|\r|\n|\u2028|\u2029|\x85|\x0b|\x0c")
 
 
 def episode_line(episode: Episode) -> str:
-    """One episode as a single package line: ``- (id) text [source]``."""
+    """One episode as a single package line: ``- (id) text [source]``.
+
+    Text beyond :data:`EPISODE_SHOWN_CHARS` is cut and the cut is said (``[+N chars]``); the
+    save still grounds citations in the whole episode.
+    """
     text = episode.content
     if not text.isprintable():  # every line break is unprintable: most texts skip the regex
         text = _BREAKS.sub(" \u23ce ", text)
     text = text.strip()
+    if len(text) > EPISODE_SHOWN_CHARS:
+        cut = len(text) - EPISODE_SHOWN_CHARS
+        text = f"{text[:EPISODE_SHOWN_CHARS].rstrip()} \u2026 [+{cut} chars]"
     source = "" if episode.source == "agent" else f" [{episode.source}]"
     return f"- ({episode.id}) {text}{source}{provenance_tags(episode)}"
 
 
-def _episodes_block(episodes: Sequence[Episode]) -> list[str]:
-    out = [f"## Episodes This Session ({len(episodes)})", ""]
+def _left_note(left: int, budget: int) -> list[str]:
+    if not left:
+        return []
+    return [
+        f"({left} more episode(s) recorded since the last wrap did not fit this package's "
+        f"budget of {budget} characters; they stay unwrapped for the next wrap. Compress only "
+        "the episodes listed here.)",
+        "",
+    ]
+
+
+def _episodes_block(episodes: Sequence[Episode], left: int = 0, budget: int = 0) -> list[str]:
+    out = [f"## Episodes This Session ({len(episodes)})", "", *_left_note(left, budget)]
     by_type: dict[EpisodeType, list[Episode]] = {}
     for episode in episodes:
         by_type.setdefault(episode.type, []).append(episode)
@@ -161,7 +189,7 @@ def render_instructions(schema: SectionSchema, project: str, package: WrapPackag
 def render_package(package: WrapPackage) -> str:
     """The whole package as one text: instructions, episodes, continuity, stale patterns."""
     lines = [package.instructions, "---", ""]
-    lines += _episodes_block(package.episodes)
+    lines += _episodes_block(package.episodes, package.episodes_left, package.max_package_chars)
     lines += ["---", "", "## Current Continuity File", ""]
     lines += (
         _NO_CONTINUITY.splitlines() if package.continuity is None else _fenced(package.continuity)

@@ -3,29 +3,40 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Sequence
 
 from anneal_memory._clock import format_timestamp
+from anneal_memory._owner import current_process
 from anneal_memory.continuity import _document
 from anneal_memory.continuity._durable import parse_facts
-from anneal_memory.continuity._file import continuity_path, read_continuity
+from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._markers import PatternLine, parse_pattern_line
+from anneal_memory.continuity._opening import Opened, emit_reclaimed, open_wrap
 from anneal_memory.continuity._package import render_instructions, render_package
 from anneal_memory.continuity._results import PrepareResult, ProvenPattern, WrapPackage, WrapStatus
 from anneal_memory.continuity._schema import SectionRole, SectionSchema
 from anneal_memory.continuity._settings import current_schema
-from anneal_memory.errors import InvalidInputError, WrapInProgressError
-from anneal_memory.gate import authorize_prepare, bind_wrap
+from anneal_memory.errors import InvalidInputError
+from anneal_memory.gate import authorize_prepare
 from anneal_memory.immune._checks import find_stale
 from anneal_memory.store import Store
-from anneal_memory.store._connection import write_transaction
-from anneal_memory.store._wraps import insert_wrap, load_open_wrap, unwrapped_episodes
+from anneal_memory.store._wraps import WrapOpening
 from anneal_memory.types import Episode
 
-__all__ = ["MIN_MAX_CHARS", "prepare_wrap", "validate_session_id"]
+__all__ = [
+    "DEFAULT_PACKAGE_CHARS",
+    "MIN_MAX_CHARS",
+    "MIN_PACKAGE_CHARS",
+    "prepare_wrap",
+    "validate_session_id",
+]
 
 MIN_MAX_CHARS = 1000
+DEFAULT_PACKAGE_CHARS = 60_000
+MIN_PACKAGE_CHARS = 5_000
+
 _MAX_SESSION_ID = 128
 
 
@@ -49,7 +60,16 @@ def validate_session_id(session_id: str | None) -> str | None:
     return session_id
 
 
-def _check_args(max_chars: int | None, staleness_days: int) -> None:
+def _check_args(max_chars: int | None, staleness_days: int, max_package_chars: int) -> None:
+    if (
+        isinstance(max_package_chars, bool)
+        or not isinstance(max_package_chars, int)
+        or max_package_chars < MIN_PACKAGE_CHARS
+    ):
+        raise InvalidInputError(
+            f"max_package_chars must be an integer >= {MIN_PACKAGE_CHARS}, "
+            f"got {max_package_chars!r}"
+        )
     if max_chars is not None and (
         isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS
     ):
@@ -62,16 +82,6 @@ def _check_args(max_chars: int | None, staleness_days: int) -> None:
         or staleness_days < 1
     ):
         raise InvalidInputError(f"staleness_days must be an integer >= 1, got {staleness_days!r}")
-
-
-def _in_progress(started_at: str) -> WrapInProgressError:
-    return WrapInProgressError(
-        f"a wrap is already in progress (started {started_at}). Finish it by saving the "
-        "compressed continuity (validated_save_continuity, or `anneal-memory save-continuity "
-        "FILE --wrap-token TOKEN`), or cancel it (wrap_cancel, or `anneal-memory wrap-cancel`); "
-        "its episodes are kept either way",
-        started_at=started_at,
-    )
 
 
 def graduating_lines(
@@ -127,6 +137,8 @@ def build_package(
     today: str,
     max_chars: int,
     staleness_days: int,
+    max_package_chars: int = 0,
+    episodes_left: int = 0,
 ) -> WrapPackage:
     """Assemble the package (pure)."""
     document = _document.parse(continuity or "")
@@ -142,6 +154,8 @@ def build_package(
         schema_name=schema.name,
         max_chars=max_chars,
         hard_max_chars=schema.hard_max_chars(max_chars),
+        episodes_left=episodes_left,
+        max_package_chars=max_package_chars or DEFAULT_PACKAGE_CHARS,
     )
     return dataclasses.replace(package, instructions=render_instructions(schema, project, package))
 
@@ -152,94 +166,133 @@ def prepare_wrap(
     session_id: str | None = None,
     max_chars: int | None = None,
     staleness_days: int = 7,
+    max_package_chars: int = DEFAULT_PACKAGE_CHARS,
+    owner_process: bool = True,
 ) -> PrepareResult:
     """Open a wrap: freeze the episodes recorded since the last wrap and build the package.
 
-    The open-wrap marker and the frozen snapshot of episode ids are written in one
-    transaction. Episodes recorded after this call belong to the next wrap.
+    The open-wrap marker and the frozen snapshot are written in one transaction. Episodes
+    recorded after this call belong to the next wrap. The package text stays within
+    ``max_package_chars``: when the unwrapped episodes do not all fit, the snapshot is the
+    oldest ones that do (at least one) and the rest stay unwrapped for the next wrap
+    (``episodes_left``). An open wrap whose lease ended, whose process is provably gone,
+    or (on a baton-protected store) that the baton moved away from is reclaimed: cancelled,
+    audited as ``wrap_cancelled``, and replaced by this one.
 
     Args:
         store: The store.
         session_id: The preparing session, recorded on the wrap.
-        max_chars: Size target for this wrap (default: the schema's target).
+        max_chars: Size target of the continuity for this wrap (default: the schema's).
         staleness_days: Pattern lines at least this many days old are listed as stale.
+        max_package_chars: Budget of the package text (default 60,000 characters).
+        owner_process: Record this process as the wrap's owner, so that a later prepare
+            reclaims the wrap as soon as this process is provably gone. Pass False when the
+            save will run in another process (the CLI does): then only the lease ends it.
 
     Returns:
         ``status="empty"`` when there is nothing to compress (nothing is opened), else
         ``status="ready"`` with the token, the package and its text.
 
     Raises:
-        WrapInProgressError: A wrap is already open; save or cancel it first.
+        WrapInProgressError: A wrap of a live run is open; its message says what to do.
         InvalidInputError: An argument is invalid.
     """
     session_id = validate_session_id(session_id)
-    _check_args(max_chars, staleness_days)
+    _check_args(max_chars, staleness_days, max_package_chars)
     decision = authorize_prepare(store, session_id)
     if not decision.allowed:
         return PrepareResult(
             status=WrapStatus.DOWNGRADED, message=decision.message, episode_count=decision.waiting
         )
     schema = current_schema(store)
-    target = max_chars or schema.target_chars
     now = store.clock.now()
-    started_at, today = format_timestamp(now), now.date().isoformat()
-    token = os.urandom(16).hex()
-    with store._lock:
-        conn = store.connection("prepare_wrap")
-        # Not flushed to disk: a power cut before the save's (durable) commit only leaves no
-        # wrap open, which the save reports; no episode or continuity is at stake.
-        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=False):
-            open_wrap = load_open_wrap(conn)
-            if open_wrap is not None:
-                raise _in_progress(open_wrap.started_at)
-            episodes = unwrapped_episodes(conn)
-            wrap_id = None
-            if episodes:
-                wrap_id = insert_wrap(
-                    conn,
-                    token=token,
-                    session_id=session_id,
-                    started_at=started_at,
-                    today=today,
-                    schema_name=schema.name,
-                    max_chars=target,
-                    episode_count=len(episodes),
-                )
-                bind_wrap(conn, token)
-    if wrap_id is None:
+    me = current_process()  # cheap: the host and boot id are read once per process
+    opening = WrapOpening(
+        token=os.urandom(16).hex(),
+        session_id=session_id,
+        started_at=format_timestamp(now),
+        today=now.date().isoformat(),
+        schema_name=schema.name,
+        max_chars=max_chars or schema.target_chars,
+        owner=(me.pid, me.host, me.start) if owner_process is True else None,
+        lease_expires_at=lease_end(now),
+    )
+    frame = functools.partial(
+        build_package,
+        schema=schema,
+        project=store.project_name,
+        today=opening.today,
+        max_chars=opening.max_chars,
+        staleness_days=staleness_days,
+        max_package_chars=max_package_chars,
+    )
+    opened = open_wrap(store, opening, now=now, budget=max_package_chars, frame=frame)
+    actor = session_id or "agent"
+    if opened.reclaimed is not None:
+        emit_reclaimed(store, opened.reclaimed, actor)
+    if opened.wrap_id is None:
         return PrepareResult(
             status=WrapStatus.EMPTY,
             message="No episodes since the last wrap. Nothing to compress.",
             episode_count=0,
         )
-    continuity = read_continuity(continuity_path(store))
+    return _ready(
+        store,
+        opened,
+        opening=opening,
+        schema=schema,
+        staleness_days=staleness_days,
+        budget=max_package_chars,
+    )
+
+
+def _ready(
+    store: Store,
+    opened: Opened,
+    *,
+    opening: WrapOpening,
+    schema: SectionSchema,
+    staleness_days: int,
+    budget: int,
+) -> PrepareResult:
+    episodes = opened.episodes
     package = build_package(
         episodes,
-        continuity,
+        opened.continuity,
         schema,
         project=store.project_name,
-        today=today,
-        max_chars=target,
+        today=opening.today,
+        max_chars=opening.max_chars,
         staleness_days=staleness_days,
+        max_package_chars=budget,
+        episodes_left=opened.left,
     )
     store.emit_audit(
         "wrap_started",
-        actor=session_id or "agent",
+        actor=opening.session_id or "agent",
         data={
-            "wrap_id": wrap_id,
-            "wrap_token_prefix": token[:8],
+            "wrap_id": opened.wrap_id,
+            "wrap_token_prefix": opening.token[:8],
             "episode_ids": [e.id for e in episodes],
             "episode_count": len(episodes),
-            "session_id": session_id,
+            "episodes_left": opened.left,
+            "session_id": opening.session_id,
             "schema": schema.name,
         },
     )
+    message = f"Ready to compress {len(episodes)} episode(s)."
+    if opened.left:
+        message += (
+            f" {opened.left} more episode(s) did not fit the package budget of {budget} "
+            "characters; they stay unwrapped for the next wrap."
+        )
     return PrepareResult(
         status=WrapStatus.READY,
-        message=f"Ready to compress {len(episodes)} episode(s).",
+        message=message,
         episode_count=len(episodes),
-        wrap_token=token,
+        wrap_token=opening.token,
         package=package,
         text=render_package(package),
-        wrap_id=wrap_id,
+        wrap_id=opened.wrap_id,
+        episodes_left=opened.left,
     )

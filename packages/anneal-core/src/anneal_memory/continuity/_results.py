@@ -56,6 +56,9 @@ class WrapPackage:
         schema_name: The section schema of this wrap.
         max_chars: The size target.
         hard_max_chars: Above this the save is refused (durable section excluded).
+        episodes_left: Unwrapped episodes newer than the snapshot that did not fit the
+            package budget; they stay unwrapped for the next wrap.
+        max_package_chars: The package budget this package was built for.
     """
 
     episodes: tuple[Episode, ...]
@@ -68,6 +71,8 @@ class WrapPackage:
     schema_name: str
     max_chars: int
     hard_max_chars: int
+    episodes_left: int = 0
+    max_package_chars: int = 60_000
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
@@ -87,6 +92,8 @@ class WrapPackage:
             "schema_name": self.schema_name,
             "max_chars": self.max_chars,
             "hard_max_chars": self.hard_max_chars,
+            "episodes_left": self.episodes_left,
+            "max_package_chars": self.max_package_chars,
         }
 
 
@@ -102,6 +109,7 @@ class PrepareResult:
         package: The package, when ready.
         text: The package rendered for a model, when ready.
         wrap_id: The open wrap's number, when ready.
+        episodes_left: Unwrapped episodes left out of this wrap by the package budget.
     """
 
     status: WrapStatus
@@ -111,6 +119,7 @@ class PrepareResult:
     package: WrapPackage | None = None
     text: str | None = None
     wrap_id: int | None = None
+    episodes_left: int = 0
 
     def __getitem__(self, key: str) -> Any:
         if key not in self.__slots__:
@@ -125,6 +134,7 @@ class PrepareResult:
             "episode_count": self.episode_count,
             "wrap_token": self.wrap_token,
             "wrap_id": self.wrap_id,
+            "episodes_left": self.episodes_left,
             "package": None if self.package is None else self.package.to_dict(),
             "text": self.text,
         }

@@ -1,14 +1,16 @@
 """``validated_save_continuity``: the wrap's save as a pipeline of named steps.
 
 1. ``_open_wrap``: find the open wrap and check the token (read only).
-2. Pure steps (``_judge``): text check, structure, durable carry-forward, shrink gate,
+2. Pure steps (``_judge``): text check, structure, level claims, durable carry-forward, shrink gate,
    graduation of every pattern line, checks across lines, hard maximum.
 3. ``_commit``: under the continuity lock, one SQLite transaction closes the wrap (only if
    it is still open with this token), marks the snapshot's episodes, records pattern
-   history and associations, and writes the file atomically before ``COMMIT``.
+   history and the associations of the validated citations (``_link_deltas``), and writes
+   the file atomically before ``COMMIT``.
 4. Audit events, after the commit.
 
-A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open.
+A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open
+(its lease is renewed: the owner is still at work).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from anneal_memory.continuity._file import (
     read_continuity,
     write_continuity,
 )
+from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import SaveResult
 from anneal_memory.continuity._schema import schema_by_name
@@ -39,7 +42,11 @@ from anneal_memory.errors import (
     WrapTokenMismatchError,
 )
 from anneal_memory.gate import check_save, recheck_save
-from anneal_memory.immune._graduation import GraduationContext, PriorPattern
+from anneal_memory.immune._graduation import (
+    GraduationContext,
+    PriorPattern,
+    validated_citations,
+)
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.store import Store
 from anneal_memory.store._connection import write_transaction
@@ -55,6 +62,7 @@ from anneal_memory.store._wraps import (
     existing_ids,
     last_completed_wrap_id,
     load_open_wrap,
+    renew_lease,
     saves_so_far,
     snapshot_texts,
 )
@@ -91,8 +99,8 @@ def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
             raise NoWrapInProgressError(NO_WRAP_MESSAGE)
         if wrap_token is not None and wrap_token != wrap.token:
             raise WrapTokenMismatchError(
-                f"wrap_token mismatch: the open wrap's token starts {_short(wrap.token)}, "
-                f"this save carried {_short(wrap_token)}; use the token of the latest prepare"
+                f"wrap_token mismatch: this save carried {_short(wrap_token)}, which is not "
+                "the open wrap's token; use the token of the latest prepare"
             )
         snapshot = snapshot_texts(conn, wrap)
         last = last_completed_wrap_id(conn)
@@ -126,6 +134,7 @@ def _judge_draft(
 ) -> _updates.WrapLinks:
     _judge.check_text(draft)
     _judge.check_structure(draft)
+    _judge.check_level_claims(draft)
     _judge.carry_durable(draft)
     _judge.check_shrink(draft, allow_shrink=allow_shrink)
     links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot)
@@ -167,6 +176,13 @@ def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int,
     return graduations, demotions
 
 
+def _link_deltas(
+    draft: _judge.Draft, ctx: _Context, affect: Affect | None
+) -> dict[tuple[str, str], float]:
+    """Association strength to add: only citations validated this wrap link episodes."""
+    return association_deltas(validated_citations(draft.verdicts), ctx.snapshot, affect)
+
+
 def _commit(
     store: Store,
     draft: _judge.Draft,
@@ -177,10 +193,7 @@ def _commit(
     text = _document.render(draft.document)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     graduations, demotions = _tally(draft, draft.prior)
-    today_lines = [
-        v.line for v in draft.verdicts if v.line.date == draft.today and v.line.has_evidence
-    ]
-    deltas = association_deltas(today_lines, ctx.snapshot, affect)
+    deltas = _link_deltas(draft, ctx, affect)
     affect_row = None if affect is None else (affect.tag, float(affect.intensity))
     codes = dict(Counter(f.code.value for f in draft.findings))
     path = ctx.path
@@ -230,10 +243,19 @@ def _restore(target: Path, previous: str | None, written: str) -> None:
         target.unlink(missing_ok=True)
 
 
+def _renew_lease(store: Store, ctx: _Context) -> None:
+    """A refused save is the owner still at work: its wrap's lease starts again."""
+    with store._lock:
+        conn = store.connection("save_continuity")
+        with write_transaction(conn, operation="save_continuity", path=store.path, durable=False):
+            renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
+
+
 def _refused(
     store: Store, ctx: _Context, draft_findings: list[Finding], refusal: _judge.Refusal
 ) -> ContinuityRejectedError:
     findings = (*draft_findings, refusal.finding)
+    _renew_lease(store, ctx)
     store.emit_audit(
         "continuity_refused",
         actor="agent",

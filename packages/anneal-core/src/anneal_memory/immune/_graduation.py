@@ -20,7 +20,7 @@ pattern's saved history. The rules, in the order they apply:
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from anneal_memory.continuity._markers import (
@@ -44,7 +44,9 @@ __all__ = [
     "GraduationContext",
     "LineVerdict",
     "PriorPattern",
+    "ValidatedCitation",
     "judge_line",
+    "validated_citations",
 ]
 
 CARRYFORWARD_DAYS = 7
@@ -101,6 +103,9 @@ class LineVerdict:
         validated: True when grounded evidence carried it up a rung this wrap.
         grounded: True when any cited episode of this wrap grounds its explanation.
         findings: What was decided about it.
+        validated_ids: The cited ids the immune system accepted this wrap: episodes of the
+            snapshot that ground the explanation of a today-dated line whose evidence was
+            not rejected (empty for a demoted, carried or rephrased line).
     """
 
     line: PatternLine
@@ -109,6 +114,20 @@ class LineVerdict:
     validated: bool
     grounded: bool
     findings: tuple[Finding, ...]
+    validated_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidatedCitation:
+    """The citations of one pattern line that were validated this wrap.
+
+    Attributes:
+        level: The level the line claimed.
+        evidence_ids: The validated ids, in citation order.
+    """
+
+    level: int
+    evidence_ids: tuple[str, ...]
 
 
 @dataclass(slots=True)
@@ -118,6 +137,7 @@ class _Work:
     marks: list[StatusMark]
     findings: list[Finding]
     validated: bool = False
+    accepted: tuple[str, ...] = ()
 
 
 def _days_between(earlier: str, later: str) -> int | None:
@@ -210,6 +230,7 @@ def _judge_evidence(
         return bool(grounding)
     if grounding:
         work.validated = True
+        work.accepted = tuple(grounding)
         shown = ", ".join(sorted(words)[:6])
         work.findings.append(
             Finding(
@@ -294,7 +315,8 @@ def judge_line(line: PatternLine, ctx: GraduationContext) -> LineVerdict:
         if line.level >= 2:
             grounded = _judge_evidence(work, line, prior, ctx)
         else:
-            grounded = bool(_grounding(line, ctx)[1])
+            work.accepted = tuple(_grounding(line, ctx)[1])
+            grounded = bool(work.accepted)
     elif today and line.level >= 2:
         _judge_bare(work, line, prior, ctx)
     if line.has_evidence and line.provenance_ids:
@@ -322,4 +344,14 @@ def judge_line(line: PatternLine, ctx: GraduationContext) -> LineVerdict:
         validated=work.validated,
         grounded=grounded,
         findings=tuple(work.findings),
+        validated_ids=work.accepted,
+    )
+
+
+def validated_citations(verdicts: Iterable[LineVerdict]) -> tuple[ValidatedCitation, ...]:
+    """The lines' validated citations, for the association links (lines without any left out)."""
+    return tuple(
+        ValidatedCitation(level=v.line.level, evidence_ids=v.validated_ids)
+        for v in verdicts
+        if v.validated_ids
     )

@@ -48,6 +48,8 @@ class FindingCode(str, enum.Enum):
     SUPERSEDED_CITATION = "superseded-citation"
     SUPERSESSION_RECORDED = "supersession-recorded"
     SUPERSESSION_REJECTED = "supersession-rejected"
+    UNREADABLE_LEVEL = "unreadable-level"
+    LEVEL_REWRITTEN = "level-rewritten"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

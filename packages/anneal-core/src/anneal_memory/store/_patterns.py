@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anneal_memory.associations import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
+from anneal_memory._hebbian import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
 from anneal_memory.immune._graduation import LineVerdict, PriorPattern
 from anneal_memory.store._params import in_chunks
 from anneal_memory.store._wraps import saves_so_far

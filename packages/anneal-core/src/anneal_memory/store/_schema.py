@@ -269,11 +269,21 @@ _SUPERSESSION_TRUST: Sequence[str] = (
     """,
 )
 
+# The open wrap's lease: the preparing process (pid, host and pid namespace, start mark) and
+# when its lease ends, so a later prepare can reclaim a wrap whose owner crashed.
+_WRAP_LEASE: Sequence[str] = (
+    "ALTER TABLE wraps ADD COLUMN owner_pid INTEGER",
+    "ALTER TABLE wraps ADD COLUMN owner_host TEXT",
+    "ALTER TABLE wraps ADD COLUMN owner_start TEXT",
+    "ALTER TABLE wraps ADD COLUMN lease_expires_at TEXT",
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
     _SEQ_RANGES_V3,
     _SUPERSESSION_TRUST,
+    _WRAP_LEASE,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from anneal_memory.store._params import in_chunks
 from anneal_memory.types import Episode
 
 __all__ = [
+    "WrapOpening",
     "WrapRecord",
     "cancel_wrap",
     "complete_wrap",
@@ -29,10 +30,12 @@ __all__ = [
     "insert_wrap",
     "last_completed_wrap_id",
     "load_open_wrap",
+    "renew_lease",
     "saves_so_far",
     "snapshot_texts",
     "unwrapped_count",
     "unwrapped_episodes",
+    "unwrapped_prefix",
     "wrap_by_id",
     "wrap_history",
     "wrapped_through",
@@ -41,7 +44,8 @@ __all__ = [
 _WRAP_COLUMNS = (
     "id, token, status, session_id, started_at, today, schema_name, max_chars, episode_count,"
     " completed_at, continuity_sha256, continuity_chars, graduations_validated, demotions,"
-    " findings, affect_tag, affect_intensity, after_seq, through_seq"
+    " findings, affect_tag, affect_intensity, after_seq, through_seq, owner_pid, owner_host,"
+    " owner_start, lease_expires_at"
 )
 
 
@@ -69,6 +73,11 @@ class WrapRecord:
         affect_intensity: Its intensity in [0, 1].
         after_seq: Its snapshot starts after this episode seq (internal, not in ``to_dict``).
         through_seq: Its snapshot ends at this episode seq (internal, not in ``to_dict``).
+        owner_pid: The process that prepared it, when recorded.
+        owner_host: That process's host (and pid namespace).
+        owner_start: That process's start mark (internal, not in ``to_dict``).
+        lease_expires_at: When its lease ends (ISO-8601 UTC); afterwards a new prepare may
+            reclaim it.
     """
 
     id: int
@@ -90,10 +99,18 @@ class WrapRecord:
     affect_intensity: float | None = None
     after_seq: int = 0
     through_seq: int = 0
+    owner_pid: int | None = None
+    owner_host: str | None = None
+    owner_start: str | None = None
+    lease_expires_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every public field."""
-        return {name: getattr(self, name) for name in self.__slots__ if not name.endswith("_seq")}
+        return {
+            name: getattr(self, name)
+            for name in self.__slots__
+            if not name.endswith("_seq") and name != "owner_start"
+        }
 
 
 def _record(row: Sequence[Any]) -> WrapRecord:
@@ -117,6 +134,10 @@ def _record(row: Sequence[Any]) -> WrapRecord:
         affect_intensity=row[16],
         after_seq=int(row[17]),
         through_seq=int(row[18]),
+        owner_pid=None if row[19] is None else int(row[19]),
+        owner_host=row[20],
+        owner_start=row[21],
+        lease_expires_at=row[22],
     )
 
 
@@ -164,6 +185,38 @@ def unwrapped_episodes(conn: sqlite3.Connection) -> list[Episode]:
     return [episode_from_row(row) for row in rows]
 
 
+def unwrapped_prefix(
+    conn: sqlite3.Connection, room: int, size: Callable[[Episode], int]
+) -> tuple[list[Episode], int, int]:
+    """The oldest unwrapped episodes whose ``size`` sums to at most ``room`` (at least one).
+
+    Returns:
+        The episodes (oldest first), the seq of the last one (the snapshot's ``through_seq``)
+        and how many unwrapped episodes lie above it.
+    """
+    after = wrapped_through(conn)
+    cursor = conn.execute(
+        f"SELECT {COLUMNS} FROM episodes WHERE seq > ? ORDER BY seq",  # noqa: S608
+        (after,),
+    )
+    chosen: list[Episode] = []
+    through, used, full = after, 0, False
+    for row in cursor:
+        episode = episode_from_row(row)
+        cost = size(episode)
+        if chosen and used + cost > room:
+            full = True
+            break
+        chosen.append(episode)
+        used += cost
+        through = int(row[0])
+    cursor.close()
+    if not full:
+        return chosen, through, 0
+    left = conn.execute("SELECT count(*) FROM episodes WHERE seq > ?", (through,)).fetchone()
+    return chosen, through, int(left[0])
+
+
 def unwrapped_count(conn: sqlite3.Connection) -> int:
     """How many episodes wait for a wrap."""
     row = conn.execute(
@@ -172,37 +225,66 @@ def unwrapped_count(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WrapOpening:
+    """What a prepare records on the new wrap row besides its snapshot.
+
+    Attributes:
+        token: The 32-hex token.
+        session_id: The preparing session, if named.
+        started_at: When (ISO-8601 UTC).
+        today: The wrap's day.
+        schema_name: The frozen section schema.
+        max_chars: The continuity size target.
+        owner: ``(pid, host, start mark)`` of the preparing process, or None (not recorded).
+        lease_expires_at: When the lease ends (ISO-8601 UTC).
+    """
+
+    token: str
+    session_id: str | None
+    started_at: str
+    today: str
+    schema_name: str
+    max_chars: int
+    owner: tuple[int, str, str] | None
+    lease_expires_at: str
+
+
 def insert_wrap(
-    conn: sqlite3.Connection,
-    *,
-    token: str,
-    session_id: str | None,
-    started_at: str,
-    today: str,
-    schema_name: str,
-    max_chars: int,
-    episode_count: int,
+    conn: sqlite3.Connection, opening: WrapOpening, *, through_seq: int, episode_count: int
 ) -> int:
-    """Open a wrap over every unwrapped episode (``episode_count`` of them); return its id."""
-    # No range reaches above the newest episode (deletions lower them), so it ends the range.
-    row = conn.execute("SELECT coalesce(max(seq), 0) FROM episodes").fetchone()
+    """Open a wrap over the unwrapped episodes up to ``through_seq``; return its id."""
+    pid, host, start = opening.owner or (None, None, None)
     cursor = conn.execute(
         "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
-        " max_chars, episode_count, after_seq, through_seq)"
-        " VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
+        " max_chars, episode_count, after_seq, through_seq, owner_pid, owner_host, owner_start,"
+        " lease_expires_at) VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            token,
-            session_id,
-            started_at,
-            today,
-            schema_name,
-            max_chars,
+            opening.token,
+            opening.session_id,
+            opening.started_at,
+            opening.today,
+            opening.schema_name,
+            opening.max_chars,
             episode_count,
             wrapped_through(conn),
-            int(row[0]),
+            through_seq,
+            pid,
+            host,
+            start,
+            opening.lease_expires_at,
         ),
     )
     return int(cursor.lastrowid or 0)
+
+
+def renew_lease(conn: sqlite3.Connection, wrap: WrapRecord, *, until: str) -> bool:
+    """Move the open wrap's lease end to ``until``. False if it is no longer open."""
+    cursor = conn.execute(
+        "UPDATE wraps SET lease_expires_at = ? WHERE id = ? AND token = ? AND status = 'open'",
+        (until, wrap.id, wrap.token),
+    )
+    return cursor.rowcount == 1
 
 
 def snapshot_texts(conn: sqlite3.Connection, wrap: WrapRecord) -> dict[str, str]:
