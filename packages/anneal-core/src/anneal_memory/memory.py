@@ -41,8 +41,8 @@ from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.types import Episode, EpisodeType
 
 if TYPE_CHECKING:
-    from anneal_memory import Affect
     from anneal_memory._wrapflow import AffectSource, Compressor
+    from anneal_memory.associations import Affect
 
 __all__ = ["AgentMemory", "RecordingPolicy", "WrapOutcome", "WrapOutcomeStatus"]
 
