@@ -12,12 +12,17 @@ guards against ``ValueError`` keeps working.
     │   ├── InvalidQueryError           a recall filter (not the keyword: any keyword is valid)
     │   ├── IdempotencyConflictError    same idempotency key, different episode
     │   ├── ImportFormatError           a file given to import is not an export
-    │   └── InvalidSchemaError          a continuity section schema is malformed
+    │   ├── InvalidSchemaError          a continuity section schema is malformed
+    │   ├── InvalidCrystalError         a crystal field (name, level, kind, date, size)
+    │   └── InvalidSporeError           a spore field (type, tier, kind, date, size)
     ├── StoreError                      .operation, .path
     │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
     │   ├── StoreClosedError            the store was used after close()
     │   ├── EpisodeNotFoundError        no episode with that id (LookupError too)
-    │   └── StoreExistsError            init on a store that already exists
+    │   ├── StoreExistsError            init on a store that already exists
+    │   ├── CrystalNotFoundError        no crystal with that name (LookupError too)
+    │   ├── SporeNotFoundError          no spore with that id (LookupError too)
+    │   └── RevisionConflictError       compare-and-set on a stale revision (.current)
     ├── LockUnavailableError            a cross-process lock was not acquired in time
     ├── WrapError                       the wrap lifecycle
     │   ├── WrapInProgressError         prepare while a wrap is open (.started_at)
@@ -44,17 +49,22 @@ __all__ = [
     "AuditRepairRefusedError",
     "BatonHeldError",
     "ContinuityRejectedError",
+    "CrystalNotFoundError",
     "EpisodeNotFoundError",
     "GateError",
     "IdempotencyConflictError",
     "ImportFormatError",
+    "InvalidCrystalError",
     "InvalidEpisodeError",
     "InvalidInputError",
     "InvalidQueryError",
     "InvalidSchemaError",
+    "InvalidSporeError",
     "LockUnavailableError",
     "NoWrapInProgressError",
+    "RevisionConflictError",
     "SaveAuthorityError",
+    "SporeNotFoundError",
     "StoreClosedError",
     "StoreDatabaseError",
     "StoreError",
@@ -92,6 +102,14 @@ class ImportFormatError(InvalidInputError):
 
 class InvalidSchemaError(InvalidInputError):
     """A continuity section schema is malformed."""
+
+
+class InvalidCrystalError(InvalidInputError):
+    """A crystal was rejected: bad name, level under 2, unknown kind, bad date, too large."""
+
+
+class InvalidSporeError(InvalidInputError):
+    """A spore was rejected: unknown type or tier, a kind that does not fit, bad date, too large."""
 
 
 class StoreError(AnnealMemoryError):
@@ -137,6 +155,26 @@ class EpisodeNotFoundError(StoreError, LookupError):
 
 class StoreExistsError(StoreError):
     """``init`` was asked to create a store that already exists."""
+
+
+class CrystalNotFoundError(StoreError, LookupError):
+    """No crystal has the given name."""
+
+
+class SporeNotFoundError(StoreError, LookupError):
+    """No spore has the given id."""
+
+
+class RevisionConflictError(StoreError):
+    """A compare-and-set update named a revision that is no longer current.
+
+    Attributes:
+        current: The revision the record has now.
+    """
+
+    def __init__(self, message: str, *, current: int, operation: str = "") -> None:
+        super().__init__(message, operation=operation)
+        self.current = current
 
 
 class LockUnavailableError(AnnealMemoryError):
