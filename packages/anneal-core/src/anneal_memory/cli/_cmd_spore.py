@@ -20,7 +20,6 @@ __all__ = ["add_commands"]
 _TYPES = ("task", "question", "thought")
 _TIERS = ("hot", "warm", "cold", "parked")
 _GERMINATION = ("growing", "resting", "dormant", "parked")
-_GLYPH = {"task": "\u25b8", "question": "?", "thought": "~"}
 
 
 def _add(
@@ -99,32 +98,17 @@ def _actor(ctx: Context) -> str:
 
 
 def _line(s: Spore) -> str:
-    from anneal_memory.cli._render import one_line
+    from anneal_memory.cli._render import safe
+    from anneal_memory.spores._render import spore_line
 
-    marks = "!" * s.salience
-    if s.status == "open":
-        state = s.germination.value
-    else:
-        state = f"resolved:{s.resolution.kind if s.resolution else '?'}"
-    parts = [f"[{s.id}]", _GLYPH[s.type.value], f"{s.tier.value}/{state}", marks, one_line(s.text)]
-    return " ".join(p for p in parts if p)
+    return safe(spore_line(s))
 
 
 def _block(s: Spore) -> str:
     from anneal_memory.cli._render import safe
+    from anneal_memory.spores._render import spore_block
 
-    lines = [
-        _line(s),
-        f"    type={s.type.value} domain={safe(s.domain) or '-'} seen={s.seen or '-'} "
-        f"next={s.next or '-'} created={s.created}",
-    ]
-    if s.pointer:
-        lines.append(f"    pointer: {safe(s.pointer)}")
-    if s.resolution:
-        r = s.resolution
-        lines.append(f"    {r.direction} {r.kind} {safe(r.ref)} on {r.on}".rstrip())
-    lines.extend(f"    note {safe(n.render())}" for n in s.notes)
-    return "\n".join(lines)
+    return safe(spore_block(s), keep="\n")
 
 
 def _emit_one(ctx: Context, spore: Spore, verb: str) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from anneal_memory.mcp import _text, _wrap_tools
+from anneal_memory.mcp import _memory_tools, _text, _wrap_tools
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store
@@ -306,6 +306,7 @@ TOOLS: tuple[Tool, ...] = (
     _WRAP_CANCEL,
     _DELETE,
     _STATUS,
+    *(Tool(*row) for row in _memory_tools.ROWS),
 )
 """Every tool this server offers, in the order ``tools/list`` shows them."""
 
