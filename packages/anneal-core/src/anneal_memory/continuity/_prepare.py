@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import os
 from collections.abc import Sequence
 
@@ -146,6 +147,17 @@ def build_package(
     return dataclasses.replace(package, instructions=render_instructions(schema, project, package))
 
 
+def _crystal_proposals(
+    store: Store, package: WrapPackage, schema: SectionSchema, today: _dt.date
+) -> str:
+    from anneal_memory.crystal._candidates import propose, render_proposals
+
+    lines = [
+        line for _n, line in graduating_lines(_document.parse(package.continuity or ""), schema)
+    ]
+    return render_proposals(propose(store, lines, package.episodes, today))
+
+
 def prepare_wrap(
     store: Store,
     *,
@@ -222,6 +234,7 @@ def prepare_wrap(
         max_chars=target,
         staleness_days=staleness_days,
     )
+    text = render_package(package) + _crystal_proposals(store, package, schema, now.date())
     store.emit_audit(
         "wrap_started",
         actor=session_id or "agent",
@@ -240,6 +253,6 @@ def prepare_wrap(
         episode_count=len(episodes),
         wrap_token=token,
         package=package,
-        text=render_package(package),
+        text=text,
         wrap_id=wrap_id,
     )
