@@ -106,3 +106,15 @@ def test_spore_refusals_and_exit_codes(run_cli) -> None:
     assert run_cli("spore", "add", "--type", "idea", "--text", "x").code == 2
     assert "spore id must look like" in run_cli("spore", "get", "42").assert_error(1)
     assert run_cli("spore", "list", "--json").json() == {"spores": []}
+
+
+def test_delete_and_prune_name_the_crystals_that_lose_evidence(run_cli) -> None:
+    ep = _init(run_cli)
+    run_cli("crystal", "crystallize", "--name", "pool_sizing", "--level", "2",
+            "--explanation", POOL, "--evidence", ep).assert_ok()  # fmt: skip
+    dry = run_cli("prune", "--older-than", "0", "--dry-run", "--json").assert_ok().json()
+    assert dry["crystals_losing_evidence"] == ["pool_sizing"]
+    gone = run_cli("delete", ep, "--force").assert_ok().out.strip()
+    assert gone == f"Deleted {ep}; crystals that lose this evidence: pool_sizing"
+    got = run_cli("crystal", "get", "pool_sizing", "--json").json()
+    assert got["evidence_missing"] == [ep]

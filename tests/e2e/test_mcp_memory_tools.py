@@ -150,3 +150,18 @@ def test_spore_tools_round_trip_and_refusals(tmp_path: Path) -> None:
             assert "no spore spore-404" in text
 
     asyncio.run(main())
+
+
+def test_delete_episode_names_the_crystals_that_lose_evidence(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Store(db) as store:
+        ep = store.record("the pool stalled at ten workers", "observation")
+        crystallize(store, "pool_sizing", level=2, explanation="Pool = workers.", evidence=[ep.id])
+
+    async def main() -> None:
+        async with _session(db) as session:
+            text, err = await _call(session, "delete_episode", episode_id=ep.id)
+            assert not err
+            assert text.endswith("Crystals that lose this evidence: pool_sizing.")
+
+    asyncio.run(main())

@@ -132,10 +132,18 @@ class StoreStatus:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PruneResult:
-    """What a prune removed."""
+    """What a prune removed.
+
+    Attributes:
+        deleted: How many episodes were deleted.
+        cutoff: Episodes stamped before this were deleted.
+        crystals_losing_evidence: Crystals that cited a deleted episode (their evidence now
+            lists it as deleted).
+    """
 
     deleted: int
     cutoff: str
+    crystals_losing_evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from anneal_memory.crystal._ops import (
         crystal_index,
         crystallize,
+        crystals_citing,
         get_crystal,
         list_crystals,
         retire_crystal,
@@ -50,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "crystal_index": _OPS,
     "crystal_recall": "anneal_memory.crystal._recall",
     "crystallize": _OPS,
+    "crystals_citing": _OPS,
     "get_crystal": _OPS,
     "list_crystals": _OPS,
     "retire_crystal": _OPS,
@@ -70,6 +72,7 @@ __all__ = [
     "crystal_index",
     "crystal_recall",
     "crystallize",
+    "crystals_citing",
     "get_crystal",
     "list_crystals",
     "retire_crystal",

@@ -33,10 +33,12 @@ from anneal_memory.errors import (
 )
 from anneal_memory.store import Store
 from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._evidence import citing_crystals
 
 __all__ = [
     "crystal_index",
     "crystallize",
+    "crystals_citing",
     "first_clause",
     "get_crystal",
     "list_crystals",
@@ -391,3 +393,13 @@ def crystal_index(store: Store) -> list[IndexLine]:
     return [
         IndexLine(name=c.name, clause=first_clause(c.explanation)) for c in list_crystals(store)
     ]
+
+
+def crystals_citing(store: Store, episode_ids: Iterable[str]) -> tuple[str, ...]:
+    """Names of the crystals (live or retired) whose evidence cites any of these episodes.
+
+    Ask before deleting or pruning: those crystals lose evidence (it is then listed as
+    deleted on the crystal, never silently dropped).
+    """
+    with _reading(store, "crystals citing") as conn:
+        return citing_crystals(conn, [str(i) for i in episode_ids])

@@ -109,10 +109,16 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> str:
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+    from anneal_memory.crystal import crystals_citing
+
     episode_id = args["episode_id"]
+    losing = crystals_citing(ctx.store, [episode_id])
     if not ctx.store.delete(episode_id):
         raise ValueError(f"no episode with id {episode_id!r} (it never existed or was deleted)")
-    return f"Deleted episode {episode_id}; its id stays reserved and is never reused."
+    text = f"Deleted episode {episode_id}; its id stays reserved and is never reused."
+    if losing:
+        text += f" Crystals that lose this evidence: {', '.join(losing)}."
+    return text
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> str:
