@@ -148,8 +148,10 @@ class PruneResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImportResult:
-    """What an import added and skipped."""
+    """What an import added and skipped (crystals and spores already here are skipped)."""
 
     imported: int
     skipped_existing: int
     tombstones_added: int
+    crystals_imported: int = 0
+    spores_imported: int = 0

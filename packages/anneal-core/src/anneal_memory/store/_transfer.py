@@ -4,7 +4,8 @@ Export format (``format_version`` 1)::
 
     {"format": "anneal-memory-export", "format_version": 1, "exported_at": "...Z",
      "schema_version": N, "episodes": [Episode.to_dict(), ...],
-     "tombstones": [{"id", "deleted_at", "reason"}, ...]}
+     "tombstones": [{"id", "deleted_at", "reason"}, ...],
+     "crystals": [...], "spores": [...]}  (see ``_transfer_memory``; optional on import)
 
 Export streams episode by episode, so its memory use does not grow with the store.
 """
@@ -19,6 +20,7 @@ from typing import Any
 from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
+from anneal_memory.store._transfer_memory import import_memory, iter_memory_chunks
 from anneal_memory.store._validate import validate_episode
 from anneal_memory.types import Episode, ImportResult
 
@@ -67,7 +69,9 @@ def iter_export_chunks(
     for index, (ident, deleted_at, reason) in enumerate(tombstones):
         item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
         yield ("\n" if index == 0 else ",\n") + _dump(item)
-    yield "\n]}\n"
+    yield "\n]"
+    yield from iter_memory_chunks(conn)
+    yield "}\n"
 
 
 def _check_document(document: object) -> tuple[list[Any], list[Any]]:
@@ -154,4 +158,11 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
             (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
         )
         added += cursor.rowcount
-    return ImportResult(imported=imported, skipped_existing=skipped, tombstones_added=added)
+    crystals, spores = import_memory(conn, document)  # type: ignore[arg-type]
+    return ImportResult(
+        imported=imported,
+        skipped_existing=skipped,
+        tombstones_added=added,
+        crystals_imported=crystals,
+        spores_imported=spores,
+    )
