@@ -113,11 +113,18 @@ def _step_wrap(session: DemoSession) -> dict[str, Any]:
     return step_wrap(session)
 
 
+def _step_memory(session: DemoSession) -> dict[str, Any]:
+    from anneal_memory.cli._demo_memory import step_memory
+
+    return step_memory(session)
+
+
 DEMO_STEPS: list[DemoStep] = [
     DemoStep(name="record", run=_step_record),
     DemoStep(name="recall", run=_step_recall),
     DemoStep(name="filter", run=_step_filter),
     DemoStep(name="wrap", run=_step_wrap),
+    DemoStep(name="memory", run=_step_memory),
 ]
 
 
