@@ -82,6 +82,13 @@ def test_older_exports_without_the_keys_still_import(store: Store) -> None:
                       "updated_at": "t", "source": "", "revision": 1, "evidence": []}),
         ("crystals", {"name": 5}),
         ("spores", {"origin_key": "k", "id": "nope"}),
+        ("spores", {"origin_key": "k", "id": "spore-001", "type": "task", "text": "t",
+                    "domain": "", "tier": "warm", "created_at": "t", "status": "open",
+                    "pointer": "", "salience": 0, "created": "2026-13-01", "notes": []}),
+        ("spores", {"origin_key": "k", "id": "spore-001", "type": "task", "text": "t",
+                    "domain": "", "tier": "warm", "created_at": "t", "status": "resolved",
+                    "pointer": "", "salience": 0, "created": "2026-01-01", "notes": [],
+                    "resolution": {"direction": "down"}}),
         ("spores", "not an object"),
     ],
 )  # fmt: skip

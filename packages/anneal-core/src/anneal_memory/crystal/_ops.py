@@ -6,16 +6,16 @@ explanation and reasons only as salted hashes). Only an explicit call crystalliz
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._fields import check_text
 from anneal_memory._fields import today as _today
+from anneal_memory._txn import reading, writing
 from anneal_memory.crystal import _rows
 from anneal_memory.crystal import _validate as v
 from anneal_memory.crystal._types import (
@@ -32,7 +32,6 @@ from anneal_memory.errors import (
     RevisionConflictError,
 )
 from anneal_memory.store import Store
-from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._evidence import citing_crystals
 
 __all__ = [
@@ -48,20 +47,6 @@ __all__ = [
 ]
 
 _CLAUSE_CHARS = 88
-
-
-@contextlib.contextmanager
-def _writing(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
-    with store._lock:
-        conn = store.connection(operation)
-        with write_transaction(conn, operation=operation, path=store.path):
-            yield conn
-
-
-@contextlib.contextmanager
-def _reading(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
-    with store._lock:
-        yield store.connection(operation)
 
 
 def _day(store: Store) -> _dt.date:
@@ -155,7 +140,7 @@ def crystallize(
     tag_list, source = v.check_tags(tags), v.check_source(source)
     day = _day(store)
     now = format_timestamp(store.clock.now())
-    with _writing(store, "crystallize") as conn:
+    with writing(store, "crystallize") as conn:
         _check_episodes(conn, ids)
         old = _rows.fetch(conn, name, day)
         if old is not None:
@@ -193,7 +178,7 @@ def get_crystal(store: Store, name: str) -> Crystal:
         CrystalNotFoundError: No crystal has that name.
     """
     name = v.check_name(name)
-    with _reading(store, "crystal get") as conn:
+    with reading(store, "crystal get") as conn:
         return _require(conn, name, "crystal get", _day(store))
 
 
@@ -216,7 +201,7 @@ def list_crystals(
     tier = None if activation is None else v.check_enum(ActivationTier, activation, "activation")
     if status not in {"live", "retired", "all"}:
         raise InvalidCrystalError(f"status {status!r} is not valid; use one of: live, retired, all")
-    with _reading(store, "crystal list") as conn:
+    with reading(store, "crystal list") as conn:
         found = _rows.fetch_all(conn, _day(store))
     return [
         c
@@ -238,7 +223,7 @@ def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crysta
     """
     name = v.check_name(name)
     day = _day(store)
-    with _writing(store, "crystal touch") as conn:
+    with writing(store, "crystal touch") as conn:
         _require_live(conn, name, "crystal touch", day)
         conn.execute(
             "UPDATE crystals SET last_activated_on = ?, revision = revision + 1, updated_at = ?"
@@ -314,7 +299,7 @@ def update_crystal(
     if not changes and ids is None and note is None:
         raise InvalidCrystalError("nothing to update: pass at least one field to change")
     day = _day(store)
-    with _writing(store, "crystal update") as conn:
+    with writing(store, "crystal update") as conn:
         old = _require_live(conn, name, "crystal update", day, expect_revision)
         if note is not None:
             changes["notes"] = json.dumps([*old.notes, f"[{day.isoformat()}] {note}"])
@@ -361,7 +346,7 @@ def retire_crystal(
         reason, "reason", limit=v.MAX_NOTE_CHARS, error=InvalidCrystalError, allow_empty=True
     )
     day = _day(store)
-    with _writing(store, "crystal retire") as conn:
+    with writing(store, "crystal retire") as conn:
         _require_live(conn, name, "crystal retire", day, expect_revision)
         conn.execute(
             "UPDATE crystals SET retired_kind = ?, retired_reason = ?, retired_on = ?,"
@@ -401,5 +386,5 @@ def crystals_citing(store: Store, episode_ids: Iterable[str]) -> tuple[str, ...]
     Ask before deleting or pruning: those crystals lose evidence (it is then listed as
     deleted on the crystal, never silently dropped).
     """
-    with _reading(store, "crystals citing") as conn:
+    with reading(store, "crystals citing") as conn:
         return citing_crystals(conn, [str(i) for i in episode_ids])

@@ -12,6 +12,7 @@ characters. Query mode needs one hit and no bar.
 from __future__ import annotations
 
 import dataclasses
+import math
 import sqlite3
 from collections.abc import Mapping, Sequence
 
@@ -85,11 +86,15 @@ def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[st
     corpus = sum(counts_by_type(conn).values())
     if corpus < kw.MIN_IDF_CORPUS:
         return {k: kw.length_weight(k) for k in keywords}, "length"
+    # Past this many matches a word weighs the floor anyway, so counting stops there: the
+    # cost of a common word stays bounded however large the store grows.
+    cap = math.ceil((corpus + 1) ** (1 - kw.IDF_FLOOR))
     out: dict[str, float] = {}
     for k in keywords:
         # k is [a-z0-9]+ (see extract_keywords): quoted, it is one literal FTS5 term.
         row = conn.execute(
-            "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (f'"{k}"',)
+            "SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)",
+            (f'"{k}"', cap),
         ).fetchone()
         out[k] = kw.idf_weight(int(row[0]), corpus)
     return out, "idf"

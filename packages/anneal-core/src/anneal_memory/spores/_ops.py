@@ -6,22 +6,20 @@ a salted hash). Spore ids come from an AUTOINCREMENT sequence: never reused.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
 from typing import Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._fields import today as _today
+from anneal_memory._txn import reading, writing
 from anneal_memory.errors import InvalidSporeError, SporeNotFoundError
 from anneal_memory.spores import _rows
 from anneal_memory.spores import _validate as v
 from anneal_memory.spores._types import Germination, Spore, SporeTier, SporeType
 from anneal_memory.store import Store
-from anneal_memory.store._connection import write_transaction
 
 __all__ = [
     "add_spore",
@@ -34,14 +32,6 @@ __all__ = [
     "touch_spore",
     "update_spore",
 ]
-
-
-@contextlib.contextmanager
-def _writing(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
-    with store._lock:
-        conn = store.connection(operation)
-        with write_transaction(conn, operation=operation, path=store.path):
-            yield conn
 
 
 def _day(store: Store) -> _dt.date:
@@ -96,7 +86,7 @@ def add_spore(
     body, where = v.check_text_field(text), v.check_domain(domain)
     rank, due, link = v.check_salience(salience), v.check_next(next), v.check_pointer(pointer)
     day = _day(store)
-    with _writing(store, "spore add") as conn:
+    with writing(store, "spore add") as conn:
         cursor = conn.execute(
             "INSERT INTO spores (type, text, domain, tier, salience, seen, next, created,"
             " created_at, status, resolution, pointer, origin_key, revision)"
@@ -117,8 +107,8 @@ def get_spore(store: Store, spore_id: str) -> Spore:
         SporeNotFoundError: No spore has that id.
     """
     num = v.parse_id(spore_id)
-    with store._lock:
-        return _require(store.connection("spore get"), num, "spore get", _day(store))
+    with reading(store, "spore get") as conn:
+        return _require(conn, num, "spore get", _day(store))
 
 
 def list_spores(
@@ -142,10 +132,8 @@ def list_spores(
     state = None if germination is None else v.parse_enum(Germination, germination, "germination")
     if status not in {"open", "resolved", "all"}:
         raise InvalidSporeError(f"status {status!r} is not valid; use one of: open, resolved, all")
-    with store._lock:
-        found = _rows.fetch_where(
-            store.connection("spore list"), None if status == "all" else status, _day(store)
-        )
+    with reading(store, "spore list") as conn:
+        found = _rows.fetch_where(conn, None if status == "all" else status, _day(store))
     chosen = [
         s
         for s in found
@@ -175,7 +163,7 @@ def touch_spore(store: Store, spore_id: str, *, actor: str = "agent") -> Spore:
         InvalidSporeError: The id is malformed, or the spore is resolved.
     """
     num, day = v.parse_id(spore_id), _day(store)
-    with _writing(store, "spore touch") as conn:
+    with writing(store, "spore touch") as conn:
         _require_open(conn, num, "spore touch", day)
         conn.execute(
             "UPDATE spores SET seen = ?, next = CASE WHEN next <= ? THEN NULL ELSE next END,"
@@ -241,7 +229,7 @@ def update_spore(
     if not changes and note is None:
         raise InvalidSporeError("nothing to update: pass at least one field to change")
     day = _day(store)
-    with _writing(store, "spore update") as conn:
+    with writing(store, "spore update") as conn:
         _require_open(conn, num, "spore update", day)
         sets = "".join(f"{column} = ?, " for column in changes)
         conn.execute(
@@ -267,7 +255,7 @@ def _resolve(
 ) -> Spore:
     num, day = v.parse_id(spore_id), _day(store)
     operation = f"spore {direction}"
-    with _writing(store, operation) as conn:
+    with writing(store, operation) as conn:
         spore = _require_open(conn, num, operation, day)
         if direction == "descend":
             chosen = v.check_descend_kind(kind, spore.type)
@@ -326,7 +314,7 @@ def delete_spore(store: Store, spore_id: str, *, actor: str = "operator") -> Spo
         SporeNotFoundError: No spore has that id.
     """
     num, day = v.parse_id(spore_id), _day(store)
-    with _writing(store, "spore delete") as conn:
+    with writing(store, "spore delete") as conn:
         spore = _require(conn, num, "spore delete", day)
         conn.execute("DELETE FROM spores WHERE num = ?", (num,))
     _audit(store, actor, "delete", spore)

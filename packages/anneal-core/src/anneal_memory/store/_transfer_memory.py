@@ -10,6 +10,7 @@ levels; the whole import is then rolled back.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import re
 import sqlite3
@@ -91,6 +92,39 @@ def _field(item: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], wh
     return value
 
 
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_RESOLUTION_KEYS = frozenset(("direction", "kind", "ref", "on", "at"))
+
+
+def _day(item: Mapping[str, Any], key: str, where: str, *, optional: bool = False) -> None:
+    value = item.get(key)
+    if value is None and optional:
+        return
+    if isinstance(value, str) and _DAY.fullmatch(value):
+        try:
+            _dt.date.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            return
+    raise ImportFormatError(f"{where} has an invalid {key!r} (a YYYY-MM-DD day): {value!r}")
+
+
+def _resolution(item: Mapping[str, Any], where: str) -> str | None:
+    value = item.get("resolution")
+    if value is None:
+        return None
+    if (
+        not isinstance(value, Mapping)
+        or set(value) != _RESOLUTION_KEYS
+        or not all(isinstance(v, str) for v in value.values())
+    ):
+        raise ImportFormatError(
+            f"{where} has an invalid 'resolution': expected {{direction, kind, ref, on, at}}"
+        )
+    return _dump(dict(value))
+
+
 def _import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], index: int) -> bool:
     where = f"crystal #{index}"
     name = _field(item, "name", str, where)
@@ -99,8 +133,10 @@ def _import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], index: in
     values = [item.get(c) for c in _CRYSTAL_COLUMNS.split(", ")]
     values[5] = _dump(list(_field(item, "tags", list, where)))
     values[9] = _dump(list(_field(item, "notes", list, where)))
-    for key in ("explanation", "crystallized_on", "last_activated_on", "updated_at"):
+    for key in ("explanation", "updated_at"):
         _field(item, key, str, where)
+    _day(item, "crystallized_on", where)
+    _day(item, "last_activated_on", where)
     _field(item, "level", int, where)
     marks = ", ".join("?" * len(values))
     conn.execute(f"INSERT INTO crystals ({_CRYSTAL_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
@@ -123,11 +159,14 @@ def _import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], index: int)
     num: int | None = int(found.group(1))
     if conn.execute("SELECT 1 FROM spores WHERE num = ?", (num,)).fetchone():
         num = None  # taken here: the spore gets the next number
-    for field in ("type", "text", "domain", "tier", "created", "created_at", "status"):
+    for field in ("type", "text", "domain", "tier", "created_at", "status", "pointer"):
         _field(item, field, str, where)
-    resolution = item.get("resolution")
+    _field(item, "salience", int, where)
+    _day(item, "created", where)
+    _day(item, "seen", where, optional=True)
+    _day(item, "next", where, optional=True)
     values = [num, *(item.get(c) for c in _SPORE_COLUMNS.split(", ")[1:])]
-    values[11] = None if resolution is None else _dump(dict(resolution))
+    values[11] = _resolution(item, where)
     marks = ", ".join("?" * len(values))
     cursor = conn.execute(f"INSERT INTO spores ({_SPORE_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
     notes = _field(item, "notes", list, where)
