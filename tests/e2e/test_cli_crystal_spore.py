@@ -118,3 +118,30 @@ def test_delete_and_prune_name_the_crystals_that_lose_evidence(run_cli) -> None:
     assert gone == f"Deleted {ep}; crystals that lose this evidence: pool_sizing"
     got = run_cli("crystal", "get", "pool_sizing", "--json").json()
     assert got["evidence_missing"] == [ep]
+
+
+def test_rewarm_lists_what_the_next_wrap_would_propose(run_cli, cli_db) -> None:
+    import datetime as dt
+
+    from anneal_memory import Store
+    from anneal_memory.crystal import crystallize
+    from anneal_memory.testing import FrozenClock
+
+    now = dt.datetime.now(dt.timezone.utc)
+    with Store(cli_db, clock=FrozenClock(now - dt.timedelta(days=20))) as store:
+        away = "Run the nightly batch export away from the serving database."
+        crystallize(store, "batch_off_primary", level=2, explanation=away)
+    old = (now - dt.timedelta(days=60)).date().isoformat()
+    cli_db.with_name("memory.continuity.md").write_text(
+        f"# Agent \u2014 Memory (v1)\n\n## State\n- x\n\n## Patterns\n"
+        f'- pool_sizing | 3x ({old}) [evidence: 0a1b2c3d "pool sized to workers"]\n\n'
+        "## Decisions\n- x\n\n## Context\n- x\n",
+        encoding="utf-8",
+    )
+    assert run_cli("crystal", "rewarm").assert_ok().out.strip().startswith("## Crystal tier")
+    run_cli("record", "The nightly batch export saturated the serving database again").assert_ok()
+    data = run_cli("crystal", "rewarm", "--json").assert_ok().json()
+    assert [r["name"] for r in data["rewarm"]] == ["batch_off_primary"]
+    assert [c["name"] for c in data["crystallize"]] == ["pool_sizing"]
+    assert data["crystallize"][0]["days_cold"] == 60
+    assert run_cli("crystal", "get", "batch_off_primary", "--json").json()["activation"] == "warm"

@@ -1,8 +1,8 @@
 """``anneal-memory crystal ...``: the long-term pattern tier, an operator's tool.
 
 Verbs: ``crystallize``, ``get``, ``list``, ``touch``, ``update``, ``retire``, ``index``,
-``recall``. Crystallizing and retiring exist only here and in the library: no MCP tool does
-either, so an agent cannot promote or bury its own patterns.
+``recall``, ``rewarm``. Crystallizing and retiring exist only here and in the library: no MCP
+tool does either, so an agent cannot promote or bury its own patterns.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from anneal_memory.cli._context import SOURCE_ENV, Context, ExitCode
+from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
     from anneal_memory.crystal import Crystal
@@ -101,6 +101,15 @@ def add_commands(
     retire.set_defaults(handler=run_retire)
     _add(actions, parents, "index", "one line per live crystal").set_defaults(handler=run_index)
     _add_recall(actions, parents)
+    rewarm = _add(
+        actions,
+        parents,
+        "rewarm",
+        "what the next wrap would propose: crystals whose subject came back in the newest "
+        "episodes, and cold Proven patterns not crystallized yet (read-only)",
+    )
+    rewarm.add_argument("--episodes", type=int, default=200, help="newest episodes to scan")
+    rewarm.set_defaults(handler=run_rewarm)
 
 
 def _add_recall(
@@ -265,4 +274,37 @@ def run_recall(ctx: Context, args: argparse.Namespace) -> int:
     ]
     text = "\n".join(lines) or f"No crystallized patterns matched ({found.reason})."
     ctx.emit(found.to_dict(), text)
+    return ExitCode.OK
+
+
+def run_rewarm(ctx: Context, args: argparse.Namespace) -> int:
+    """Show the rewarm and crystallization candidates (nothing is changed)."""
+    from anneal_memory._fields import today
+    from anneal_memory.continuity import _document, current_schema
+    from anneal_memory.continuity._prepare import graduating_lines
+    from anneal_memory.crystal._candidates import propose, render_proposals
+
+    store = ctx.store(create=False)
+    if not 1 <= args.episodes <= 10_000:
+        raise CommandError(f"--episodes must be 1-10000, got {args.episodes}")
+    document = _document.parse(store.load_continuity() or "")
+    lines = [line for _n, line in graduating_lines(document, current_schema(store))]
+    episodes = store.recall(limit=args.episodes).episodes
+    found = propose(store, lines, episodes, today(store.clock.now()))
+    data = {
+        "rewarm": [
+            {"name": r.name, "level": r.level, "activation": r.activation.value,
+             "episodes": list(r.episodes), "exercised": r.exercised}
+            for r in found.rewarm
+        ],
+        "crystallize": [
+            {"name": c.name, "level": c.level, "last_date": c.last_date,
+             "days_cold": c.days_cold, "explanation": c.explanation, "evidence": list(c.evidence)}
+            for c in found.crystallize
+        ],
+    }  # fmt: skip
+    from anneal_memory.cli._render import safe
+
+    text = render_proposals(found).strip()
+    ctx.emit(data, safe(text, keep="\n") if text else "Nothing to propose.")
     return ExitCode.OK
