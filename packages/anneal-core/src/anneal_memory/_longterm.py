@@ -8,7 +8,7 @@ the budget it is given, with a marker saying how much was cut.
 from __future__ import annotations
 
 from anneal_memory._recording import truncate
-from anneal_memory.crystal._ops import crystal_index
+from anneal_memory.crystal._read import crystal_index
 from anneal_memory.crystal._recall import crystal_recall
 from anneal_memory.crystal._render import context_block, index_block
 from anneal_memory.spores._ops import surface_spores

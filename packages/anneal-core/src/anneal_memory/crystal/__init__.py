@@ -14,14 +14,16 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory.crystal._ops import (
-        crystal_index,
         crystallize,
-        crystals_citing,
-        get_crystal,
-        list_crystals,
         retire_crystal,
         touch_crystal,
         update_crystal,
+    )
+    from anneal_memory.crystal._read import (
+        crystal_index,
+        crystals_citing,
+        get_crystal,
+        list_crystals,
     )
     from anneal_memory.crystal._recall import crystal_recall
     from anneal_memory.crystal._types import (
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     )
 
 _OPS = "anneal_memory.crystal._ops"
+_READ = "anneal_memory.crystal._read"
 _TYPES = "anneal_memory.crystal._types"
 _EXPORTS: dict[str, str] = {
     "ActivationMode": _TYPES,
@@ -48,12 +51,12 @@ _EXPORTS: dict[str, str] = {
     "Permanence": _TYPES,
     "Retirement": _TYPES,
     "RetirementKind": _TYPES,
-    "crystal_index": _OPS,
+    "crystal_index": _READ,
     "crystal_recall": "anneal_memory.crystal._recall",
     "crystallize": _OPS,
-    "crystals_citing": _OPS,
-    "get_crystal": _OPS,
-    "list_crystals": _OPS,
+    "crystals_citing": _READ,
+    "get_crystal": _READ,
+    "list_crystals": _READ,
     "retire_crystal": _OPS,
     "touch_crystal": _OPS,
     "update_crystal": _OPS,

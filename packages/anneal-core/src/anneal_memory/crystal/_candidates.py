@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from anneal_memory.crystal import _keywords as kw
-from anneal_memory.crystal._ops import list_crystals
+from anneal_memory.crystal._read import list_crystals
 from anneal_memory.crystal._rows import HOT_DAYS, WARM_DAYS
 from anneal_memory.crystal._types import ActivationTier, Crystal
 from anneal_memory.store import Store

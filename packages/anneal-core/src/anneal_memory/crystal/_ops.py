@@ -14,57 +14,28 @@ from typing import Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._fields import check_text
-from anneal_memory._fields import today as _today
-from anneal_memory._txn import reading, writing
+from anneal_memory._txn import writing
 from anneal_memory.crystal import _rows
 from anneal_memory.crystal import _validate as v
+from anneal_memory.crystal._read import day_of, require
 from anneal_memory.crystal._types import (
     ActivationMode,
-    ActivationTier,
     Crystal,
-    IndexLine,
     Permanence,
     RetirementKind,
 )
 from anneal_memory.errors import (
-    CrystalNotFoundError,
     InvalidCrystalError,
     RevisionConflictError,
 )
 from anneal_memory.store import Store
-from anneal_memory.store._evidence import citing_crystals
 
 __all__ = [
-    "crystal_index",
     "crystallize",
-    "crystals_citing",
-    "first_clause",
-    "get_crystal",
-    "list_crystals",
     "retire_crystal",
     "touch_crystal",
     "update_crystal",
 ]
-
-_CLAUSE_CHARS = 88
-
-
-def _day(store: Store) -> _dt.date:
-    return _today(store.clock.now())
-
-
-def _not_found(name: str, operation: str) -> CrystalNotFoundError:
-    return CrystalNotFoundError(
-        f"no crystal named {name!r}; `anneal-memory crystal list --all` shows every name",
-        operation=operation,
-    )
-
-
-def _require(conn: sqlite3.Connection, name: str, operation: str, today: _dt.date) -> Crystal:
-    found = _rows.fetch(conn, name, today)
-    if found is None:
-        raise _not_found(name, operation)
-    return found
 
 
 def _require_live(
@@ -74,7 +45,7 @@ def _require_live(
     today: _dt.date,
     expect_revision: int | None = None,
 ) -> Crystal:
-    found = _require(conn, name, operation, today)
+    found = require(conn, name, operation, today)
     if found.retirement is not None:
         raise InvalidCrystalError(
             f"crystal {name!r} was retired ({found.retirement.kind.value} on "
@@ -138,7 +109,7 @@ def crystallize(
     explanation, ids = v.check_explanation(explanation), v.check_evidence(evidence)
     perm, mode = v.parse_permanence(permanence), v.parse_activation_mode(activation_mode)
     tag_list, source = v.check_tags(tags), v.check_source(source)
-    day = _day(store)
+    day = day_of(store)
     now = format_timestamp(store.clock.now())
     with writing(store, "crystallize") as conn:
         _check_episodes(conn, ids)
@@ -161,7 +132,7 @@ def crystallize(
              day.isoformat(), day.isoformat(), source, now),
         )  # fmt: skip
         _rows.replace_evidence(conn, name, ids)
-        crystal = _require(conn, name, "crystallize", day)
+        crystal = require(conn, name, "crystallize", day)
     _audit(
         store,
         actor,
@@ -169,49 +140,6 @@ def crystallize(
          "evidence": list(ids), "content": explanation, "new": old is None},
     )  # fmt: skip
     return crystal
-
-
-def get_crystal(store: Store, name: str) -> Crystal:
-    """The crystal called ``name``, live or retired.
-
-    Raises:
-        CrystalNotFoundError: No crystal has that name.
-    """
-    name = v.check_name(name)
-    with reading(store, "crystal get") as conn:
-        return _require(conn, name, "crystal get", _day(store))
-
-
-def list_crystals(
-    store: Store,
-    *,
-    permanence: Permanence | str | None = None,
-    activation_mode: ActivationMode | str | None = None,
-    activation: ActivationTier | str | None = None,
-    tag: str | None = None,
-    status: str = "live",
-) -> list[Crystal]:
-    """Crystals sorted by name; ``status`` is ``live`` (default), ``retired`` or ``all``.
-
-    Raises:
-        InvalidCrystalError: A filter value is not valid.
-    """
-    perm = None if permanence is None else v.parse_permanence(permanence)
-    mode = None if activation_mode is None else v.parse_activation_mode(activation_mode)
-    tier = None if activation is None else v.check_enum(ActivationTier, activation, "activation")
-    if status not in {"live", "retired", "all"}:
-        raise InvalidCrystalError(f"status {status!r} is not valid; use one of: live, retired, all")
-    with reading(store, "crystal list") as conn:
-        found = _rows.fetch_all(conn, _day(store))
-    return [
-        c
-        for c in found
-        if (status == "all" or (status == "live") == c.live)
-        and (perm is None or c.permanence is perm)
-        and (mode is None or c.activation_mode is mode)
-        and (tier is None or c.activation is tier)
-        and (tag is None or tag in c.tags)
-    ]
 
 
 def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crystal:
@@ -222,7 +150,7 @@ def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crysta
         InvalidCrystalError: It is retired.
     """
     name = v.check_name(name)
-    day = _day(store)
+    day = day_of(store)
     with writing(store, "crystal touch") as conn:
         _require_live(conn, name, "crystal touch", day)
         conn.execute(
@@ -230,7 +158,7 @@ def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crysta
             " WHERE name = ?",
             (day.isoformat(), format_timestamp(store.clock.now()), name),
         )
-        crystal = _require(conn, name, "crystal touch", day)
+        crystal = require(conn, name, "crystal touch", day)
     _audit(store, actor, {"op": "touch", "name": name, "revision": crystal.revision})
     return crystal
 
@@ -298,7 +226,7 @@ def update_crystal(
     note = None if add_note is None else v.check_note(add_note)
     if not changes and ids is None and note is None:
         raise InvalidCrystalError("nothing to update: pass at least one field to change")
-    day = _day(store)
+    day = day_of(store)
     with writing(store, "crystal update") as conn:
         old = _require_live(conn, name, "crystal update", day, expect_revision)
         if note is not None:
@@ -311,7 +239,7 @@ def update_crystal(
             f"UPDATE crystals SET {sets}revision = revision + 1, updated_at = ? WHERE name = ?",  # noqa: S608
             (*changes.values(), format_timestamp(store.clock.now()), name),
         )
-        crystal = _require(conn, name, "crystal update", day)
+        crystal = require(conn, name, "crystal update", day)
     data: dict[str, Any] = {
         "op": "update",
         "name": name,
@@ -345,7 +273,7 @@ def retire_crystal(
     reason = check_text(
         reason, "reason", limit=v.MAX_NOTE_CHARS, error=InvalidCrystalError, allow_empty=True
     )
-    day = _day(store)
+    day = day_of(store)
     with writing(store, "crystal retire") as conn:
         _require_live(conn, name, "crystal retire", day, expect_revision)
         conn.execute(
@@ -354,7 +282,7 @@ def retire_crystal(
             (why.value, reason, day.isoformat(), format_timestamp(store.clock.now()),
              format_timestamp(store.clock.now()), name),
         )  # fmt: skip
-        crystal = _require(conn, name, "crystal retire", day)
+        crystal = require(conn, name, "crystal retire", day)
     _audit(
         store,
         actor,
@@ -362,29 +290,3 @@ def retire_crystal(
          "text": reason},
     )  # fmt: skip
     return crystal
-
-
-def first_clause(explanation: str) -> str:
-    """The explanation's first line, cut at a word boundary to at most 88 characters."""
-    line = " ".join(explanation.strip().splitlines()[0].split()) if explanation.strip() else ""
-    if len(line) <= _CLAUSE_CHARS:
-        return line
-    cut = line[: _CLAUSE_CHARS - 1].rsplit(" ", 1)[0]
-    return cut + "\u2026"
-
-
-def crystal_index(store: Store) -> list[IndexLine]:
-    """One line per live crystal, ``name: first clause``, sorted by name."""
-    return [
-        IndexLine(name=c.name, clause=first_clause(c.explanation)) for c in list_crystals(store)
-    ]
-
-
-def crystals_citing(store: Store, episode_ids: Iterable[str]) -> tuple[str, ...]:
-    """Names of the crystals (live or retired) whose evidence cites any of these episodes.
-
-    Ask before deleting or pruning: those crystals lose evidence (it is then listed as
-    deleted on the crystal, never silently dropped).
-    """
-    with reading(store, "crystals citing") as conn:
-        return citing_crystals(conn, [str(i) for i in episode_ids])

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 
 from anneal_memory.crystal import _keywords as kw
-from anneal_memory.crystal._ops import list_crystals
+from anneal_memory.crystal._read import list_crystals
 from anneal_memory.crystal._types import Crystal, CrystalHit, CrystalRecall
 from anneal_memory.errors import InvalidCrystalError
 from anneal_memory.store import Store

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import TypeVar
 
-from anneal_memory._fields import check_day, check_slug, check_text
+from anneal_memory._fields import check_slug, check_text
 from anneal_memory.crystal._types import ActivationMode, Permanence, RetirementKind
 from anneal_memory.errors import InvalidCrystalError
 
@@ -18,7 +18,6 @@ __all__ = [
     "MAX_NOTE_CHARS",
     "MAX_TAGS",
     "MIN_LEVEL",
-    "check_day_field",
     "check_enum",
     "check_evidence",
     "check_explanation",
@@ -121,11 +120,6 @@ def check_source(value: object) -> str:
 def check_note(value: object) -> str:
     """A note: 1-2000 characters."""
     return check_text(value, "note", limit=MAX_NOTE_CHARS, error=InvalidCrystalError)
-
-
-def check_day_field(value: object, name: str) -> str:
-    """A ``YYYY-MM-DD`` day."""
-    return check_day(value, name, error=InvalidCrystalError)
 
 
 def check_enum(kind: type[E], value: object, name: str) -> E:

@@ -60,7 +60,7 @@ def _crystal_recall(ctx: _Context, args: Mapping[str, Any]) -> str:
 
 
 def _crystal_index(ctx: _Context, args: Mapping[str, Any]) -> str:
-    from anneal_memory.crystal._ops import crystal_index
+    from anneal_memory.crystal._read import crystal_index
 
     lines = [f"{i.name}: {i.clause}" for i in crystal_index(ctx.store)]
     return "\n".join(lines) or "No crystallized patterns."
