@@ -30,7 +30,11 @@ _Handler = Callable[[Any, Mapping[str, Any]], str]
 _TYPES = ["task", "question", "thought"]
 _TIERS = ["hot", "warm", "cold", "parked"]
 _ID = {"type": "string", "description": "e.g. spore-001"}
-_DAY = {"type": "string", "description": "YYYY-MM-DD re-surface day; '' clears"}
+_DAY = {"type": "string", "description": "YYYY-MM-DD to re-surface"}
+_DOMAIN = {"type": "string", "description": "free label"}
+_SALIENCE = {"type": "integer", "minimum": 0, "maximum": 3}
+_POINTER = {"type": "string", "description": "where more is"}
+_KIND = {"type": "string", "description": "one of the kinds above for its type"}
 
 
 def _object(properties: Mapping[str, Any], *required: str) -> dict[str, Any]:
@@ -163,17 +167,26 @@ def _spore_surface(ctx: _Context, args: Mapping[str, Any]) -> str:
 ROWS: tuple[tuple[str, str, Mapping[str, Any], _Handler], ...] = (
     (
         "crystal_recall",
-        "Crystallized patterns (proven long-term lessons) relevant to a question. Prompt mode "
-        "needs 2+ distinctive words and says why when it finds nothing; query mode takes one.",
+        "Crystallized patterns (proven long-term lessons) relevant to a question; says why "
+        "when none match.",
         _object(
             {
-                "query": {"type": "string", "minLength": 1},
-                "max_patterns": {"type": "integer", "minimum": 1, "maximum": 20},
+                "query": {"type": "string", "minLength": 1, "description": "question or prompt"},
+                "max_patterns": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 20,
+                    "description": "default 3",
+                },
                 "associative": {
                     "type": "boolean",
                     "description": "also via matching evidence episodes (default true)",
                 },
-                "mode": {"type": "string", "enum": ["prompt", "query"]},
+                "mode": {
+                    "type": "string",
+                    "enum": ["prompt", "query"],
+                    "description": "prompt (default) needs 2+ distinctive words; query, 1",
+                },
             },
             "query",
         ),
@@ -187,16 +200,20 @@ ROWS: tuple[tuple[str, str, Mapping[str, Any], _Handler], ...] = (
     ),
     (
         "spore_add",
-        "Plant a spore (task, question or thought to come back to; tier default warm).",
+        "Plant a spore: a task, question or thought to come back to.",
         _object(
             {
                 "type": {"type": "string", "enum": _TYPES},
-                "text": {"type": "string", "minLength": 1},
-                "domain": {"type": "string"},
+                "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "what to do, ask or think",
+                },
+                "domain": _DOMAIN,
                 "tier": {"type": "string", "enum": _TIERS},
-                "salience": {"type": "integer", "minimum": 0, "maximum": 3},
+                "salience": _SALIENCE,
                 "next": _DAY,
-                "pointer": {"type": "string", "description": "where more is"},
+                "pointer": _POINTER,
             },
             "type",
             "text",
@@ -220,7 +237,7 @@ ROWS: tuple[tuple[str, str, Mapping[str, Any], _Handler], ...] = (
                     "type": "string",
                     "enum": ["growing", "resting", "dormant", "parked"],
                 },
-                "domain": {"type": "string"},
+                "domain": _DOMAIN,
             }
         ),
         _spore_list_tool,
@@ -233,17 +250,17 @@ ROWS: tuple[tuple[str, str, Mapping[str, Any], _Handler], ...] = (
     ),
     (
         "spore_update",
-        "Change a spore's fields ('' clears); add_note appends a dated note.",
+        "Change the fields given ('' clears next, domain, pointer); add_note adds a note.",
         _object(
             {
                 "spore_id": _ID,
                 "tier": {"type": "string", "enum": _TIERS},
                 "next": _DAY,
-                "text": {"type": "string", "minLength": 1},
-                "salience": {"type": "integer", "minimum": 0, "maximum": 3},
-                "domain": {"type": "string"},
-                "pointer": {"type": "string"},
-                "add_note": {"type": "string", "minLength": 1},
+                "text": {"type": "string"},
+                "salience": _SALIENCE,
+                "domain": _DOMAIN,
+                "pointer": _POINTER,
+                "add_note": {"type": "string"},
             },
             "spore_id",
         ),
@@ -253,7 +270,7 @@ ROWS: tuple[tuple[str, str, Mapping[str, Any], _Handler], ...] = (
         "spore_descend",
         "Resolve a spore by letting it go. Kinds: task done|dropped|composted; question "
         "answered|mooted|composted; thought explored|dropped|composted.",
-        _object({"spore_id": _ID, "kind": {"type": "string"}}, "spore_id", "kind"),
+        _object({"spore_id": _ID, "kind": _KIND}, "spore_id", "kind"),
         _spore_descend,
     ),
     (
@@ -263,8 +280,8 @@ ROWS: tuple[tuple[str, str, Mapping[str, Any], _Handler], ...] = (
         _object(
             {
                 "spore_id": _ID,
-                "kind": {"type": "string"},
-                "ref": {"type": "string", "minLength": 1},
+                "kind": _KIND,
+                "ref": {"type": "string", "minLength": 1, "description": "path, URL or id"},
             },
             "spore_id",
             "kind",
