@@ -74,8 +74,9 @@ def test_schemas_describe_every_field_and_stay_compact(tmp_path: Path) -> None:
                 schema = tool.inputSchema
                 assert schema["type"] == "object"
                 assert schema["additionalProperties"] is False
-                size = len(json.dumps({"d": tool.description, "s": schema}))
-                assert size < 650, (name, size)  # about 150 tokens at 4+ characters a token
+                compact = {"description": tool.description, "inputSchema": schema}
+                size = len(json.dumps(compact, separators=(",", ":")))
+                assert size <= 620, (name, size)  # 150 cl100k tokens at about 4.1 a token
             assert not any(("crystallize" in n or "retire" in n) for n in tools)
 
     asyncio.run(main())
