@@ -52,3 +52,48 @@ def test_four_processes_lose_no_spore_crystal_or_note(tmp_path: Path) -> None:
         shared = get_crystal(store, "shared")
         assert len(shared.notes) == 120
         assert shared.revision == 121
+
+
+CRASHER = """
+import sys
+from anneal_memory import Store
+from anneal_memory.crystal import crystallize
+from anneal_memory.spores import add_spore, update_spore
+with Store(sys.argv[1]) as store:
+    ep = store.record("the evidence every crystal cites", "observation")
+    print("ready", flush=True)
+    i = 0
+    while True:
+        crystallize(store, f"rule_{i}", level=2, explanation=f"rule {i}", evidence=[ep.id])
+        spore = add_spore(store, type="task", text=f"task {i}")
+        update_spore(store, spore.id, salience=1, add_note=f"note {i}")
+        i += 1
+"""
+
+
+def test_sigkill_mid_write_leaves_every_crystal_and_spore_whole(tmp_path: Path) -> None:
+    import signal
+    import sqlite3
+
+    db = tmp_path / "crash.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CRASHER, str(db)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    conn = sqlite3.connect(db)
+    while conn.execute("SELECT count(*) FROM spores").fetchone()[0] < 40:
+        pass
+    conn.close()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stdout.close()
+    with Store(db) as store:
+        conn = store.connection("check")
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        crystals = list_crystals(store)
+        assert len(crystals) >= 40
+        assert all(len(c.evidence) == 1 for c in crystals)
+        for spore in list_spores(store):
+            assert len(spore.notes) == spore.revision - 1
+            assert spore.salience == (1 if spore.notes else 0)

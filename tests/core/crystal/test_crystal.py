@@ -52,6 +52,9 @@ def test_tables_come_from_one_migration(store: Store) -> None:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"crystals", "crystal_evidence", "spores", "spore_notes"} <= tables
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    ep = store.record("evidence", "observation")
+    crystallize(store, "pool_sizing", level=2, explanation=POOL, evidence=[ep.id])
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 @pytest.mark.parametrize(

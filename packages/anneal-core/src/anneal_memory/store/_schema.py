@@ -228,6 +228,8 @@ _SEQ_RANGES_V3: Sequence[str] = (
 # The long-term pattern tier (crystal/) and prospective memory (spores/). Evidence rows are
 # kept when their episode is deleted: the crystal reports the id as missing instead.
 # Spore numbers come from AUTOINCREMENT, so a deleted spore's id is never handed out again.
+# The key columns of the WITHOUT ROWID tables come first: SQLite 3.40's integrity_check
+# wrongly reports NULLs in a NOT NULL column placed before a key column.
 _CRYSTALS_SPORES: Sequence[str] = (
     """
     CREATE TABLE crystals (
@@ -254,8 +256,8 @@ _CRYSTALS_SPORES: Sequence[str] = (
     """
     CREATE TABLE crystal_evidence (
         crystal TEXT NOT NULL REFERENCES crystals(name) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
         episode_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
         PRIMARY KEY (crystal, episode_id)
     ) WITHOUT ROWID
     """,
