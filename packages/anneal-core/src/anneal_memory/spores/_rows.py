@@ -45,10 +45,19 @@ def spore_from_row(row: Sequence[object], notes: Sequence[SporeNote], today: _dt
     )
 
 
-def _notes(conn: sqlite3.Connection, num: int | None) -> dict[int, list[SporeNote]]:
-    where, args = ("WHERE spore = ?", (num,)) if num is not None else ("", ())
+def _notes(
+    conn: sqlite3.Connection, num: int | None, status: str | None = None
+) -> dict[int, list[SporeNote]]:
+    args: tuple[object, ...]
+    if num is not None:
+        where, args = "WHERE n.spore = ?", (num,)
+    elif status is not None:
+        where, args = "JOIN spores s ON s.num = n.spore WHERE s.status = ?", (status,)
+    else:
+        where, args = "", ()
     rows = conn.execute(
-        f"SELECT spore, day, text FROM spore_notes {where} ORDER BY spore, position",  # noqa: S608
+        f"SELECT n.spore, n.day, n.text FROM spore_notes n {where}"  # noqa: S608
+        " ORDER BY n.spore, n.position",
         args,
     )
     out: dict[int, list[SporeNote]] = {}
@@ -72,5 +81,5 @@ def fetch_where(conn: sqlite3.Connection, status: str | None, today: _dt.date) -
         f"SELECT {COLUMNS} FROM spores {where} ORDER BY num",  # noqa: S608
         args,
     ).fetchall()
-    notes = _notes(conn, None) if rows else {}
+    notes = _notes(conn, None, status) if rows else {}
     return [spore_from_row(r, notes.get(int(r[0]), []), today) for r in rows]
