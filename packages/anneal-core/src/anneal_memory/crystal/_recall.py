@@ -120,9 +120,10 @@ def _episode_score(episode: Episode, sc: _Scoring) -> tuple[float, tuple[str, ..
 
 
 def _evidence_hits(
-    store: Store, crystals: Sequence[Crystal], sc: _Scoring
+    store: Store, query: str, crystals: Sequence[Crystal], sc: _Scoring
 ) -> dict[str, CrystalHit]:
-    seeds = store.recall(keyword=" ".join(sc.keywords), limit=_EVIDENCE_SEEDS).episodes
+    # The query's own words go to the episode search (its stemmer is not ours).
+    seeds = store.recall(keyword=query, limit=_EVIDENCE_SEEDS).episodes
     scored = {e.id: s for e in seeds if (s := _episode_score(e, sc))}
     out: dict[str, CrystalHit] = {}
     for crystal in crystals:
@@ -187,7 +188,8 @@ def crystal_recall(
     """
     _check(query, max_patterns, mode)
     gates = _PROMPT if mode == "prompt" else _QUERY
-    keywords = kw.extract_keywords(query[:_MAX_QUERY_CHARS], mode=mode)
+    text = query[:_MAX_QUERY_CHARS]
+    keywords = kw.extract_keywords(text, mode=mode)
     if len(keywords) < gates.min_keywords:
         return CrystalRecall(
             hits=(),
@@ -203,7 +205,7 @@ def crystal_recall(
         weights, weighting = _weights(store.connection("crystal recall"), keywords)
     sc = _Scoring(keywords=keywords, weights=weights, gates=gates, idf=weighting == "idf")
     direct = _keyword_hits(crystals, sc)
-    edge = _evidence_hits(store, crystals, sc) if associative else {}
+    edge = _evidence_hits(store, text, crystals, sc) if associative else {}
     hits = tuple(_merge(direct, edge)[:max_patterns])
     reason = "" if hits else "no crystal matched enough distinctive keywords"
     return CrystalRecall(hits=hits, keywords=keywords, weighting=weighting, reason=reason)
