@@ -42,3 +42,14 @@ def test_demo_json_keys_and_an_explicit_db(run_cli, cli_db: Path):
         "outcome",
         "context",
     }
+
+
+def test_demo_shows_a_crystallization_and_a_surfaced_spore(run_cli):
+    data = run_cli("demo", "--json").assert_ok().json()
+    memory = next(step for step in data["steps"] if step["name"] == "memory")
+    assert memory["crystallized"] == "shared_state_breaks_parallel_tests"
+    assert memory["recalled"] == ["shared_state_breaks_parallel_tests"]
+    assert memory["surfaced"] == [memory["spore"]] == ["spore-001"]
+    text = run_cli("demo", db=False).assert_ok().out
+    assert "crystallized shared_state_breaks_parallel_tests (2x" in text
+    assert "[spore-001] \u25b8 hot/growing !! Move the integration suite" in text

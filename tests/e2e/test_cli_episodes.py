@@ -137,7 +137,7 @@ def test_delete_on_a_terminal_asks_first(run_cli, cli_db: Path, cli_env):
 def test_delete_force_removes_row_and_search_hit(run_cli):
     recorded = run_cli("record", "zanzibar secret", "--json").assert_ok().json()
     deleted = run_cli("delete", recorded["id"], "--force", "--json").assert_ok().json()
-    assert deleted == {"id": recorded["id"], "deleted": True}
+    assert deleted == {"id": recorded["id"], "deleted": True, "crystals_losing_evidence": []}
     assert run_cli("search", "zanzibar", "--json").json()["episodes"] == []
     run_cli("get", recorded["id"]).assert_error(1)
     assert "no episode" in run_cli("delete", recorded["id"], "-f").assert_error(1)
@@ -150,7 +150,7 @@ def test_prune_dry_run_counts_then_prune_deletes(run_cli, cli_db: Path):
         store.record("old", "observation", timestamp=now - dt.timedelta(days=31))
         store.record("fresh", "observation", timestamp=now - dt.timedelta(days=1))
     dry = run_cli("prune", "--older-than", "30", "--dry-run", "--json").assert_ok().json()
-    assert set(dry) == {"dry_run", "cutoff", "matching", "deleted"}
+    assert set(dry) == {"dry_run", "cutoff", "matching", "deleted", "crystals_losing_evidence"}
     assert (dry["dry_run"], dry["matching"], dry["deleted"]) == (True, 2, 0)
     assert run_cli("status", "--json").json()["total_episodes"] == 3
     done = run_cli("prune", "--older-than", "30", "--json").assert_ok().json()

@@ -65,6 +65,8 @@ def test_export_import_round_trip_keeps_every_field(run_cli, tmp_path: Path, cli
         "imported": 2,
         "skipped_existing": 0,
         "tombstones_added": 1,
+        "crystals_imported": 0,
+        "spores_imported": 0,
     }
     original = run_cli("episodes", "--json").json()["episodes"]
     copied = run_cli("--db", str(other), "episodes", "--json", db=False).json()["episodes"]

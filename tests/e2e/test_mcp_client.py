@@ -126,6 +126,16 @@ def test_handshake_and_tool_schemas(tmp_path: Path, mode: str) -> None:
             "wrap_cancel",
             "delete_episode",
             "status",
+            "crystal_recall",
+            "crystal_index",
+            "spore_add",
+            "spore_get",
+            "spore_list",
+            "spore_touch",
+            "spore_update",
+            "spore_descend",
+            "spore_ascend",
+            "spore_surface",
         ]
         for tool in tools:
             for schema in (tool["inputSchema"], tool.get("outputSchema", {})):

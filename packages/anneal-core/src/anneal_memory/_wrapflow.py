@@ -28,7 +28,9 @@ from anneal_memory.errors import (
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    from anneal_memory import Affect, Finding, SaveResult
+    from anneal_memory.associations import Affect
+    from anneal_memory.continuity import SaveResult
+    from anneal_memory.immune import Finding
     from anneal_memory.store import Store
 
     Compressor: TypeAlias = Callable[[str], str | Awaitable[str]]
@@ -135,7 +137,7 @@ def _retry_prompt(package: str, refusal: ContinuityRejectedError, budget: int) -
 
 
 def _cancel_quietly(store: Store, token: str | None, session_id: str | None) -> None:
-    from anneal_memory import wrap_cancel  # the wrap API imports this module
+    from anneal_memory.continuity import wrap_cancel
 
     # Already closed by someone else, or the gate moved: nothing is left to undo.
     with contextlib.suppress(AnnealMemoryError):
@@ -181,7 +183,7 @@ def wrap_steps(
     Raises:
         InvalidInputError: ``compress`` returned something other than text.
     """
-    from anneal_memory import prepare_wrap, validated_save_continuity
+    from anneal_memory.continuity import prepare_wrap, validated_save_continuity
 
     try:
         prepared = prepare_wrap(store, session_id=session_id)

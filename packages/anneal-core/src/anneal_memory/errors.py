@@ -15,11 +15,16 @@ guards against ``ValueError`` keeps working.
     │   ├── InvalidSchemaError          a continuity section schema is malformed
     │   ├── SupersessionError           a supersession link or state key was refused
     │   └── TrustError                  a trust level above the ceiling, or a raise without operator
+    │   ├── InvalidCrystalError         a crystal field (name, level, kind, date, size)
+    │   └── InvalidSporeError           a spore field (type, tier, kind, date, size)
     ├── StoreError                      .operation, .path
     │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
     │   ├── StoreClosedError            the store was used after close()
     │   ├── EpisodeNotFoundError        no episode with that id (LookupError too)
-    │   └── StoreExistsError            init on a store that already exists
+    │   ├── StoreExistsError            init on a store that already exists
+    │   ├── CrystalNotFoundError        no crystal with that name (LookupError too)
+    │   ├── SporeNotFoundError          no spore with that id (LookupError too)
+    │   └── RevisionConflictError       compare-and-set on a stale revision (.current)
     ├── LockUnavailableError            a cross-process lock was not acquired in time
     ├── WrapError                       the wrap lifecycle
     │   ├── WrapInProgressError         prepare while a wrap is open (.started_at)
@@ -46,17 +51,22 @@ __all__ = [
     "AuditRepairRefusedError",
     "BatonHeldError",
     "ContinuityRejectedError",
+    "CrystalNotFoundError",
     "EpisodeNotFoundError",
     "GateError",
     "IdempotencyConflictError",
     "ImportFormatError",
+    "InvalidCrystalError",
     "InvalidEpisodeError",
     "InvalidInputError",
     "InvalidQueryError",
     "InvalidSchemaError",
+    "InvalidSporeError",
     "LockUnavailableError",
     "NoWrapInProgressError",
+    "RevisionConflictError",
     "SaveAuthorityError",
+    "SporeNotFoundError",
     "StoreClosedError",
     "StoreDatabaseError",
     "StoreError",
@@ -106,6 +116,14 @@ class TrustError(InvalidInputError):
     """A trust level was refused: unknown, above the store's ceiling, or raised without operator."""
 
 
+class InvalidCrystalError(InvalidInputError):
+    """A crystal was rejected: bad name, level under 2, unknown kind, bad date, too large."""
+
+
+class InvalidSporeError(InvalidInputError):
+    """A spore was rejected: unknown type or tier, a kind that does not fit, bad date, too large."""
+
+
 class StoreError(AnnealMemoryError):
     """An operation on the store failed.
 
@@ -149,6 +167,26 @@ class EpisodeNotFoundError(StoreError, LookupError):
 
 class StoreExistsError(StoreError):
     """``init`` was asked to create a store that already exists."""
+
+
+class CrystalNotFoundError(StoreError, LookupError):
+    """No crystal has the given name."""
+
+
+class SporeNotFoundError(StoreError, LookupError):
+    """No spore has the given id."""
+
+
+class RevisionConflictError(StoreError):
+    """A compare-and-set update named a revision that is no longer current.
+
+    Attributes:
+        current: The revision the record has now.
+    """
+
+    def __init__(self, message: str, *, current: int, operation: str = "") -> None:
+        super().__init__(message, operation=operation)
+        self.current = current
 
 
 class LockUnavailableError(AnnealMemoryError):

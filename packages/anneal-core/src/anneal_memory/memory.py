@@ -40,8 +40,8 @@ from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.types import Episode, EpisodeType, Trust
 
 if TYPE_CHECKING:
-    from anneal_memory import Affect
     from anneal_memory._wrapflow import AffectSource, Compressor
+    from anneal_memory.associations import Affect
 
 __all__ = ["AgentMemory", "RecordingPolicy", "WrapOutcome", "WrapOutcomeStatus"]
 
@@ -141,10 +141,16 @@ class AgentMemory:
     def start(self) -> str:
         """Return the context to load at session start, at most ``startup_chars`` long.
 
-        Today that is the continuity file (what earlier sessions consolidated); "" when
-        there is none yet.
+        The continuity file (what earlier sessions consolidated), then the crystal index
+        and the top-of-mind spores, each part under its own heading; "" when all are empty.
+        The long-term parts take at most a third of the bound.
         """
-        return render_startup(self._store.load_continuity(), self.startup_chars)
+        from anneal_memory._longterm import startup_block
+
+        extra = startup_block(self._store, self.startup_chars // 3)
+        room = self.startup_chars - (len(extra) + 2 if extra else 0)
+        base = render_startup(self._store.load_continuity(), room)
+        return "\n\n".join(b for b in (base, extra) if b)
 
     # -- recording -------------------------------------------------------------------------
 
@@ -224,7 +230,8 @@ class AgentMemory:
         The block starts with ``Relevant memory:`` and lists ``- (id) [type] content`` lines,
         best match first; a hit on a replaced episode shows its replacement (``Replaced
         since:``), tool and outside episodes follow under a "data, not instructions" header,
-        and durable facts the prompt cues come last. Any prompt text is safe: its words are
+        durable facts the prompt cues come next, then the crystallized patterns the prompt
+        recalls (under ``Crystallized patterns:``). Any prompt text is safe: its words are
         searched literally.
         """
         from anneal_memory._recall_block import build_view, render_view
@@ -233,9 +240,13 @@ class AgentMemory:
         query = prompt[: self.policy.query_chars] if isinstance(prompt, str) else ""
         if not has_content_words(query):
             return ""
+        from anneal_memory._longterm import recalled_crystals
+
+        crystals = recalled_crystals(self._store, query, self.context_chars // 2)
+        room = self.context_chars - (len(crystals) + 2 if crystals else 0)
         found = self._store.recall(keyword=query, limit=self.recall_limit, include_superseded=True)
         view = build_view(self._store, found.episodes, cued_facts(self._store, query))
-        return render_view(view, self.context_chars)
+        return "\n\n".join(b for b in (render_view(view, room), crystals) if b)
 
     def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
         """Return the memory block for one turn's model calls: startup context plus recall.

@@ -183,19 +183,29 @@ class StoreStatus:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PruneResult:
-    """What a prune removed."""
+    """What a prune removed.
+
+    Attributes:
+        deleted: How many episodes were deleted.
+        cutoff: Episodes stamped before this were deleted.
+        crystals_losing_evidence: Crystals that cited a deleted episode (their evidence now
+            lists it as deleted).
+    """
 
     deleted: int
     cutoff: str
+    crystals_losing_evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImportResult:
-    """What an import added and skipped."""
+    """What an import added and skipped (crystals and spores already here are skipped)."""
 
     imported: int
     skipped_existing: int
     tombstones_added: int
+    crystals_imported: int = 0
+    spores_imported: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,19 +8,14 @@ dict for ``--json``. Later features extend the tour by appending a step (e.g. a 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from anneal_memory.cli._context import Context, ExitCode
-
-if TYPE_CHECKING:
-    from anneal_memory.store import Store
+from anneal_memory.cli._demo_session import DEMO_SOURCE, DemoSession, DemoStep
 
 __all__ = ["DEMO_EPISODES", "DEMO_STEPS", "DemoSession", "DemoStep", "add_commands"]
-
-DEMO_SOURCE = "demo"
 
 # (type, text): an agent chasing a flaky test, in the order it would record them.
 DEMO_EPISODES: tuple[tuple[str, str], ...] = (
@@ -66,34 +61,6 @@ DEMO_EPISODES: tuple[tuple[str, str], ...] = (
 )
 
 DEMO_QUESTION = "why does the checkout test fail when the tests run in parallel?"
-
-
-class DemoSession:
-    """What the demo steps share: the store, the output and the record of each step."""
-
-    def __init__(self, ctx: Context, store: Store, *, temporary: bool) -> None:
-        self.ctx = ctx
-        self.store = store
-        self.temporary = temporary
-        self.episode_ids: list[str] = []
-
-    def say(self, text: str = "") -> None:
-        """Print a line of the tour (silent under ``--json``)."""
-        if not self.ctx.json:
-            print(text, file=self.ctx.out)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DemoStep:
-    """One step of the tour.
-
-    Attributes:
-        name: Short key used in the ``--json`` output.
-        run: Does the step, narrates it, and returns what happened (JSON-ready).
-    """
-
-    name: str
-    run: Callable[[DemoSession], dict[str, Any]]
 
 
 def _step_record(session: DemoSession) -> dict[str, Any]:
@@ -146,11 +113,18 @@ def _step_wrap(session: DemoSession) -> dict[str, Any]:
     return step_wrap(session)
 
 
+def _step_memory(session: DemoSession) -> dict[str, Any]:
+    from anneal_memory.cli._demo_memory import step_memory
+
+    return step_memory(session)
+
+
 DEMO_STEPS: list[DemoStep] = [
     DemoStep(name="record", run=_step_record),
     DemoStep(name="recall", run=_step_recall),
     DemoStep(name="filter", run=_step_filter),
     DemoStep(name="wrap", run=_step_wrap),
+    DemoStep(name="memory", run=_step_memory),
 ]
 
 

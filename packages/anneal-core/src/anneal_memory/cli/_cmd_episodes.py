@@ -156,49 +156,63 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
                 f"not deleting {episode.id}: confirmation needs a terminal; pass --force to "
                 "delete without asking"
             )
+        from anneal_memory.crystal import crystals_citing
+
+        cited = crystals_citing(store, [episode.id])
+        warning = f" (evidence of crystal(s) {', '.join(cited)})" if cited else ""
         question = (
-            f"Delete {episode.type.value} {episode.id}: {one_line(episode.content, 60)}? [y/N] "
+            f"Delete {episode.type.value} {episode.id}{warning}: "
+            f"{one_line(episode.content, 60)}? [y/N] "
         )
         if not _confirm(ctx, question):
             raise CommandError(f"not deleted: {episode.id} (not confirmed)")
+    from anneal_memory.crystal import crystals_citing
+
+    losing = crystals_citing(store, [episode.id])
     deleted = store.delete(episode.id)
     if not deleted:  # deleted by another process since the get
         raise CommandError(f"no episode with id {args.id!r}")
-    ctx.emit({"id": episode.id, "deleted": True}, f"Deleted {episode.id}")
+    text = f"Deleted {episode.id}"
+    if losing:
+        text += f"; crystals that lose this evidence: {', '.join(losing)}"
+    ctx.emit({"id": episode.id, "deleted": True, "crystals_losing_evidence": list(losing)}, text)
     return ExitCode.OK
 
 
-def _count_older(ctx: Context, days: float) -> tuple[str, int]:
+def _count_older(ctx: Context, days: float) -> tuple[str, int, tuple[str, ...]]:
     import datetime as dt
 
     from anneal_memory._clock import format_timestamp
+    from anneal_memory.store._evidence import citing_crystals_before
 
     store = ctx.store(create=False)
     cutoff = format_timestamp(store.clock.now() - dt.timedelta(days=days))
     with store._lock:  # the connection is shared by the threads of this process
-        row = (
-            store.connection("prune")
-            .execute("SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,))
-            .fetchone()
-        )
-    return cutoff, int(row[0])
+        conn = store.connection("prune")
+        row = conn.execute("SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,)).fetchone()
+        losing = citing_crystals_before(conn, cutoff)
+    return cutoff, int(row[0]), losing
 
 
 def run_prune(ctx: Context, args: argparse.Namespace) -> int:
     """Delete (or count, with --dry-run) episodes older than the given age."""
     if args.dry_run:
-        cutoff, matching = _count_older(ctx, args.older_than)
+        cutoff, matching, losing = _count_older(ctx, args.older_than)
         deleted = 0
         text = f"Would delete {matching} episode(s) older than {cutoff} (dry run, nothing deleted)"
     else:
         result = ctx.store(create=False).prune(args.older_than)
         cutoff, matching, deleted = result.cutoff, result.deleted, result.deleted
+        losing = result.crystals_losing_evidence
         text = f"Deleted {deleted} episode(s) older than {cutoff}"
+    if losing:
+        text += f"; crystals that lose evidence: {', '.join(losing)}"
     data = {
         "dry_run": bool(args.dry_run),
         "cutoff": cutoff,
         "matching": matching,
         "deleted": deleted,
+        "crystals_losing_evidence": list(losing),
     }
     ctx.emit(data, text)
     return ExitCode.OK

@@ -89,8 +89,11 @@ def run_import(ctx: Context, args: argparse.Namespace) -> int:
             "imported": result.imported,
             "skipped_existing": result.skipped_existing,
             "tombstones_added": result.tombstones_added,
+            "crystals_imported": result.crystals_imported,
+            "spores_imported": result.spores_imported,
         },
         f"Imported {result.imported} episode(s) from {origin} "
-        f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s))",
+        f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s)); "
+        f"{result.crystals_imported} crystal(s), {result.spores_imported} spore(s)",
     )
     return ExitCode.OK

@@ -153,10 +153,13 @@ class Context:
         return self._store
 
     def emit(self, data: Any, text: str | None = None) -> None:
-        """Print ``data`` as JSON under ``--json``, else ``text`` (see ``_render.emit``)."""
-        from anneal_memory.cli._render import emit
+        """Print ``data`` as JSON under ``--json`` (readable UTF-8, indented), else ``text``."""
+        if self.json:
+            import json
 
-        emit(self, data, text)
+            print(json.dumps(data, ensure_ascii=False, indent=2), file=self.out)
+        elif text is not None:
+            print(text, file=self.out)
 
     def warn(self, message: str) -> None:
         """Print a diagnostic line on stderr (not part of the result)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from anneal_memory.cli._cmd_demo import DemoSession
+    from anneal_memory.cli._demo_session import DemoSession
     from anneal_memory.continuity import SaveResult
 
 __all__ = ["FOLLOW_UP_EPISODES", "step_wrap"]

@@ -58,10 +58,7 @@ def dumps(data: Any) -> str:
 
 def emit(ctx: Context, data: Any, text: str | None = None) -> None:
     """Print ``data`` as JSON when ``--json`` was given, else ``text`` (if any)."""
-    if ctx.json:
-        print(dumps(data), file=ctx.out)
-    elif text is not None:
-        print(text, file=ctx.out)
+    ctx.emit(data, text)
 
 
 def one_line(text: str, limit: int = _PREVIEW_CHARS) -> str:

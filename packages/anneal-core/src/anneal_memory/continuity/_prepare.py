@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import functools
 import os
 from collections.abc import Sequence
@@ -160,6 +161,17 @@ def build_package(
     return dataclasses.replace(package, instructions=render_instructions(schema, project, package))
 
 
+def _crystal_proposals(
+    store: Store, package: WrapPackage, schema: SectionSchema, today: _dt.date
+) -> str:
+    from anneal_memory.crystal._candidates import propose, render_proposals
+
+    lines = [
+        line for _n, line in graduating_lines(_document.parse(package.continuity or ""), schema)
+    ]
+    return render_proposals(propose(store, lines, package.episodes, today))
+
+
 def prepare_wrap(
     store: Store,
     *,
@@ -267,6 +279,8 @@ def _ready(
         max_package_chars=budget,
         episodes_left=opened.left,
     )
+    today = _dt.date.fromisoformat(opening.today)
+    text = render_package(package) + _crystal_proposals(store, package, schema, today)
     store.emit_audit(
         "wrap_started",
         actor=opening.session_id or "agent",
@@ -292,7 +306,7 @@ def _ready(
         episode_count=len(episodes),
         wrap_token=opening.token,
         package=package,
-        text=render_package(package),
+        text=text,
         wrap_id=opened.wrap_id,
         episodes_left=opened.left,
     )

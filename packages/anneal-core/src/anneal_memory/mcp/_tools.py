@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from anneal_memory.mcp import _read_tools, _text, _wrap_tools
+from anneal_memory.mcp import _memory_tools, _read_tools, _text, _wrap_tools
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
 
@@ -74,10 +74,16 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+    from anneal_memory.crystal import crystals_citing
+
     episode_id = args["episode_id"]
+    losing = crystals_citing(ctx.store, [episode_id])
     if not ctx.store.delete(episode_id):
         raise ValueError(f"no episode with id {episode_id!r} (it never existed or was deleted)")
-    return f"Deleted episode {episode_id}; its id stays reserved and is never reused."
+    text = f"Deleted episode {episode_id}; its id stays reserved and is never reused."
+    if losing:
+        text += f" Crystals that lose this evidence: {', '.join(losing)}."
+    return text
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
@@ -333,6 +339,7 @@ TOOLS: tuple[Tool, ...] = (
     _WRAP_CANCEL,
     _DELETE,
     _STATUS,
+    *(Tool(*row) for row in _memory_tools.ROWS),
 )
 """Every tool this server offers, in the order ``tools/list`` shows them."""
 

@@ -278,12 +278,81 @@ _WRAP_LEASE: Sequence[str] = (
     "ALTER TABLE wraps ADD COLUMN lease_expires_at TEXT",
 )
 
+# The long-term pattern tier (crystal/) and prospective memory (spores/). Evidence rows are
+# kept when their episode is deleted: the crystal reports the id as missing instead.
+# Spore numbers come from AUTOINCREMENT, so a deleted spore's id is never handed out again.
+# The key columns of the WITHOUT ROWID tables come first: SQLite 3.40's integrity_check
+# wrongly reports NULLs in a NOT NULL column placed before a key column.
+_CRYSTALS_SPORES: Sequence[str] = (
+    """
+    CREATE TABLE crystals (
+        name TEXT PRIMARY KEY,
+        level INTEGER NOT NULL CHECK (level >= 2),
+        explanation TEXT NOT NULL,
+        permanence TEXT NOT NULL CHECK (permanence IN ('timeless', 'phase-specific')),
+        activation_mode TEXT NOT NULL
+            CHECK (activation_mode IN ('just-in-time', 'catastrophic')),
+        tags TEXT NOT NULL,
+        crystallized_on TEXT NOT NULL,
+        last_activated_on TEXT NOT NULL,
+        source TEXT NOT NULL,
+        notes TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        retired_kind TEXT
+            CHECK (retired_kind IN ('falsified', 'superseded', 'merged', 'obsolete')),
+        retired_reason TEXT,
+        retired_on TEXT,
+        retired_at TEXT
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE crystal_evidence (
+        crystal TEXT NOT NULL REFERENCES crystals(name) ON DELETE CASCADE,
+        episode_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (crystal, episode_id)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX crystal_evidence_episode ON crystal_evidence(episode_id)",
+    """
+    CREATE TABLE spores (
+        num INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL CHECK (type IN ('task', 'question', 'thought')),
+        text TEXT NOT NULL,
+        domain TEXT NOT NULL,
+        tier TEXT NOT NULL CHECK (tier IN ('hot', 'warm', 'cold', 'parked')),
+        salience INTEGER NOT NULL CHECK (salience BETWEEN 0 AND 3),
+        seen TEXT,
+        next TEXT,
+        created TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+        resolution TEXT,
+        pointer TEXT NOT NULL,
+        origin_key TEXT NOT NULL,
+        revision INTEGER NOT NULL
+    )
+    """,
+    "CREATE INDEX spores_status ON spores(status, tier)",
+    """
+    CREATE TABLE spore_notes (
+        spore INTEGER NOT NULL REFERENCES spores(num) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        day TEXT NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (spore, position)
+    ) WITHOUT ROWID
+    """,
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
     _SEQ_RANGES_V3,
     _SUPERSESSION_TRUST,
     _WRAP_LEASE,
+    _CRYSTALS_SPORES,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -19,6 +19,7 @@ from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
 from anneal_memory.store import _episodes, _recall, _supersession
 from anneal_memory.store._connection import connect, database_error, write_transaction
+from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._provenance_api import (
     ProvenanceMixin,
@@ -325,6 +326,9 @@ class Store(ProvenanceMixin):
     def delete(self, episode_id: str) -> bool:
         """Delete an episode: its row and index entry go, a tombstone keeps its id.
 
+        Crystals citing it keep the id in their evidence, listed as deleted; the audit
+        entry names them (ask first with ``anneal_memory.crystal.crystals_citing``).
+
         Returns:
             True if it was deleted, False if no such episode exists.
         """
@@ -332,11 +336,15 @@ class Store(ProvenanceMixin):
             conn = self.connection("delete")
             with write_transaction(conn, operation="delete", path=self._path):
                 now = self._now()
+                losing = citing_crystals(conn, [str(episode_id)])
                 deleted = _episodes.delete_episode(conn, str(episode_id), now=now, reason="delete")
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", now)])
         if deleted:
-            self.emit_audit("delete", actor="agent", data={"episode_id": str(episode_id)})
+            data: dict[str, Any] = {"episode_id": str(episode_id)}
+            if losing:
+                data["crystals_losing_evidence"] = list(losing)
+            self.emit_audit("delete", actor="agent", data=data)
         return deleted
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -358,12 +366,16 @@ class Store(ProvenanceMixin):
         with self._lock:
             conn = self.connection("prune")
             with write_transaction(conn, operation="prune", path=self._path):
+                losing = citing_crystals_before(conn, cutoff)
                 deleted = _episodes.prune_before(conn, cutoff, now=format_timestamp(now))
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", format_timestamp(now))])
         if deleted:
-            self.emit_audit("prune", actor="agent", data={"deleted": deleted, "cutoff": cutoff})
-        return PruneResult(deleted=deleted, cutoff=cutoff)
+            data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
+            if losing:
+                data["crystals_losing_evidence"] = list(losing)
+            self.emit_audit("prune", actor="agent", data=data)
+        return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
     # -- status, export, import --------------------------------------------------------------
 

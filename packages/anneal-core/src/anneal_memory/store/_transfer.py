@@ -5,7 +5,8 @@ Export format (``format_version`` 1)::
     {"format": "anneal-memory-export", "format_version": 1, "exported_at": "...Z",
      "schema_version": N, "episodes": [Episode.to_dict(), ...],
      "tombstones": [{"id", "deleted_at", "reason"}, ...],
-     "supersessions": [{"old_id", "new_id", "via", "created_at"}, ...]}
+     "supersessions": [{"old_id", "new_id", "via", "created_at"}, ...],
+     "crystals": [...], "spores": [...]}  (see ``_transfer_memory``; optional on import)
 
 Each episode carries its ``trust``, ``state_key``, ``superseded_by`` and ``derived_from``;
 an import restores them and the links (``superseded_by`` is recomputed from the links).
@@ -24,6 +25,7 @@ from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
 from anneal_memory.store._transfer_links import import_links, import_provenance, iter_link_chunks
+from anneal_memory.store._transfer_memory import import_memory, iter_memory_chunks
 from anneal_memory.store._validate import validate_episode
 from anneal_memory.types import Episode, ImportResult
 
@@ -74,6 +76,7 @@ def iter_export_chunks(
         yield ("\n" if index == 0 else ",\n") + _dump(item)
     yield "\n]"
     yield from iter_link_chunks(conn)
+    yield from iter_memory_chunks(conn)
     yield "}\n"
 
 
@@ -167,4 +170,11 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
         added += cursor.rowcount
     assert isinstance(document, Mapping)  # checked by _check_document
     import_links(conn, document.get("supersessions", []), keys)
-    return ImportResult(imported=imported, skipped_existing=skipped, tombstones_added=added)
+    crystals, spores = import_memory(conn, document)
+    return ImportResult(
+        imported=imported,
+        skipped_existing=skipped,
+        tombstones_added=added,
+        crystals_imported=crystals,
+        spores_imported=spores,
+    )

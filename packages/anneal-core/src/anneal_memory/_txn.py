@@ -1,0 +1,32 @@
+"""Transactions on a store for the rooms above it (crystal/, spores/).
+
+``writing`` holds the store's thread lock and one ``BEGIN IMMEDIATE`` transaction; ``reading``
+holds the thread lock around reads of the shared connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+
+from anneal_memory.store import Store
+from anneal_memory.store._connection import write_transaction
+
+__all__ = ["reading", "writing"]
+
+
+@contextlib.contextmanager
+def writing(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
+    """The store's connection inside one write transaction, committed on success."""
+    with store._lock:
+        conn = store.connection(operation)
+        with write_transaction(conn, operation=operation, path=store.path):
+            yield conn
+
+
+@contextlib.contextmanager
+def reading(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
+    """The store's connection, held for this thread."""
+    with store._lock:
+        yield store.connection(operation)

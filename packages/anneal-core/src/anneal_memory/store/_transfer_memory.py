@@ -1,0 +1,196 @@
+"""Export and import of the crystal and spore tables, as parts of the store's export.
+
+Export adds two keys to the document: ``"crystals"`` (every crystal, retirement and notes
+included, with its evidence ids) and ``"spores"`` (every spore, open and resolved, with its
+dated notes). Import adds what is missing: a crystal whose name exists here is kept as it is
+(skipped); a spore whose ``origin_key`` exists here is skipped, and a spore keeps its number
+when that number is free here. The tables' CHECK constraints refuse bad enum values and
+levels; the whole import is then rolled back.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from anneal_memory.errors import ImportFormatError
+
+__all__ = ["import_memory", "iter_memory_chunks"]
+
+_CRYSTAL_COLUMNS = (
+    "name, level, explanation, permanence, activation_mode, tags, crystallized_on, "
+    "last_activated_on, source, notes, revision, updated_at, retired_kind, retired_reason, "
+    "retired_on, retired_at"
+)
+_SPORE_COLUMNS = (
+    "num, type, text, domain, tier, salience, seen, next, created, created_at, status, "
+    "resolution, pointer, origin_key, revision"
+)
+_SPORE_ID = re.compile(r"spore-([0-9]{1,9})")
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _crystals(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    evidence: dict[str, list[str]] = {}
+    for name, ident in conn.execute(
+        "SELECT crystal, episode_id FROM crystal_evidence ORDER BY crystal, position"
+    ):
+        evidence.setdefault(str(name), []).append(str(ident))
+    out = []
+    for row in conn.execute(f"SELECT {_CRYSTAL_COLUMNS} FROM crystals ORDER BY name"):  # noqa: S608
+        item = dict(zip(_CRYSTAL_COLUMNS.split(", "), row, strict=True))
+        item["tags"], item["notes"] = json.loads(item["tags"]), json.loads(item["notes"])
+        item["evidence"] = evidence.get(str(item["name"]), [])
+        out.append(item)
+    return out
+
+
+def _spores(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    notes: dict[int, list[dict[str, str]]] = {}
+    for num, day, text in conn.execute(
+        "SELECT spore, day, text FROM spore_notes ORDER BY spore, position"
+    ):
+        notes.setdefault(int(num), []).append({"on": str(day), "text": str(text)})
+    out = []
+    for row in conn.execute(f"SELECT {_SPORE_COLUMNS} FROM spores ORDER BY num"):  # noqa: S608
+        item = dict(zip(_SPORE_COLUMNS.split(", "), row, strict=True))
+        num = int(item.pop("num"))
+        item["id"] = f"spore-{num:03d}"
+        item["resolution"] = None if item["resolution"] is None else json.loads(item["resolution"])
+        item["notes"] = notes.get(num, [])
+        out.append(item)
+    return out
+
+
+def iter_memory_chunks(conn: sqlite3.Connection) -> Iterator[str]:
+    """Yield ``, "crystals": [...], "spores": [...]`` (inside the caller's read transaction)."""
+    for key, items in (("crystals", _crystals(conn)), ("spores", _spores(conn))):
+        yield f', "{key}": ['
+        for index, item in enumerate(items):
+            yield ("\n" if index == 0 else ",\n") + _dump(item)
+        yield "\n]"
+
+
+def _list(document: Mapping[str, Any], key: str) -> list[Any]:
+    value = document.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise ImportFormatError(f"export is malformed: {key!r} must be a list of objects")
+    return value
+
+
+def _field(item: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
+    value = item.get(key)
+    if not isinstance(value, kinds) or isinstance(value, bool):
+        raise ImportFormatError(f"{where} has an invalid {key!r}: {value!r}")
+    return value
+
+
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_RESOLUTION_KEYS = frozenset(("direction", "kind", "ref", "on", "at"))
+
+
+def _day(item: Mapping[str, Any], key: str, where: str, *, optional: bool = False) -> None:
+    value = item.get(key)
+    if value is None and optional:
+        return
+    if isinstance(value, str) and _DAY.fullmatch(value):
+        try:
+            _dt.date.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            return
+    raise ImportFormatError(f"{where} has an invalid {key!r} (a YYYY-MM-DD day): {value!r}")
+
+
+def _resolution(item: Mapping[str, Any], where: str) -> str | None:
+    value = item.get("resolution")
+    if value is None:
+        return None
+    if (
+        not isinstance(value, Mapping)
+        or set(value) != _RESOLUTION_KEYS
+        or not all(isinstance(v, str) for v in value.values())
+    ):
+        raise ImportFormatError(
+            f"{where} has an invalid 'resolution': expected {{direction, kind, ref, on, at}}"
+        )
+    return _dump(dict(value))
+
+
+def _import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], index: int) -> bool:
+    where = f"crystal #{index}"
+    name = _field(item, "name", str, where)
+    if conn.execute("SELECT 1 FROM crystals WHERE name = ?", (name,)).fetchone():
+        return False
+    values = [item.get(c) for c in _CRYSTAL_COLUMNS.split(", ")]
+    values[5] = _dump(list(_field(item, "tags", list, where)))
+    values[9] = _dump(list(_field(item, "notes", list, where)))
+    for key in ("explanation", "updated_at"):
+        _field(item, key, str, where)
+    _day(item, "crystallized_on", where)
+    _day(item, "last_activated_on", where)
+    _field(item, "level", int, where)
+    marks = ", ".join("?" * len(values))
+    conn.execute(f"INSERT INTO crystals ({_CRYSTAL_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
+    evidence = _field(item, "evidence", list, where)
+    conn.executemany(
+        "INSERT OR IGNORE INTO crystal_evidence(crystal, position, episode_id) VALUES (?, ?, ?)",
+        [(name, pos, str(ident)) for pos, ident in enumerate(evidence)],
+    )
+    return True
+
+
+def _import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], index: int) -> bool:
+    where = f"spore #{index}"
+    key = _field(item, "origin_key", str, where)
+    if conn.execute("SELECT 1 FROM spores WHERE origin_key = ?", (key,)).fetchone():
+        return False
+    found = _SPORE_ID.fullmatch(str(item.get("id", "")))
+    if found is None:
+        raise ImportFormatError(f"{where} has an invalid id {item.get('id')!r}")
+    num: int | None = int(found.group(1))
+    if conn.execute("SELECT 1 FROM spores WHERE num = ?", (num,)).fetchone():
+        num = None  # taken here: the spore gets the next number
+    for field in ("type", "text", "domain", "tier", "created_at", "status", "pointer"):
+        _field(item, field, str, where)
+    _field(item, "salience", int, where)
+    _day(item, "created", where)
+    _day(item, "seen", where, optional=True)
+    _day(item, "next", where, optional=True)
+    values = [num, *(item.get(c) for c in _SPORE_COLUMNS.split(", ")[1:])]
+    values[11] = _resolution(item, where)
+    marks = ", ".join("?" * len(values))
+    cursor = conn.execute(f"INSERT INTO spores ({_SPORE_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
+    notes = _field(item, "notes", list, where)
+    conn.executemany(
+        "INSERT INTO spore_notes (spore, position, day, text) VALUES (?, ?, ?, ?)",
+        [
+            (cursor.lastrowid, pos, str(n.get("on")), str(n.get("text")))
+            for pos, n in enumerate(notes)
+        ],
+    )
+    return True
+
+
+def import_memory(conn: sqlite3.Connection, document: Mapping[str, Any]) -> tuple[int, int]:
+    """Insert the export's crystals and spores that are missing here; return both counts.
+
+    Raises:
+        ImportFormatError: An entry is malformed or breaks a table constraint (the caller
+            rolls the whole import back).
+    """
+    crystals, spores = _list(document, "crystals"), _list(document, "spores")
+    try:
+        added_crystals = sum(_import_crystal(conn, c, i) for i, c in enumerate(crystals))
+        added_spores = sum(_import_spore(conn, s, i) for i, s in enumerate(spores))
+    except sqlite3.IntegrityError as exc:
+        raise ImportFormatError(f"a crystal or spore in the export is invalid: {exc}") from None
+    return added_crystals, added_spores
