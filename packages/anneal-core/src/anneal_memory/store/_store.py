@@ -27,6 +27,7 @@ from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
     Episode,
     EpisodeType,
+    ImportReport,
     ImportResult,
     PruneResult,
     RecallResult,
@@ -373,3 +374,39 @@ class Store:
             data={"imported": result.imported, "tombstones_added": result.tombstones_added},
         )
         return result
+
+    def import_from(self, path: str | os.PathLike[str], *, dry_run: bool = False) -> ImportReport:
+        """Import a file, detecting its format, in one transaction (all or nothing).
+
+        Reads our own export, the public anneal-memory 1.0.2 JSON export, a 1.0.2 database
+        with the files beside it (opened read-only, never modified), and the MCP memory
+        server's ``memory.json``. Records already here are skipped, so a second run imports
+        nothing. ``dry_run`` does all the work, reports it and writes nothing.
+
+        Raises:
+            ImportFormatError: The file is not importable or clashes with this store; the
+                message names the place. Nothing was written.
+        """
+        from anneal_memory.store._import_apply import apply_import
+
+        with self._lock:
+            report = apply_import(
+                self.connection("import"),
+                Path(path).expanduser().absolute(),
+                db_path=self._path,
+                clock=self._clock,
+                continuity_file=self.sidecar(".continuity.md"),
+                dry_run=dry_run,
+            )
+        if not dry_run:
+            self.emit_audit(
+                "import",
+                actor="operator",
+                data={
+                    "format": report.format,
+                    "source_sha256": report.sha256,
+                    "counts": {c.kind: c.imported for c in report.counts},
+                    "not_carried": {c.kind: c.not_carried for c in report.counts},
+                },
+            )
+        return report

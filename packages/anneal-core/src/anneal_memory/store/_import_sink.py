@@ -1,0 +1,366 @@
+"""Where parsed import records go: one function per kind, counting what each one did.
+
+Episodes are first staged in a scratch SQLite file beside nothing the user owns (a temporary
+folder), so a source of any size is held on disk, not in memory, and can be written in the
+order the store needs (1.0.2 episodes wrap by wrap). Everything else is written straight into
+the caller's write transaction, which the caller commits or rolls back as a whole.
+
+Kinds this store has no place for yet (trust classes, supersession, state keys, derivation,
+pattern levels, crystals, spores) are counted and reported as not carried; their functions
+below are the seams where they get written once the store grows those tables.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from anneal_memory.errors import ImportFormatError
+from anneal_memory.store._episodes import fetch_by_id, insert_episode
+from anneal_memory.store._import_records import (
+    AssociationRecord,
+    CrystalRecord,
+    DerivedRecord,
+    EpisodeRecord,
+    Kind,
+    PatternLevelRecord,
+    SourceFormat,
+    SporeRecord,
+    StateKeyRecord,
+    SupersessionRecord,
+    TombstoneRecord,
+    TrustRecord,
+    WrapRecord,
+)
+from anneal_memory.store._validate import EpisodeInput
+from anneal_memory.types import EpisodeType, ImportCount
+
+__all__ = ["Sink"]
+
+# The association model's constants (anneal_memory.associations): cap, prune floor, -ln(decay).
+_MAX_STRENGTH = 10.0
+_PRUNE_BELOW = 0.1
+_LN_PER_SAVE = 0.10536051565782628
+_UNWRAPPED = "~"
+
+_NOT_YET = {
+    Kind.TRUST: "not carried yet (needs trust classes in this store)",
+    Kind.SUPERSESSIONS: "not carried yet (needs supersession links in this store)",
+    Kind.STATE_KEYS: "not carried yet (needs state keys in this store)",
+    Kind.DERIVED_FROM: "not carried yet (needs trust classes in this store)",
+    Kind.PATTERN_LEVELS: "not carried yet (needs pattern levels without a wrap); the next "
+    "save caps each pattern line one rung above its level in this store",
+    Kind.CRYSTALS: "not carried yet (needs the crystal tier in this store)",
+    Kind.SPORES: "not carried yet (needs spores in this store)",
+}
+
+_STAGE = """
+CREATE TABLE stage (
+    pos INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, ident TEXT, ord TEXT NOT NULL,
+    wrap INTEGER, ts TEXT NOT NULL, type TEXT NOT NULL, content TEXT NOT NULL,
+    source TEXT NOT NULL, metadata TEXT, idem TEXT, place TEXT NOT NULL
+)
+"""
+
+
+def _wrap_token(number: int) -> str:
+    return f"import-1.0.2-wrap-{number}"
+
+
+@dataclass(slots=True)
+class _Count:
+    found: int = 0
+    imported: int = 0
+    skipped: int = 0
+    not_carried: int = 0
+    reason: str | None = None
+
+
+class Sink:
+    """Receives records from a reader and writes them into ``conn``'s open transaction.
+
+    Args:
+        conn: The store's connection, inside a write transaction.
+        stage_dir: A private temporary folder for the staging file.
+        target_empty: The store had no episodes and no wraps, so a source's wrap history
+            can be written as it is.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, *, stage_dir: Path, target_empty: bool) -> None:
+        self._conn = conn
+        self._target_empty = target_empty
+        self._by_wrap = False
+        self._carry_wraps = False
+        # A private scratch file, not a store: none of the store's connection policy applies.
+        self._stage = sqlite3.connect(stage_dir / "stage.db", isolation_level=None)  # noqa: TID251
+        self._stage.execute("PRAGMA journal_mode=OFF")
+        self._stage.execute("PRAGMA synchronous=OFF")
+        self._stage.execute(_STAGE)
+        self._stage.execute("CREATE TABLE links (a TEXT, b TEXT, s REAL, tag TEXT, i REAL)")
+        self._stage.execute("BEGIN")
+        self._counts: dict[Kind, _Count] = {}
+        self._wraps: list[WrapRecord] = []
+        self._through: dict[int, int] = {}
+
+    def set_format(self, fmt: SourceFormat) -> None:
+        """Called once the source's format is known, before its first episode."""
+        self._by_wrap = fmt in {SourceFormat.V1_EXPORT, SourceFormat.V1_DATABASE}
+        self._carry_wraps = self._by_wrap and self._target_empty
+
+    def close(self) -> None:
+        """Drop the staging file's connection."""
+        self._stage.close()
+
+    def count(self, kind: Kind) -> _Count:
+        """The running count of ``kind`` (created on first use)."""
+        return self._counts.setdefault(kind, _Count())
+
+    def not_carried(self, kind: Kind, reason: str, n: int = 1) -> None:
+        """Count ``n`` records of ``kind`` found and left behind for ``reason``."""
+        entry = self.count(kind)
+        entry.found += n
+        entry.not_carried += n
+        entry.reason = reason
+
+    def counts(self) -> tuple[ImportCount, ...]:
+        """What happened to each kind, in a stable order."""
+        order = list(Kind)
+        return tuple(
+            ImportCount(
+                kind=kind.value,
+                found=c.found,
+                imported=c.imported,
+                skipped=c.skipped,
+                not_carried=c.not_carried,
+                reason=c.reason,
+            )
+            for kind, c in sorted(self._counts.items(), key=lambda kv: order.index(kv[0]))
+            if c.found or kind is Kind.EPISODES
+        )
+
+    # -- episodes -------------------------------------------------------------------------
+
+    def episode(self, record: EpisodeRecord) -> None:
+        """Stage one episode; a repeat inside the source is skipped if identical."""
+        self.count(Kind.EPISODES).found += 1
+        item = record.item
+        key = record.ident or item.idempotency_key
+        if key is None:
+            raise ImportFormatError(f"{record.place}: an episode needs an id or a key")
+        ordering = ""
+        if self._by_wrap:
+            prefix = _UNWRAPPED if record.wrap_number is None else f"{record.wrap_number:012d}"
+            ordering = prefix + item.timestamp
+        try:
+            self._stage.execute(
+                "INSERT INTO stage (key, ident, ord, wrap, ts, type, content, source, metadata,"
+                " idem, place) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (key, record.ident, ordering, record.wrap_number, item.timestamp,
+                 item.type.value, item.content, item.source, item.metadata_json,
+                 item.idempotency_key, record.place),
+            )  # fmt: skip
+        except sqlite3.IntegrityError:
+            self._repeat(key, record)
+
+    def _repeat(self, key: str, record: EpisodeRecord) -> None:
+        row = self._stage.execute(
+            "SELECT content, type, place FROM stage WHERE key = ?", (key,)
+        ).fetchone()
+        if row[0] != record.item.content or row[1] != record.item.type.value:
+            raise ImportFormatError(
+                f"{record.place}: id {key} appears twice in the source with different "
+                f"content (first at {row[2]}); the source is inconsistent, nothing was imported"
+            )
+        self.count(Kind.EPISODES).skipped += 1
+
+    def flush_episodes(self) -> None:
+        """Write the staged episodes in order; skip those already here, refuse clashes."""
+        rows = self._stage.execute(
+            "SELECT ident, wrap, ts, type, content, source, metadata, idem, place"
+            " FROM stage ORDER BY ord, pos"
+        )
+        count = self.count(Kind.EPISODES)
+        wrap: int | None = None
+        for ident, number, ts, kind, content, source, metadata, idem, place in rows:
+            if number != wrap:
+                self._mark_through(wrap)
+                wrap = number
+            item = EpisodeInput(
+                content=content,
+                type=EpisodeType(kind),
+                source=source,
+                metadata_json=metadata,
+                timestamp=ts,
+                idempotency_key=idem,
+            )
+            if self._present(ident, item, place):
+                count.skipped += 1
+                continue
+            insert_episode(self._conn, item, ident=ident)
+            count.imported += 1
+        self._mark_through(wrap)
+
+    def _mark_through(self, wrap: int | None) -> None:
+        if wrap is not None:
+            row = self._conn.execute("SELECT coalesce(max(seq), 0) FROM episodes").fetchone()
+            self._through[wrap] = int(row[0])
+
+    def _present(self, ident: str | None, item: EpisodeInput, place: str) -> bool:
+        if ident is not None:
+            existing = fetch_by_id(self._conn, ident)
+            if existing is not None:
+                if existing.content != item.content or existing.type is not item.type:
+                    raise ImportFormatError(
+                        f"{place}: episode {ident} already exists in this store with different "
+                        "content; import into a fresh store or delete the local episode first"
+                    )
+                return True
+            if self._conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (ident,)).fetchone():
+                return True
+        if item.idempotency_key is None:
+            return False
+        row = self._conn.execute(
+            "SELECT id, content, type FROM episodes WHERE idempotency_key = ?",
+            (item.idempotency_key,),
+        ).fetchone()
+        if row is None:
+            return False
+        if row[1] != item.content or row[2] != item.type.value:
+            raise ImportFormatError(
+                f"{place}: its key {item.idempotency_key!r} is already used here by episode "
+                f"{row[0]} with different content; nothing was imported"
+            )
+        return True
+
+    # -- what this store has a place for --------------------------------------------------
+
+    def tombstone(self, record: TombstoneRecord) -> None:
+        """Keep a deleted id deleted (and never reused)."""
+        count = self.count(Kind.TOMBSTONES)
+        count.found += 1
+        if fetch_by_id(self._conn, record.ident) is not None:
+            count.skipped += 1  # alive here: this store's own episode wins
+            return
+        cursor = self._conn.execute(
+            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, 'import')",
+            (record.ident, record.deleted_at),
+        )
+        if cursor.rowcount:
+            count.imported += 1
+        else:
+            count.skipped += 1
+
+    def wrap(self, record: WrapRecord) -> None:
+        """Hold one 1.0.2 wrap until its episodes have seqs (see ``flush_wraps``)."""
+        token = _wrap_token(record.number)
+        if self._conn.execute("SELECT 1 FROM wraps WHERE token = ?", (token,)).fetchone():
+            self.count(Kind.WRAPS).found += 1
+            self.count(Kind.WRAPS).skipped += 1
+            return
+        if not self._carry_wraps:
+            self.not_carried(
+                Kind.WRAPS,
+                "not carried: this store already had episodes or wraps, so imported "
+                "episodes wait for its next wrap",
+            )
+            return
+        self.count(Kind.WRAPS).found += 1
+        self._wraps.append(record)
+
+    def flush_wraps(self, *, schema_name: str, max_chars: int) -> None:
+        """Write the held wraps as completed wraps over the seq ranges of their episodes."""
+        after = 0
+        through = 0
+        for save_no, record in enumerate(sorted(self._wraps, key=lambda w: w.number), 1):
+            ends = [seq for number, seq in self._through.items() if number <= record.number]
+            through = max([through, *ends])
+            self._conn.execute(
+                "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
+                " episode_count, completed_at, continuity_sha256, continuity_chars,"
+                " graduations_validated, demotions, after_seq, through_seq, save_no)"
+                " VALUES (?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (_wrap_token(record.number), record.wrapped_at,
+                 record.wrapped_at[:10], schema_name, max_chars, record.episodes,
+                 record.wrapped_at, record.continuity_sha256, record.continuity_chars,
+                 record.validated, record.demoted, after, through, save_no),
+            )  # fmt: skip
+            after = through
+            self.count(Kind.WRAPS).imported += 1
+
+    def association(self, record: AssociationRecord) -> None:
+        """Hold a link until its episodes are written (see ``flush_associations``)."""
+        self._stage.execute(
+            "INSERT INTO links VALUES (?, ?, ?, ?, ?)",
+            (record.a, record.b, record.strength, record.affect_tag, record.affect_intensity),
+        )
+
+    def flush_associations(self) -> None:
+        """Write links whose two episodes are in this store now, capped like our own."""
+        count = self.count(Kind.ASSOCIATIONS)
+        row = self._conn.execute(
+            "SELECT coalesce(max(id), 0), coalesce(max(save_no), 0) FROM wraps"
+        ).fetchone()
+        wrap_id, save_no = int(row[0]), int(row[1])
+        for a, b, strength, tag, intensity in self._stage.execute("SELECT * FROM links"):
+            count.found += 1
+            a, b = min(a, b), max(a, b)
+            if a == b or strength < _PRUNE_BELOW or not self._both_here(a, b):
+                count.skipped += 1
+                continue
+            strength = min(float(strength), _MAX_STRENGTH)
+            cursor = self._conn.execute(
+                "INSERT OR IGNORE INTO associations (a, b, strength, affect_tag,"
+                " affect_intensity, created_wrap_id, last_wrap_id, last_save_no, decay_key)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (a, b, strength, tag, intensity, wrap_id, wrap_id, save_no,
+                 math.log(strength) + save_no * _LN_PER_SAVE),
+            )  # fmt: skip
+            if cursor.rowcount:
+                count.imported += 1
+            else:
+                count.skipped += 1
+
+    def _both_here(self, a: str, b: str) -> bool:
+        row = self._conn.execute(
+            "SELECT count(*) FROM episodes WHERE id IN (?, ?)", (a, b)
+        ).fetchone()
+        return int(row[0]) == 2
+
+    # -- seams: kinds this store cannot hold yet ------------------------------------------
+
+    def trust(self, record: TrustRecord) -> None:
+        """An episode's trust class."""
+        del record
+        self.not_carried(Kind.TRUST, _NOT_YET[Kind.TRUST])
+
+    def supersession(self, record: SupersessionRecord) -> None:
+        """A supersession link."""
+        del record
+        self.not_carried(Kind.SUPERSESSIONS, _NOT_YET[Kind.SUPERSESSIONS])
+
+    def state_key(self, record: StateKeyRecord) -> None:
+        """A state-key slot."""
+        del record
+        self.not_carried(Kind.STATE_KEYS, _NOT_YET[Kind.STATE_KEYS])
+
+    def derived(self, record: DerivedRecord) -> None:
+        """A derivation edge."""
+        del record
+        self.not_carried(Kind.DERIVED_FROM, _NOT_YET[Kind.DERIVED_FROM])
+
+    def pattern_level(self, record: PatternLevelRecord) -> None:
+        """A pattern line's last saved level."""
+        del record
+        self.not_carried(Kind.PATTERN_LEVELS, _NOT_YET[Kind.PATTERN_LEVELS])
+
+    def crystal(self, record: CrystalRecord) -> None:
+        """A crystallized or retired pattern."""
+        del record
+        self.not_carried(Kind.CRYSTALS, _NOT_YET[Kind.CRYSTALS])
+
+    def spore(self, record: SporeRecord) -> None:
+        """An open or resolved spore."""
+        del record
+        self.not_carried(Kind.SPORES, _NOT_YET[Kind.SPORES])
