@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import stat
 from pathlib import Path
@@ -60,12 +61,15 @@ def test_export_import_round_trip_keeps_every_field(run_cli, tmp_path: Path, cli
 
     imported = run_cli("--db", str(other), "import", str(target), "--json", db=False)
     data = imported.assert_ok().json()
-    assert data == {
+    assert {k: data[k] for k in ("source", "imported", "skipped_existing", "tombstones_added")} == {
         "source": str(target),
         "imported": 2,
         "skipped_existing": 0,
         "tombstones_added": 1,
     }
+    assert data["format"] == "anneal-memory-export"
+    assert data["dry_run"] is False
+    assert data["sha256"] == hashlib.sha256(target.read_bytes()).hexdigest()
     original = run_cli("episodes", "--json").json()["episodes"]
     copied = run_cli("--db", str(other), "episodes", "--json", db=False).json()["episodes"]
     assert copied == original

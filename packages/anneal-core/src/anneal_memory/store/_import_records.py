@@ -162,11 +162,14 @@ class DerivedRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PatternLevelRecord:
-    """The last saved level of one pattern line identity."""
+    """The last saved level of one pattern, with its history where the source kept it."""
 
     place: str
-    identity: str
+    name: str
     level: int
+    max_level: int
+    explanation: str = ""
+    last_seen: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

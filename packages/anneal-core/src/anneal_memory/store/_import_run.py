@@ -156,6 +156,7 @@ def import_source(
             sink.flush_episodes()
             schema = _schema(conn, record.headings if record else None)
             sink.flush_wraps(schema_name=schema.name, max_chars=schema.target_chars)
+            sink.flush_patterns()
             sink.flush_associations()
             text = _continuity(sink, conn, record, continuity_file)
         finally:

@@ -50,8 +50,8 @@ _NOT_YET = {
     Kind.SUPERSESSIONS: "not carried yet (needs supersession links in this store)",
     Kind.STATE_KEYS: "not carried yet (needs state keys in this store)",
     Kind.DERIVED_FROM: "not carried yet (needs trust classes in this store)",
-    Kind.PATTERN_LEVELS: "not carried yet (needs pattern levels without a wrap); the next "
-    "save caps each pattern line one rung above its level in this store",
+    Kind.PATTERN_LEVELS: "not carried: pattern levels come across only with the wrap "
+    "history, into an empty store; the next save caps each line one rung above its level here",
     Kind.CRYSTALS: "not carried yet (needs the crystal tier in this store)",
     Kind.SPORES: "not carried yet (needs spores in this store)",
 }
@@ -102,6 +102,7 @@ class Sink:
         self._stage.execute("BEGIN")
         self._counts: dict[Kind, _Count] = {}
         self._wraps: list[WrapRecord] = []
+        self._patterns: list[PatternLevelRecord] = []
         self._through: dict[int, int] = {}
 
     def set_format(self, fmt: SourceFormat) -> None:
@@ -328,6 +329,54 @@ class Sink:
         ).fetchone()
         return int(row[0]) == 2
 
+    def pattern_level(self, record: PatternLevelRecord) -> None:
+        """Hold a pattern's saved level until the wraps are written (``flush_patterns``)."""
+        if not self._carry_wraps:
+            identity = record.name.casefold()
+            here = self._conn.execute(
+                "SELECT 1 FROM patterns WHERE identity = ?", (identity,)
+            ).fetchone()
+            if here is None:
+                self.not_carried(Kind.PATTERN_LEVELS, _NOT_YET[Kind.PATTERN_LEVELS])
+            else:
+                self.count(Kind.PATTERN_LEVELS).found += 1
+                self.count(Kind.PATTERN_LEVELS).skipped += 1
+            return
+        self.count(Kind.PATTERN_LEVELS).found += 1
+        self._patterns.append(record)
+
+    def flush_patterns(self) -> None:
+        """Seed pattern history from the source: each level as saved by the newest wrap."""
+        row = self._conn.execute(
+            "SELECT max(id) FROM wraps WHERE token LIKE 'import-1.0.2-wrap-%'"
+        ).fetchone()
+        if row[0] is None:  # the source saved levels but kept no wrap to hang them on
+            if self._patterns:
+                count = self.count(Kind.PATTERN_LEVELS)
+                count.not_carried = len(self._patterns)
+                count.reason = _NOT_YET[Kind.PATTERN_LEVELS]
+            return
+        wrap_id = int(row[0])
+        count = self.count(Kind.PATTERN_LEVELS)
+        for record in self._patterns:
+            identity = record.name.casefold()
+            cursor = self._conn.execute(
+                "INSERT OR IGNORE INTO patterns (identity, name, level, max_level,"
+                " first_wrap_id, last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (identity, record.name, record.level, record.max_level, wrap_id, wrap_id,
+                 record.last_seen),
+            )  # fmt: skip
+            if not cursor.rowcount:
+                count.skipped += 1
+                continue
+            self._conn.execute(
+                "INSERT INTO pattern_history (identity, wrap_id, level, written_level,"
+                " line_date, explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, '')",
+                (identity, wrap_id, record.level, record.level, record.last_seen,
+                 record.explanation, int(bool(record.explanation))),
+            )  # fmt: skip
+            count.imported += 1
+
     # -- seams: kinds this store cannot hold yet ------------------------------------------
 
     def trust(self, record: TrustRecord) -> None:
@@ -349,11 +398,6 @@ class Sink:
         """A derivation edge."""
         del record
         self.not_carried(Kind.DERIVED_FROM, _NOT_YET[Kind.DERIVED_FROM])
-
-    def pattern_level(self, record: PatternLevelRecord) -> None:
-        """A pattern line's last saved level."""
-        del record
-        self.not_carried(Kind.PATTERN_LEVELS, _NOT_YET[Kind.PATTERN_LEVELS])
 
     def crystal(self, record: CrystalRecord) -> None:
         """A crystallized or retired pattern."""

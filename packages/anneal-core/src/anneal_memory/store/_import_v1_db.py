@@ -122,12 +122,35 @@ def _links(sink: Sink, conn: sqlite3.Connection, tables: set[str]) -> None:
                 )
             )
     if "pattern_levels" in tables:
-        sql = "SELECT key, level FROM pattern_levels WHERE kind = 'name'"
-        for row in _rows(conn, sql):
-            place = f"table pattern_levels ({row['key']})"
-            sink.pattern_level(
-                PatternLevelRecord(place=place, identity=str(row["key"]), level=int(row["level"]))
+        _pattern_levels(sink, conn, tables)
+
+
+def _pattern_levels(sink: Sink, conn: sqlite3.Connection, tables: set[str]) -> None:
+    history = "pattern_history" in tables
+    sql = (
+        "SELECT l.key AS name, l.level AS level, h.max_level_reached AS max_level,"
+        " h.last_explanation AS explanation, h.last_seen_at AS last_seen"
+        " FROM pattern_levels l LEFT JOIN pattern_history h ON h.pattern_name = l.key"
+        " WHERE l.kind = 'name'"
+        if history
+        else "SELECT key AS name, level, NULL AS max_level, '' AS explanation,"
+        " NULL AS last_seen FROM pattern_levels WHERE kind = 'name'"
+    )
+    for row in _rows(conn, sql):
+        place = f"table pattern_levels ({row['name']})"
+        level = row["level"]
+        if not isinstance(row["name"], str) or not isinstance(level, int) or level < 0:
+            raise ImportFormatError(f"{place} is malformed (a name and a level of 0 or more)")
+        sink.pattern_level(
+            PatternLevelRecord(
+                place=place,
+                name=row["name"],
+                level=level,
+                max_level=max(level, int(row["max_level"] or 0)),
+                explanation=str(row["explanation"] or ""),
+                last_seen=str(row["last_seen"])[:10] if row["last_seen"] else None,
             )
+        )
 
 
 def _history(sink: Sink, conn: sqlite3.Connection, tables: set[str]) -> None:

@@ -352,6 +352,27 @@ class Store:
                 conn.execute("COMMIT")
         return count
 
+    def export_markdown(self, out: IO[str]) -> int:
+        """Write a readable dump (continuity, then episodes by day); return the episode count."""
+        from anneal_memory.store._transfer_markdown import iter_markdown_chunks
+
+        continuity = self.load_continuity()
+        with self._lock:
+            conn = self.connection("export")
+            conn.execute("BEGIN")
+            try:
+                count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
+                for chunk in iter_markdown_chunks(
+                    conn,
+                    exported_at=self._now(),
+                    project_name=self.project_name,
+                    continuity=continuity,
+                ):
+                    out.write(chunk)
+            finally:
+                conn.execute("COMMIT")
+        return count
+
     def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
         """Import an export (its text or parsed object) in one transaction.
 
