@@ -1,0 +1,157 @@
+"""Bad or hostile files given to ``import_from``: an error naming the place, nothing written."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from anneal_memory import ImportFormatError, Store
+
+
+def _export(store: Store, n: int = 3) -> str:
+    for i in range(n):
+        store.record(f"fact number {i}", "observation")
+    buffer = io.StringIO()
+    store.export_json(buffer)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> Store:
+    with Store(tmp_path / "target" / "memory.db") as opened:
+        yield opened
+
+
+def _refused(target: Store, path: Path, match: str) -> None:
+    with pytest.raises(ImportFormatError, match=match):
+        target.import_from(path)
+    with pytest.raises(ImportFormatError, match=match):
+        target.import_from(path, dry_run=True)
+    assert target.status().total_episodes == 0
+    assert target.status().deleted_episodes == 0
+
+
+def test_our_export_still_round_trips_through_import_from(store: Store, target: Store, tmp_path):
+    source = tmp_path / "export.json"
+    source.write_text(_export(store), encoding="utf-8")
+    report = target.import_from(source)
+    assert report.format == "anneal-memory-export"
+    assert report.count("episodes").imported == 3
+    assert [e.to_dict() for e in target.recall(limit=9).episodes] == [
+        e.to_dict() for e in store.recall(limit=9).episodes
+    ]
+    assert target.import_from(source).count("episodes").skipped == 3
+
+
+def test_a_truncated_export_names_the_episode_it_stops_in(store, target, tmp_path: Path):
+    text = _export(store)
+    source = tmp_path / "cut.json"
+    source.write_text(text[: text.index("fact number 2") + 4], encoding="utf-8")
+    _refused(target, source, r"episodes\[2\] \(truncated\)")
+
+
+def test_wrong_types_are_named(store, target, tmp_path: Path):
+    document = json.loads(_export(store))
+    document["episodes"][1]["content"] = 42
+    source = tmp_path / "typed.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    _refused(target, source, r"episodes\[1\] .* content must be text")
+    document["episodes"] = {"not": "a list"}
+    source.write_text(json.dumps(document), encoding="utf-8")
+    _refused(target, source, "episodes .*must be a list")
+
+
+def test_deep_nesting_is_refused(store, target, tmp_path: Path):
+    text = _export(store, 1)
+    deep = "[" * 200_000 + "]" * 200_000
+    source = tmp_path / "deep.json"
+    source.write_text(text.replace('"metadata": {}', f'"metadata": {{"x": {deep}}}'), "utf-8")
+    _refused(target, source, r"episodes\[0\] is nested too deeply")
+
+
+def test_deep_metadata_within_the_parser_limit_is_still_refused(target, tmp_path: Path):
+    nested: object = 1
+    for _ in range(40):
+        nested = {"k": nested}
+    line = {"id": "0a0b0c0d", "timestamp": "2026-01-01T00:00:00Z", "type": "decision",
+            "content": "x", "source": "agent", "metadata": nested}  # fmt: skip
+    source = tmp_path / "v1.json"
+    source.write_text(
+        json.dumps({"anneal_memory_export": True, "format_version": 1, "episodes": [line]}),
+        encoding="utf-8",
+    )
+    _refused(target, source, r"episodes\[0\]: metadata is nested more than 32 levels")
+
+
+def test_a_100_mb_line_is_refused_after_reading_a_bounded_part(target, tmp_path: Path):
+    source = tmp_path / "memory.json"
+    with source.open("wb") as out:
+        out.write(b'{"type":"entity","name":"A","entityType":"t","observations":["')
+        block = b"x" * (1024 * 1024)
+        for _ in range(100):
+            out.write(block)
+        out.write(b'"]}\n')
+    _refused(target, source, "line 1 is longer than 16 MiB")
+
+
+def test_a_huge_single_value_in_an_export_is_refused(target, tmp_path: Path):
+    source = tmp_path / "big.json"
+    with source.open("w", encoding="utf-8") as out:
+        out.write('{"format": "anneal-memory-export", "format_version": 1, "episodes": [')
+        out.write('{"id": "0a0b0c0d", "content": "' + "y" * (17 * 1024 * 1024) + '"}]}')
+    _refused(target, source, r"episodes\[0\] is over 16 MiB")
+
+
+def test_repeated_ids_with_different_content_in_one_source(store, target, tmp_path: Path):
+    document = json.loads(_export(store, 2))
+    document["episodes"][1]["id"] = document["episodes"][0]["id"]
+    source = tmp_path / "twice.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    _refused(target, source, r"episodes\[1\]: id .* appears twice .*first at episodes\[0\]")
+
+
+def test_server_memory_lines_with_wrong_shapes(target, tmp_path: Path):
+    source = tmp_path / "memory.json"
+    source.write_text(
+        '{"type":"entity","name":"A","entityType":"t","observations":["ok"]}\n'
+        '{"type":"entity","name":"B","entityType":"t","observations":[7]}',
+        encoding="utf-8",
+    )
+    _refused(target, source, "line 2 observation 1 must be text")
+    source.write_text(
+        '{"type":"entity","name":"A","entityType":"t","observations":[]}\n{"type":"relation"',
+        encoding="utf-8",
+    )
+    _refused(target, source, "line 2 is not valid JSON .*truncated")
+
+
+def test_files_that_are_no_known_format(target, tmp_path: Path):
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    _refused(target, empty, "empty")
+    text = tmp_path / "notes.txt"
+    text.write_text("just some notes", encoding="utf-8")
+    _refused(target, text, "not a format anneal-memory can import")
+    other = tmp_path / "other.json"
+    other.write_text('{"not": "an export", "episodes": []}', encoding="utf-8")
+    _refused(target, other, "not an export anneal-memory can read")
+    binary = tmp_path / "bad.json"
+    binary.write_bytes(b'{"format": "\xff\xfe"}')
+    _refused(target, binary, "not UTF-8")
+    _refused(target, tmp_path / "missing.json", "No such file")
+
+
+def test_foreign_databases_are_refused_by_name(store: Store, target: Store, tmp_path: Path):
+    store.record("mine", "observation")
+    _refused(target, store.path, "is an anneal-memory 2 store")
+    plain = tmp_path / "plain.db"
+    conn = sqlite3.connect(plain)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    _refused(target, plain, "not an anneal-memory 1.0.2 store")
+    with pytest.raises(ImportFormatError, match="own database"):
+        target.import_from(target.path)
