@@ -101,6 +101,9 @@ def _text(report: ImportReport, origin: str) -> str:
     verb = "Would import" if report.dry_run else "Imported"
     lines = [f"{verb} from {origin} ({report.format}, sha256 {report.sha256[:16]}):"]
     for c in report.counts:
+        if not (c.imported or c.skipped or c.not_carried):
+            lines.append(f"  {c.kind}: {c.found} found (each came across as episodes)")
+            continue
         parts = [f"{c.imported} {'to import' if report.dry_run else 'imported'}"]
         if c.skipped:
             parts.append(f"{c.skipped} already here")

@@ -12,13 +12,13 @@ below are the seams where they get written once the store grows those tables.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
+from anneal_memory.store._import_history import wrap_token, write_links, write_patterns, write_wraps
 from anneal_memory.store._import_records import (
     AssociationRecord,
     CrystalRecord,
@@ -39,10 +39,6 @@ from anneal_memory.types import EpisodeType, ImportCount
 
 __all__ = ["Sink"]
 
-# The association model's constants (anneal_memory.associations): cap, prune floor, -ln(decay).
-_MAX_STRENGTH = 10.0
-_PRUNE_BELOW = 0.1
-_LN_PER_SAVE = 0.10536051565782628
 _UNWRAPPED = "~"
 
 _NOT_YET = {
@@ -63,10 +59,6 @@ CREATE TABLE stage (
     source TEXT NOT NULL, metadata TEXT, idem TEXT, place TEXT NOT NULL
 )
 """
-
-
-def _wrap_token(number: int) -> str:
-    return f"import-1.0.2-wrap-{number}"
 
 
 @dataclass(slots=True)
@@ -255,7 +247,7 @@ class Sink:
 
     def wrap(self, record: WrapRecord) -> None:
         """Hold one 1.0.2 wrap until its episodes have seqs (see ``flush_wraps``)."""
-        token = _wrap_token(record.number)
+        token = wrap_token(record.number)
         if self._conn.execute("SELECT 1 FROM wraps WHERE token = ?", (token,)).fetchone():
             self.count(Kind.WRAPS).found += 1
             self.count(Kind.WRAPS).skipped += 1
@@ -272,23 +264,9 @@ class Sink:
 
     def flush_wraps(self, *, schema_name: str, max_chars: int) -> None:
         """Write the held wraps as completed wraps over the seq ranges of their episodes."""
-        after = 0
-        through = 0
-        for save_no, record in enumerate(sorted(self._wraps, key=lambda w: w.number), 1):
-            ends = [seq for number, seq in self._through.items() if number <= record.number]
-            through = max([through, *ends])
-            self._conn.execute(
-                "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
-                " episode_count, completed_at, continuity_sha256, continuity_chars,"
-                " graduations_validated, demotions, after_seq, through_seq, save_no)"
-                " VALUES (?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (_wrap_token(record.number), record.wrapped_at,
-                 record.wrapped_at[:10], schema_name, max_chars, record.episodes,
-                 record.wrapped_at, record.continuity_sha256, record.continuity_chars,
-                 record.validated, record.demoted, after, through, save_no),
-            )  # fmt: skip
-            after = through
-            self.count(Kind.WRAPS).imported += 1
+        self.count(Kind.WRAPS).imported += write_wraps(
+            self._conn, self._wraps, self._through, schema_name=schema_name, max_chars=max_chars
+        )
 
     def association(self, record: AssociationRecord) -> None:
         """Hold a link until its episodes are written (see ``flush_associations``)."""
@@ -300,34 +278,12 @@ class Sink:
     def flush_associations(self) -> None:
         """Write links whose two episodes are in this store now, capped like our own."""
         count = self.count(Kind.ASSOCIATIONS)
-        row = self._conn.execute(
-            "SELECT coalesce(max(id), 0), coalesce(max(save_no), 0) FROM wraps"
-        ).fetchone()
-        wrap_id, save_no = int(row[0]), int(row[1])
-        for a, b, strength, tag, intensity in self._stage.execute("SELECT * FROM links"):
+        for written in write_links(self._conn, self._stage.execute("SELECT * FROM links")):
             count.found += 1
-            a, b = min(a, b), max(a, b)
-            if a == b or strength < _PRUNE_BELOW or not self._both_here(a, b):
-                count.skipped += 1
-                continue
-            strength = min(float(strength), _MAX_STRENGTH)
-            cursor = self._conn.execute(
-                "INSERT OR IGNORE INTO associations (a, b, strength, affect_tag,"
-                " affect_intensity, created_wrap_id, last_wrap_id, last_save_no, decay_key)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (a, b, strength, tag, intensity, wrap_id, wrap_id, save_no,
-                 math.log(strength) + save_no * _LN_PER_SAVE),
-            )  # fmt: skip
-            if cursor.rowcount:
+            if written:
                 count.imported += 1
             else:
                 count.skipped += 1
-
-    def _both_here(self, a: str, b: str) -> bool:
-        row = self._conn.execute(
-            "SELECT count(*) FROM episodes WHERE id IN (?, ?)", (a, b)
-        ).fetchone()
-        return int(row[0]) == 2
 
     def pattern_level(self, record: PatternLevelRecord) -> None:
         """Hold a pattern's saved level until the wraps are written (``flush_patterns``)."""
@@ -347,35 +303,14 @@ class Sink:
 
     def flush_patterns(self) -> None:
         """Seed pattern history from the source: each level as saved by the newest wrap."""
-        row = self._conn.execute(
-            "SELECT max(id) FROM wraps WHERE token LIKE 'import-1.0.2-wrap-%'"
-        ).fetchone()
-        if row[0] is None:  # the source saved levels but kept no wrap to hang them on
-            if self._patterns:
-                count = self.count(Kind.PATTERN_LEVELS)
-                count.not_carried = len(self._patterns)
-                count.reason = _NOT_YET[Kind.PATTERN_LEVELS]
-            return
-        wrap_id = int(row[0])
         count = self.count(Kind.PATTERN_LEVELS)
-        for record in self._patterns:
-            identity = record.name.casefold()
-            cursor = self._conn.execute(
-                "INSERT OR IGNORE INTO patterns (identity, name, level, max_level,"
-                " first_wrap_id, last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (identity, record.name, record.level, record.max_level, wrap_id, wrap_id,
-                 record.last_seen),
-            )  # fmt: skip
-            if not cursor.rowcount:
-                count.skipped += 1
-                continue
-            self._conn.execute(
-                "INSERT INTO pattern_history (identity, wrap_id, level, written_level,"
-                " line_date, explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, '')",
-                (identity, wrap_id, record.level, record.level, record.last_seen,
-                 record.explanation, int(bool(record.explanation))),
-            )  # fmt: skip
-            count.imported += 1
+        written = write_patterns(self._conn, self._patterns)
+        if written is None:  # the source saved levels but kept no wrap to hang them on
+            count.not_carried += len(self._patterns)
+            count.reason = _NOT_YET[Kind.PATTERN_LEVELS] if self._patterns else None
+            return
+        count.imported += written
+        count.skipped += len(self._patterns) - written
 
     # -- seams: kinds this store cannot hold yet ------------------------------------------
 

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Import of a public anneal-memory 1.0.2 database: episodes/s and peak memory, side by side.
+
+A 1.0.2 store of N episodes (half of them wrapped) is built by the real 1.0.2 package
+(``tests/fixtures/public102_build.py --bulk N``, run by ``--upstream-python``). Then, each in
+its own child process so its peak memory is its own (``ru_maxrss`` from ``wait4``, and the
+Python heap peak from ``tracemalloc``):
+
+  ours    ``Store(new).import_from(mem.db)`` (streams the source; one transaction)
+  raw     the floor: sqlite3 copies the same rows from the same read-only source into a
+          table with our columns + an FTS5 external-content index kept by a trigger, one
+          transaction, synchronous=FULL (no validation, no staging, no id checks)
+  baseline  a child that only opens an empty store (the interpreter's own footprint)
+
+Sizes: --sizes (default 10000,100000; --quick 2000). Peak memory that does not grow from
+the small size to the large one is the streaming claim.
+
+Usage:
+  .venv/bin/python bench/bench_import.py --upstream-python /work/venv-upstream/bin/python
+      [--sizes 10000,100000] [--quick] [--out f.json]
+Prints ONE JSON summary on stdout (progress on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import emit, log, machine_facts, ratio
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILDER = ROOT / "tests" / "fixtures" / "public102_build.py"
+
+_OURS = """
+import sys, time, tracemalloc, json
+from anneal_memory import Store
+import anneal_memory.store._import_apply, anneal_memory.store._import_run
+tracemalloc.start()
+t = time.perf_counter()
+with Store(sys.argv[2], audit=False) as s:
+    report = s.import_from(sys.argv[1])
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "heap_peak": tracemalloc.get_traced_memory()[1],
+                  "episodes": report.count("episodes").imported}))
+"""
+
+_RAW = """
+import sys, time, tracemalloc, json, sqlite3
+tracemalloc.start()
+t = time.perf_counter()
+src = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro&immutable=1", uri=True)
+dst = sqlite3.connect(sys.argv[2], isolation_level=None)
+dst.execute("PRAGMA journal_mode=WAL"); dst.execute("PRAGMA synchronous=FULL")
+dst.execute("CREATE TABLE episodes (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,"
+            " ts TEXT NOT NULL, type TEXT NOT NULL, content TEXT NOT NULL, source TEXT NOT NULL,"
+            " metadata TEXT, idempotency_key TEXT)")
+dst.execute("CREATE INDEX episodes_ts ON episodes(ts)")
+dst.execute("CREATE VIRTUAL TABLE episodes_fts USING fts5(content, content='episodes',"
+            " content_rowid='seq', tokenize='porter unicode61')")
+dst.execute("CREATE TRIGGER ai AFTER INSERT ON episodes BEGIN INSERT INTO episodes_fts(rowid,"
+            " content) VALUES (new.seq, new.content); END")
+dst.execute("BEGIN IMMEDIATE")
+cur = src.execute("SELECT id, timestamp, type, content, source, metadata, origin_key"
+                  " FROM episodes ORDER BY CAST(session_id AS INTEGER) IS NULL, session_id,"
+                  " timestamp")
+n = 0
+while rows := cur.fetchmany(2000):
+    dst.executemany("INSERT INTO episodes (id, ts, type, content, source, metadata,"
+                    " idempotency_key) VALUES (?,?,?,?,?,?,?)", rows)
+    n += len(rows)
+dst.execute("COMMIT")
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "heap_peak": tracemalloc.get_traced_memory()[1],
+                  "episodes": n}))
+"""
+
+_BASELINE = """
+import sys, json
+from anneal_memory import Store
+Store(sys.argv[2], audit=False).close()
+print(json.dumps({"seconds": 0.0, "heap_peak": 0, "episodes": 0}))
+"""
+
+
+def _child(code: str, source: Path, target: Path) -> dict[str, float]:
+    """Run ``code`` in a fresh interpreter; return its figures and its peak RSS (MiB)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(source), str(target)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"child failed ({proc.returncode}): {err.strip()[-500:]}")
+    figures = json.loads(out)
+    figures["peak_rss_mib"] = round(usage.ru_maxrss / 1024, 1)  # kilobytes on Linux
+    figures["heap_peak_mib"] = round(figures.pop("heap_peak") / (1024 * 1024), 2)
+    return figures
+
+
+def _one_size(upstream: str, n: int, work: Path) -> dict[str, object]:
+    folder = work / f"v1-{n}"
+    log(f"building a 1.0.2 store of {n} episodes with {upstream}")
+    subprocess.run([upstream, str(BUILDER), str(folder), "--bulk", str(n)], check=True)
+    source = folder / "mem.db"
+    result: dict[str, object] = {"episodes": n, "source_bytes": source.stat().st_size}
+    for name, code in (("baseline", _BASELINE), ("raw", _RAW), ("ours", _OURS)):
+        log(f"  {name} ...")
+        (work / f"{name}-{n}").mkdir()
+        figures = _child(code, source, work / f"{name}-{n}" / "memory.db")
+        if name != "baseline":
+            if figures["episodes"] != n:
+                raise SystemExit(f"{name} imported {figures['episodes']} of {n} episodes")
+            figures["episodes_per_s"] = round(n / figures["seconds"])
+            figures["seconds"] = round(figures["seconds"], 3)
+        result[name] = figures
+    ours, raw = result["ours"], result["raw"]
+    assert isinstance(ours, dict) and isinstance(raw, dict)
+    result["ours_vs_raw_time"] = ratio(ours["seconds"], raw["seconds"])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upstream-python", required=True, help="a Python with 1.0.2")
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--quick", action="store_true", help="one small size (CI)")
+    parser.add_argument("--out", help="also write the JSON summary here")
+    args = parser.parse_args()
+    if not (ROOT / "tests" / "fixtures").is_dir():
+        raise SystemExit("run from a checkout: tests/fixtures/public102_build.py is needed")
+    sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-import-") as folder:
+        runs = [_one_size(args.upstream_python, n, Path(folder)) for n in sizes]
+    summary = {
+        "bench": "import",
+        "machine": machine_facts(),
+        "quick": args.quick,
+        "runs": runs,
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+    emit(summary, args.out)
+
+
+if __name__ == "__main__":
+    main()
