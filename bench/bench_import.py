@@ -125,7 +125,8 @@ def _one_size(upstream: str, n: int, work: Path) -> dict[str, object]:
             figures["seconds"] = round(figures["seconds"], 3)
         result[name] = figures
     ours, raw = result["ours"], result["raw"]
-    assert isinstance(ours, dict) and isinstance(raw, dict)
+    if not isinstance(ours, dict) or not isinstance(raw, dict):
+        raise TypeError("figures are dicts")
     result["ours_vs_raw_time"] = ratio(ours["seconds"], raw["seconds"])
     return result
 
