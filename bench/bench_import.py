@@ -16,8 +16,9 @@ Sizes: --sizes (default 10000,100000; --quick 2000). Peak memory that does not g
 the small size to the large one is the streaming claim.
 
 Usage:
-  .venv/bin/python bench/bench_import.py --upstream-python /work/venv-upstream/bin/python
+  .venv/bin/python bench/bench_import.py [--upstream-python /work/venv-upstream/bin/python]
       [--sizes 10000,100000] [--quick] [--out f.json]
+Without --upstream-python a temporary venv with anneal-memory==1.0.2 is made with uv.
 Prints ONE JSON summary on stdout (progress on stderr).
 """
 
@@ -108,6 +109,25 @@ def _child(code: str, source: Path, target: Path) -> dict[str, float]:
     return figures
 
 
+def _upstream_venv(folder: Path) -> str | None:
+    """A throwaway venv with the public 1.0.2 (uv's cache makes this offline after once)."""
+    import shutil
+
+    uv = shutil.which("uv")
+    if uv is None:
+        raise SystemExit("pass --upstream-python (uv is not on PATH to make a venv)")
+    venv = folder / "venv-1.0.2"
+    python = venv / "bin" / "python"
+    log("making a venv with anneal-memory==1.0.2")
+    for step in (
+        [uv, "venv", "--quiet", "--python", sys.executable, str(venv)],
+        [uv, "pip", "install", "--quiet", "--python", str(python), "anneal-memory==1.0.2"],
+    ):
+        if subprocess.run(step, check=False).returncode != 0:
+            return None
+    return str(python)
+
+
 def _one_size(upstream: str, n: int, work: Path) -> dict[str, object]:
     folder = work / f"v1-{n}"
     log(f"building a 1.0.2 store of {n} episodes with {upstream}")
@@ -133,7 +153,10 @@ def _one_size(upstream: str, n: int, work: Path) -> dict[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--upstream-python", required=True, help="a Python with 1.0.2")
+    parser.add_argument(
+        "--upstream-python",
+        help="a Python with anneal-memory 1.0.2 (default: a temporary venv made with uv)",
+    )
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--quick", action="store_true", help="one small size (CI)")
     parser.add_argument("--out", help="also write the JSON summary here")
@@ -143,7 +166,13 @@ def main() -> None:
     sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-import-") as folder:
-        runs = [_one_size(args.upstream_python, n, Path(folder)) for n in sizes]
+        upstream = args.upstream_python or _upstream_venv(Path(folder))
+        if upstream is None:
+            if not args.quick:
+                raise SystemExit("cannot install anneal-memory==1.0.2; pass --upstream-python")
+            emit({"bench": "import", "skipped": "anneal-memory==1.0.2 not installable"}, args.out)
+            return
+        runs = [_one_size(upstream, n, Path(folder)) for n in sizes]
     summary = {
         "bench": "import",
         "machine": machine_facts(),

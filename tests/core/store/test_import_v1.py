@@ -149,3 +149,43 @@ def test_a_damaged_1_0_2_database_is_refused_by_name(v1_store: Path, store: Stor
     with pytest.raises(ImportFormatError, match=r"mem\.db"):
         store.import_from(v1_store)
     assert store.status().total_episodes == 0
+
+
+_WRITER = """
+import sqlite3, sys
+import anneal_memory
+conn = sqlite3.connect(sys.argv[1])
+anneal_memory.register_writer_schema(conn)
+conn.execute("INSERT INTO episodes (id, timestamp, type, content, source) VALUES"
+             " ('0000abcd', '2026-12-01T00:00:00Z', 'observation', 'only in the log', 'agent')")
+conn.commit()
+print("ready", flush=True)
+sys.stdin.readline()
+conn.close()
+"""
+
+
+def test_a_live_1_0_2_writer_log_is_read_and_left_alone(
+    v1_store: Path, store: Store, public102_python: Path
+):
+    import subprocess
+
+    writer = subprocess.Popen(
+        [str(public102_python), "-c", _WRITER, str(v1_store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None
+        assert writer.stdout.readline().strip() == "ready"
+        wal = v1_store.with_name("mem.db-wal")
+        assert wal.stat().st_size > 0
+        before = (v1_store.read_bytes(), wal.read_bytes())
+        store.import_from(v1_store)
+        assert (v1_store.read_bytes(), wal.read_bytes()) == before
+        episode = store.get("0000abcd")
+        assert episode is not None
+        assert episode.content == "only in the log"
+    finally:
+        writer.communicate("done\n", timeout=30)

@@ -80,7 +80,14 @@ def _our_tombstone(sink: Sink, raw: object, place: str) -> None:
     if not isinstance(raw, Mapping):
         raise ImportFormatError(f"{place} is malformed: expected {{id, deleted_at, reason}}")
     ident = check_id(raw.get("id"), place)
-    sink.tombstone(TombstoneRecord(place=place, ident=ident, deleted_at=str(raw.get("deleted_at"))))
+    sink.tombstone(
+        TombstoneRecord(
+            place=place,
+            ident=ident,
+            deleted_at=str(raw.get("deleted_at", "")),
+            reason=str(raw.get("reason", "import"))[:64],
+        )
+    )
 
 
 def _member(

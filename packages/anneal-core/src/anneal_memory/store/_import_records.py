@@ -84,6 +84,7 @@ class TombstoneRecord:
     place: str
     ident: str
     deleted_at: str
+    reason: str = "import"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

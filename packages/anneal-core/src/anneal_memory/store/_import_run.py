@@ -56,7 +56,7 @@ def _open(path: Path) -> IO[bytes]:
     try:
         return path.open("rb")
     except OSError as exc:
-        raise ImportFormatError(f"cannot read {path}: {exc.strerror}") from None
+        raise ImportFormatError(f"{exc.strerror}: {path}") from None
 
 
 def _stream(

@@ -237,8 +237,8 @@ class Sink:
             count.skipped += 1  # alive here: this store's own episode wins
             return
         cursor = self._conn.execute(
-            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, 'import')",
-            (record.ident, record.deleted_at),
+            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
+            (record.ident, record.deleted_at, record.reason),
         )
         if cursor.rowcount:
             count.imported += 1
