@@ -155,3 +155,11 @@ def test_export_markdown_lists_continuity_then_episodes_by_day(run_cli, tmp_path
     data = run_cli("export", "--format", "markdown", "-o", str(target), "--json").assert_ok()
     assert data.json() == {"path": str(target), "format": "markdown", "episodes": 2}
     assert target.read_text(encoding="utf-8").startswith("# Agent")
+
+
+def test_import_from_stdin_names_stdin_in_errors(run_cli):
+    run_cli("init").assert_ok()
+    err = run_cli("import", "-", stdin='{"format": "anneal-memory-export", "format_version": 1, '
+                  '"episodes": [{"id": "nothex!!"}]}').assert_error(1)  # fmt: skip
+    assert "episodes[0] has an invalid id" in err
+    assert "anneal-import-" not in err

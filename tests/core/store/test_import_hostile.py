@@ -155,3 +155,32 @@ def test_foreign_databases_are_refused_by_name(store: Store, target: Store, tmp_
     _refused(target, plain, "not an anneal-memory 1.0.2 store")
     with pytest.raises(ImportFormatError, match="own database"):
         target.import_from(target.path)
+
+
+def test_a_byte_order_mark_is_accepted(store: Store, target: Store, tmp_path: Path):
+    source = tmp_path / "bom.json"
+    source.write_bytes(b"\xef\xbb\xbf" + _export(store, 2).encode("utf-8"))
+    assert target.import_from(source).count("episodes").imported == 2
+    lines = tmp_path / "memory.json"
+    lines.write_bytes(
+        b'\xef\xbb\xbf{"type":"entity","name":"A","entityType":"t","observations":[]}'
+    )
+    assert target.import_from(lines).count("episodes").imported == 1
+
+
+def _v1_episode(ident: str, content: str) -> dict[str, object]:
+    return {"id": ident, "timestamp": "2026-10-01T10:00:00.000000Z", "type": "observation",
+            "content": content, "source": "agent", "session_id": None, "metadata": None}  # fmt: skip
+
+
+def test_a_1_0_2_episode_over_our_size_limit_is_reported_not_carried(target, tmp_path: Path):
+    source = tmp_path / "v1.json"
+    episodes = [_v1_episode("0a0b0c0d", "fits"), _v1_episode("1a1b1c1d", "z" * 70_000)]
+    source.write_text(
+        json.dumps({"anneal_memory_export": True, "format_version": 1, "episodes": episodes}),
+        encoding="utf-8",
+    )
+    count = target.import_from(source).count("episodes")
+    assert (count.found, count.imported, count.not_carried) == (2, 1, 1)
+    assert "1a1b1c1d" in (count.reason or "")
+    assert target.get("0a0b0c0d") is not None

@@ -153,8 +153,14 @@ def run_import(ctx: Context, args: argparse.Namespace) -> int:
     else:
         import tempfile
 
+        from anneal_memory.errors import ImportFormatError
+
         with tempfile.TemporaryDirectory(prefix="anneal-import-") as folder:
-            report = _run(ctx, _spool_stdin(Path(folder)), dry_run=args.dry_run)
+            spooled = _spool_stdin(Path(folder))
+            try:
+                report = _run(ctx, spooled, dry_run=args.dry_run)
+            except ImportFormatError as exc:
+                raise ImportFormatError(str(exc).replace(str(spooled), "stdin")) from None
         origin = "stdin"
     ctx.emit(_data(report, origin), _text(report, origin))
     return ExitCode.OK

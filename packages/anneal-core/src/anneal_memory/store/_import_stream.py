@@ -89,6 +89,8 @@ class JsonDocument:
             raise ImportFormatError(
                 f"{self._name} is not UTF-8 (bad byte near byte {self._read_bytes + exc.start})"
             ) from None
+        if not self._read_bytes:
+            text = text.removeprefix("\ufeff")
         self._read_bytes += len(data or b"")
         if not data:
             self._eof = True
@@ -209,6 +211,8 @@ def iter_json_lines(source: IO[bytes], *, name: str) -> Iterator[tuple[int, Any]
             raise ImportFormatError(
                 f"{name}: line {number} is not UTF-8 (bad byte at column {exc.start + 1})"
             ) from None
+        if number == 1:
+            text = text.removeprefix("\ufeff")
         if not text.strip():
             continue
         try:

@@ -18,6 +18,7 @@ from anneal_memory.store._import_records import (
     CrystalRecord,
     DerivedRecord,
     EpisodeRecord,
+    Kind,
     SporeRecord,
     SupersessionRecord,
     TombstoneRecord,
@@ -25,7 +26,7 @@ from anneal_memory.store._import_records import (
     WrapRecord,
 )
 from anneal_memory.store._import_sink import Sink
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._validate import MAX_CONTENT_BYTES, validate_episode
 
 __all__ = [
     "check_id",
@@ -98,6 +99,14 @@ def v1_episode(sink: Sink, raw: object, place: str, clock: Clock) -> str:
     if not isinstance(raw, Mapping):
         raise ImportFormatError(f"{place} is not an object")
     ident = check_id(raw.get("id"), place)
+    content = raw.get("content")
+    if isinstance(content, str) and len(content.encode("utf-8", "replace")) > MAX_CONTENT_BYTES:
+        sink.not_carried(
+            Kind.EPISODES,
+            f"not carried: longer than this store's {MAX_CONTENT_BYTES:,}-byte episode limit "
+            f"(1.0.2 had none; {ident} is one); record a summary of it",
+        )
+        return ident
     origin_key = raw.get("origin_key")
     if origin_key is not None:
         _text(origin_key, place, "origin_key")
