@@ -169,8 +169,8 @@ def test_a_byte_order_mark_is_accepted(store: Store, target: Store, tmp_path: Pa
 
 
 def _v1_episode(ident: str, content: str) -> dict[str, object]:
-    return {"id": ident, "timestamp": "2026-10-01T10:00:00.000000Z", "type": "observation",
-            "content": content, "source": "agent", "session_id": None, "metadata": None}  # fmt: skip
+    fields = {"timestamp": "2026-10-01T10:00:00.000000Z", "type": "observation", "source": "agent"}
+    return {"id": ident, "content": content, "session_id": None, "metadata": None, **fields}
 
 
 def test_a_1_0_2_episode_over_our_size_limit_is_reported_not_carried(target, tmp_path: Path):
