@@ -184,3 +184,15 @@ def test_a_1_0_2_episode_over_our_size_limit_is_reported_not_carried(target, tmp
     assert (count.found, count.imported, count.not_carried) == (2, 1, 1)
     assert "1a1b1c1d" in (count.reason or "")
     assert target.get("0a0b0c0d") is not None
+
+
+def test_a_live_episode_wins_over_a_tombstone_of_its_id(store: Store, target: Store, tmp_path):
+    document = json.loads(_export(store, 2))
+    alive = document["episodes"][0]["id"]
+    document["tombstones"] = [{"id": alive, "deleted_at": "2026-01-01T00:00:00Z", "reason": "x"}]
+    source = tmp_path / "reused.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    report = target.import_from(source)
+    assert (report.count("tombstones").found, report.count("tombstones").skipped) == (1, 1)
+    assert target.get(alive) is not None
+    assert target.status().deleted_episodes == 0

@@ -233,8 +233,9 @@ class Sink:
         """Keep a deleted id deleted (and never reused)."""
         count = self.count(Kind.TOMBSTONES)
         count.found += 1
-        if fetch_by_id(self._conn, record.ident) is not None:
-            count.skipped += 1  # alive here: this store's own episode wins
+        staged = self._stage.execute("SELECT 1 FROM stage WHERE key = ?", (record.ident,))
+        if staged.fetchone() or fetch_by_id(self._conn, record.ident) is not None:
+            count.skipped += 1  # a live episode (1.0.2 could reuse a deleted id) wins
             return
         cursor = self._conn.execute(
             "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
