@@ -189,3 +189,29 @@ def test_a_live_1_0_2_writer_log_is_read_and_left_alone(
         assert episode.content == "only in the log"
     finally:
         writer.communicate("done\n", timeout=30)
+
+
+def test_imported_pattern_levels_let_the_next_save_climb_from_them(v1_store: Path, tmp_path):
+    from anneal_memory import prepare_wrap, validated_save_continuity
+
+    with Store(tmp_path / "moved" / "memory.db") as moved:
+        moved.import_from(v1_store)
+        new = moved.record("One file keeps the tooling portable and simple", "observation")
+        prepared = prepare_wrap(moved)
+        assert prepared.package is not None
+        today = prepared.package.today
+        old = moved.load_continuity() or ""
+        line = next(x for x in old.splitlines() if x.startswith("- embedded_store"))
+        climbed = f'- embedded_store | 2x ({today}) [evidence: {new.id} "tooling stays portable"]'
+        result = validated_save_continuity(
+            moved, old.replace(line, climbed), wrap_token=prepared.wrap_token
+        )
+        assert result.graduations_validated == 1
+        assert "embedded_store | 2x" in (moved.load_continuity() or "")
+        # the line joins the imported history (whose explanation guards against rephrasing)
+        assert (
+            moved.connection("t")
+            .execute("SELECT count(*) FROM pattern_history WHERE identity = 'embedded_store'")
+            .fetchone()[0]
+            == 2
+        )
