@@ -61,6 +61,16 @@ CREATE TABLE stage (
 """
 
 
+# What may already be here for an incoming episode, in the order it is judged: the same id
+# (with its content), a tombstone of that id, the same idempotency key (with its content).
+_SAME_ID, _TOMBSTONED, _SAME_KEY = 0, 1, 2
+_PRESENT = (
+    "SELECT 0, id, content, type FROM episodes WHERE id = ?1"
+    " UNION ALL SELECT 1, id, NULL, NULL FROM tombstones WHERE id = ?1"
+    " UNION ALL SELECT 2, id, content, type FROM episodes WHERE idempotency_key = ?2"
+)
+
+
 @dataclass(slots=True)
 class _Count:
     found: int = 0
@@ -201,31 +211,23 @@ class Sink:
             self._through[wrap] = int(row[0])
 
     def _present(self, ident: str | None, item: EpisodeInput, place: str) -> bool:
-        if ident is not None:
-            existing = fetch_by_id(self._conn, ident)
-            if existing is not None:
-                if existing.content != item.content or existing.type is not item.type:
+        """True when the episode is already here (or deleted here); refuse a clash."""
+        rows = self._conn.execute(_PRESENT, (ident, item.idempotency_key)).fetchall()
+        for what, here, content, kind in sorted(rows):
+            if what == _TOMBSTONED:
+                return True
+            if content != item.content or kind != item.type.value:
+                if what == _SAME_ID:
                     raise ImportFormatError(
                         f"{place}: episode {ident} already exists in this store with different "
                         "content; import into a fresh store or delete the local episode first"
                     )
-                return True
-            if self._conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (ident,)).fetchone():
-                return True
-        if item.idempotency_key is None:
-            return False
-        row = self._conn.execute(
-            "SELECT id, content, type FROM episodes WHERE idempotency_key = ?",
-            (item.idempotency_key,),
-        ).fetchone()
-        if row is None:
-            return False
-        if row[1] != item.content or row[2] != item.type.value:
-            raise ImportFormatError(
-                f"{place}: its key {item.idempotency_key!r} is already used here by episode "
-                f"{row[0]} with different content; nothing was imported"
-            )
-        return True
+                raise ImportFormatError(
+                    f"{place}: its key {item.idempotency_key!r} is already used here by episode "
+                    f"{here} with different content; nothing was imported"
+                )
+            return True
+        return False
 
     # -- what this store has a place for --------------------------------------------------
 
