@@ -157,6 +157,7 @@ def import_source(
             schema = _schema(conn, record.headings if record else None)
             sink.flush_wraps(schema_name=schema.name, max_chars=schema.target_chars)
             sink.flush_patterns()
+            sink.flush_pending()
             sink.flush_associations()
             text = _continuity(sink, conn, record, continuity_file)
         finally:

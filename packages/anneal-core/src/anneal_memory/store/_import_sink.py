@@ -1,24 +1,25 @@
 """Where parsed import records go: one function per kind, counting what each one did.
 
-Episodes are first staged in a scratch SQLite file beside nothing the user owns (a temporary
-folder), so a source of any size is held on disk, not in memory, and can be written in the
-order the store needs (1.0.2 episodes wrap by wrap). Everything else is written straight into
-the caller's write transaction, which the caller commits or rolls back as a whole.
-
-Kinds this store has no place for yet (trust classes, supersession, state keys, derivation,
-pattern levels, crystals, spores) are counted and reported as not carried; their functions
-below are the seams where they get written once the store grows those tables.
+Episodes are first staged in a scratch SQLite file in a private temporary folder, so a
+source of any size is held on disk, not in memory, and can be written in the order the store
+needs (1.0.2 episodes wrap by wrap). Tombstones go straight into the caller's write
+transaction; wraps, pattern levels, links and the kinds of ``_import_pending`` are written
+after the episodes. The caller commits or rolls back the whole transaction.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
 from anneal_memory.store._import_history import wrap_token, write_links, write_patterns, write_wraps
+from anneal_memory.store._import_pending import CARRIERS, NOT_YET, RECORD_TYPES
 from anneal_memory.store._import_records import (
     AssociationRecord,
     CrystalRecord,
@@ -41,16 +42,10 @@ __all__ = ["Sink"]
 
 _UNWRAPPED = "~"
 
-_NOT_YET = {
-    Kind.TRUST: "not carried yet (needs trust classes in this store)",
-    Kind.SUPERSESSIONS: "not carried yet (needs supersession links in this store)",
-    Kind.STATE_KEYS: "not carried yet (needs state keys in this store)",
-    Kind.DERIVED_FROM: "not carried yet (needs trust classes in this store)",
-    Kind.PATTERN_LEVELS: "not carried: pattern levels come across only with the wrap "
-    "history, into an empty store; the next save caps each line one rung above its level here",
-    Kind.CRYSTALS: "not carried yet (needs the crystal tier in this store)",
-    Kind.SPORES: "not carried yet (needs spores in this store)",
-}
+_PATTERNS_NOT_CARRIED = (
+    "not carried: pattern levels come across only with the wrap history, into an empty store; "
+    "the next save caps each line one rung above its level here"
+)
 
 _STAGE = """
 CREATE TABLE stage (
@@ -101,6 +96,9 @@ class Sink:
         self._stage.execute("PRAGMA synchronous=OFF")
         self._stage.execute(_STAGE)
         self._stage.execute("CREATE TABLE links (a TEXT, b TEXT, s REAL, tag TEXT, i REAL)")
+        self._stage.execute(
+            "CREATE TABLE pending (pos INTEGER PRIMARY KEY, kind TEXT, record TEXT)"
+        )
         self._stage.execute("BEGIN")
         self._counts: dict[Kind, _Count] = {}
         self._wraps: list[WrapRecord] = []
@@ -296,7 +294,7 @@ class Sink:
                 "SELECT 1 FROM patterns WHERE identity = ?", (identity,)
             ).fetchone()
             if here is None:
-                self.not_carried(Kind.PATTERN_LEVELS, _NOT_YET[Kind.PATTERN_LEVELS])
+                self.not_carried(Kind.PATTERN_LEVELS, _PATTERNS_NOT_CARRIED)
             else:
                 self.count(Kind.PATTERN_LEVELS).found += 1
                 self.count(Kind.PATTERN_LEVELS).skipped += 1
@@ -310,39 +308,57 @@ class Sink:
         written = write_patterns(self._conn, self._patterns)
         if written is None:  # the source saved levels but kept no wrap to hang them on
             count.not_carried += len(self._patterns)
-            count.reason = _NOT_YET[Kind.PATTERN_LEVELS] if self._patterns else None
+            count.reason = _PATTERNS_NOT_CARRIED if self._patterns else None
             return
         count.imported += written
         count.skipped += len(self._patterns) - written
 
-    # -- seams: kinds this store cannot hold yet ------------------------------------------
+    # -- kinds held until the episodes are written (see _import_pending) ----------------
+
+    def _hold(self, kind: Kind, record: Any) -> None:
+        self.count(kind).found += 1
+        fields = dataclasses.asdict(record)
+        self._stage.execute(
+            "INSERT INTO pending (kind, record) VALUES (?, ?)",
+            (kind.value, json.dumps(fields, ensure_ascii=False, default=str)),
+        )
 
     def trust(self, record: TrustRecord) -> None:
         """An episode's trust class."""
-        del record
-        self.not_carried(Kind.TRUST, _NOT_YET[Kind.TRUST])
+        self._hold(Kind.TRUST, record)
 
     def supersession(self, record: SupersessionRecord) -> None:
         """A supersession link."""
-        del record
-        self.not_carried(Kind.SUPERSESSIONS, _NOT_YET[Kind.SUPERSESSIONS])
+        self._hold(Kind.SUPERSESSIONS, record)
 
     def state_key(self, record: StateKeyRecord) -> None:
         """A state-key slot."""
-        del record
-        self.not_carried(Kind.STATE_KEYS, _NOT_YET[Kind.STATE_KEYS])
+        self._hold(Kind.STATE_KEYS, record)
 
     def derived(self, record: DerivedRecord) -> None:
         """A derivation edge."""
-        del record
-        self.not_carried(Kind.DERIVED_FROM, _NOT_YET[Kind.DERIVED_FROM])
+        self._hold(Kind.DERIVED_FROM, record)
 
     def crystal(self, record: CrystalRecord) -> None:
         """A crystallized or retired pattern."""
-        del record
-        self.not_carried(Kind.CRYSTALS, _NOT_YET[Kind.CRYSTALS])
+        self._hold(Kind.CRYSTALS, record)
 
     def spore(self, record: SporeRecord) -> None:
         """An open or resolved spore."""
-        del record
-        self.not_carried(Kind.SPORES, _NOT_YET[Kind.SPORES])
+        self._hold(Kind.SPORES, record)
+
+    def flush_pending(self) -> None:
+        """Hand each held record to its carrier (``_import_pending.CARRIERS``), in source order."""
+        rows = self._stage.execute("SELECT kind, record FROM pending ORDER BY pos")
+        for value, text in rows:
+            kind = Kind(value)
+            record = RECORD_TYPES[kind](**json.loads(text))
+            written = CARRIERS[kind](self._conn, record)
+            count = self.count(kind)
+            if written is None:
+                count.not_carried += 1
+                count.reason = NOT_YET[kind]
+            elif written:
+                count.imported += 1
+            else:
+                count.skipped += 1
