@@ -196,7 +196,9 @@ def main() -> None:
     )
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--quick", action="store_true", help="one small size (CI)")
-    parser.add_argument("--upstream-max", type=int, default=10000, help="largest 1.0.2 import (none with --quick)")
+    parser.add_argument(
+        "--upstream-max", type=int, default=10000, help="largest 1.0.2 import (none with --quick)"
+    )
     parser.add_argument("--out", help="also write the JSON summary here")
     args = parser.parse_args()
     if not (ROOT / "tests" / "fixtures").is_dir():
