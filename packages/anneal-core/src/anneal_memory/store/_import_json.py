@@ -21,6 +21,7 @@ from anneal_memory.store._import_sink import Sink
 from anneal_memory.store._import_stream import JsonDocument
 from anneal_memory.store._import_v1 import (
     check_id,
+    metadata_of,
     v1_association,
     v1_episode,
     v1_supersession,
@@ -66,7 +67,7 @@ def _our_episode(sink: Sink, raw: object, place: str, clock: Clock) -> None:
             raw.get("content"),
             raw.get("type"),
             source=raw.get("source", "agent"),
-            metadata=raw.get("metadata") or None,
+            metadata=metadata_of(raw.get("metadata") or None, place),
             timestamp=raw.get("timestamp"),
             idempotency_key=raw.get("idempotency_key"),
             clock=clock,

@@ -30,6 +30,7 @@ from anneal_memory.store._validate import MAX_CONTENT_BYTES, validate_episode
 
 __all__ = [
     "check_id",
+    "metadata_of",
     "v1_association",
     "v1_crystal_file",
     "v1_episode",
@@ -70,7 +71,8 @@ def _depth_ok(value: object) -> bool:
     return True
 
 
-def _metadata(value: object, place: str) -> Mapping[str, Any] | None:
+def metadata_of(value: object, place: str) -> Mapping[str, Any] | None:
+    """A record's metadata (an object, JSON text or null), at most 32 levels deep."""
     if isinstance(value, str):
         try:
             value = json.loads(value) if value else None
@@ -115,7 +117,7 @@ def v1_episode(sink: Sink, raw: object, place: str, clock: Clock) -> str:
             raw.get("content"),
             raw.get("type"),
             source=raw.get("source") or "agent",
-            metadata=_metadata(raw.get("metadata"), place),
+            metadata=metadata_of(raw.get("metadata"), place),
             timestamp=_text(raw.get("timestamp"), place, "timestamp"),
             idempotency_key=origin_key,
             clock=clock,
