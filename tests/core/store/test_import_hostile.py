@@ -196,3 +196,25 @@ def test_a_live_episode_wins_over_a_tombstone_of_its_id(store: Store, target: St
     assert (report.count("tombstones").found, report.count("tombstones").skipped) == (1, 1)
     assert target.get(alive) is not None
     assert target.status().deleted_episodes == 0
+
+
+@pytest.mark.parametrize("kind", ["export", "memory"])
+def test_every_truncation_point_is_a_clean_refusal(store: Store, target: Store, tmp_path, kind):
+    if kind == "export":
+        data = _export(store, 3).encode("utf-8")
+    else:
+        data = (
+            b'{"type":"entity","name":"A","entityType":"t","observations":["x","y"]}\n'
+            b'{"type":"relation","from":"A","to":"B","relationType":"knows"}'
+        )
+    source = tmp_path / "cut"
+    outcomes = set()
+    for end in range(1, len(data)):
+        source.write_bytes(data[:end])
+        try:
+            target.import_from(source, dry_run=True)
+            outcomes.add("ok")
+        except ImportFormatError:
+            outcomes.add("refused")
+        assert target.status().total_episodes == 0
+    assert "refused" in outcomes
