@@ -74,3 +74,10 @@ def test_the_legacy_memory_jsonl_name_and_a_trailing_newline_work(tmp_path: Path
     write_like_the_server(source)
     source.write_bytes(source.read_bytes() + b"\n\n")
     assert store.import_from(source).count("episodes").imported == 4
+
+
+def test_empty_types_are_left_out_of_the_text(tmp_path: Path, store: Store):
+    source = tmp_path / "memory.json"
+    write_like_the_server(source, [{"name": "Bob", "entityType": "", "observations": ["Hi"]}], [])
+    store.import_from(source)
+    assert [e.content for e in store.recall(limit=5).episodes] == ["Bob: Hi"]

@@ -39,9 +39,13 @@ def looks_like_server_memory(first_line: bytes) -> bool:
 
 def _field(item: Mapping[str, Any], key: str, place: str) -> str:
     value = item.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ImportFormatError(f"{place}: {key!r} must be non-empty text, got {value!r}")
+    if not isinstance(value, str):
+        raise ImportFormatError(f"{place}: {key!r} must be text, got {value!r}")
     return value
+
+
+def _named(name: str, entity_type: str) -> str:
+    return f"{name} ({entity_type})" if entity_type.strip() else name
 
 
 def _key(*parts: str) -> str:
@@ -76,12 +80,12 @@ def _entity(sink: Sink, item: Mapping[str, Any], place: str, clock: Clock) -> No
     sink.count(Kind.ENTITIES).found += 1
     meta = {"entity": name, "entity_type": entity_type}
     if not observations:
-        _episode(sink, place, clock, text=f"{name} ({entity_type})", kind="context", meta=meta)
+        _episode(sink, place, clock, text=_named(name, entity_type), kind="context", meta=meta)
     for index, observation in enumerate(observations):
         where = f"{place} observation {index + 1}"
         if not isinstance(observation, str):
             raise ImportFormatError(f"{where} must be text, got {type(observation).__name__}")
-        text = f"{name} ({entity_type}): {observation}"
+        text = f"{_named(name, entity_type)}: {observation}"
         _episode(sink, where, clock, text=text, kind="observation", meta=meta)
 
 
