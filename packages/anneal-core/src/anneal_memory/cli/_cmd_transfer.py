@@ -86,7 +86,10 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
 def _spool_stdin(folder: Path) -> Path:
     import sys
 
+    from anneal_memory._fsio import ensure_private_file
+
     target = folder / "stdin"
+    ensure_private_file(target)
     stream = getattr(sys.stdin, "buffer", None)
     with target.open("wb") as out:
         if stream is None:  # a text-only stdin (embedding, tests)

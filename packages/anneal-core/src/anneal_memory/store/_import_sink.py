@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from anneal_memory._fsio import ensure_private_file
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
 from anneal_memory.store._import_history import wrap_token, write_links, write_patterns, write_wraps
@@ -91,6 +92,7 @@ class Sink:
         self._by_wrap = False
         self._carry_wraps = False
         # A private scratch file, not a store: none of the store's connection policy applies.
+        ensure_private_file(stage_dir / "stage.db")
         self._stage = sqlite3.connect(stage_dir / "stage.db", isolation_level=None)  # noqa: TID251
         self._stage.execute("PRAGMA journal_mode=OFF")
         self._stage.execute("PRAGMA synchronous=OFF")
