@@ -218,3 +218,34 @@ def test_every_truncation_point_is_a_clean_refusal(store: Store, target: Store, 
             outcomes.add("refused")
         assert target.status().total_episodes == 0
     assert "refused" in outcomes
+
+
+def test_1_0_2_wraps_become_consecutive_ranges_over_their_episodes(target, tmp_path: Path):
+    sessions = ["3", "1", None, "2", "1", "4"]  # newest first would not matter: order by wrap
+    episodes = [
+        {**_v1_episode(f"{i:08x}", f"episode {i}"), "session_id": s, "timestamp":
+         f"2026-10-0{i + 1}T10:00:00.000000Z"}
+        for i, s in enumerate(sessions)
+    ]  # fmt: skip
+    wraps = [
+        {"id": n, "wrapped_at": f"2026-10-1{n}T00:00:00Z", "episodes_compressed": c}
+        for n, c in ((1, 2), (2, 1), (3, 1))
+    ]
+    source = tmp_path / "v1.json"
+    source.write_text(
+        json.dumps(
+            {"anneal_memory_export": True, "format_version": 1, "episodes": episodes,
+             "wraps": wraps}
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    assert target.import_from(source).count("wraps").imported == 3
+    rows = (
+        target.connection("t")
+        .execute("SELECT after_seq, through_seq, save_no FROM wraps ORDER BY id")
+        .fetchall()
+    )
+    assert rows == [(0, 2, 1), (2, 3, 2), (3, 4, 3)]
+    assert target.status().episodes_since_wrap == 2  # session 4 (not wrapped yet) and None
+    order = target.connection("t").execute("SELECT id FROM episodes ORDER BY seq").fetchall()
+    assert [r[0] for r in order][:4] == ["00000001", "00000004", "00000003", "00000000"]

@@ -39,9 +39,12 @@ def write_wraps(
     """Write ``wraps`` as completed wraps; ``through`` maps a wrap number to its last seq."""
     after = 0
     last = 0
+    ends = sorted(through.items())
+    index = 0
     for save_no, record in enumerate(sorted(wraps, key=lambda w: w.number), 1):
-        ends = [seq for number, seq in through.items() if number <= record.number]
-        last = max([last, *ends])
+        while index < len(ends) and ends[index][0] <= record.number:
+            last = max(last, ends[index][1])
+            index += 1
         conn.execute(
             "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
             " episode_count, completed_at, continuity_sha256, continuity_chars,"
