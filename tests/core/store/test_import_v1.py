@@ -215,3 +215,13 @@ def test_imported_pattern_levels_let_the_next_save_climb_from_them(v1_store: Pat
             .fetchone()[0]
             == 2
         )
+
+
+def test_a_hostile_crystal_file_is_refused_by_name(v1_store: Path, store: Store):
+    nested = "[" * 900 + "]" * 900
+    (v1_store.parent / "mem.crystal.json").write_text(
+        '{"crystal": [{"name": "x", "notes": ' + nested + "}]}", encoding="utf-8"
+    )
+    with pytest.raises(ImportFormatError, match=r"mem\.crystal\.json crystal\[0\] is nested"):
+        store.import_from(v1_store)
+    assert store.status().total_episodes == 0

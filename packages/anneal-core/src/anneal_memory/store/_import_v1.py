@@ -228,6 +228,8 @@ def v1_crystal_file(sink: Sink, document: object, place: str) -> None:
             where = f"{place} {key}[{index}]"
             if not isinstance(entry, Mapping):
                 raise ImportFormatError(f"{where} is not an object")
+            if not _depth_ok(entry):
+                raise ImportFormatError(f"{where} is nested more than 32 levels deep")
             name = _text(entry.get("name"), where, "name")
             sink.crystal(
                 CrystalRecord(place=where, name=name, retired=key == "retired", data=entry)
@@ -246,6 +248,8 @@ def v1_spore_file(sink: Sink, document: object, place: str) -> None:
             where = f"{place} {key}[{index}]"
             if not isinstance(entry, Mapping):
                 raise ImportFormatError(f"{where} is not an object")
+            if not _depth_ok(entry):
+                raise ImportFormatError(f"{where} is nested more than 32 levels deep")
             ident = _text(entry.get("id"), where, "id")
             sink.spore(
                 SporeRecord(place=where, ident=ident, resolved=key == "resolved", data=entry)
