@@ -29,6 +29,7 @@ from anneal_memory.store._import_sink import Sink
 from anneal_memory.store._validate import MAX_CONTENT_BYTES, validate_episode
 
 __all__ = [
+    "TRUST_CLASSES",
     "check_id",
     "metadata_of",
     "v1_association",
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 _HEX = frozenset("0123456789abcdef")
-_TRUST = ("external", "tool", "agent", "operator")
+TRUST_CLASSES = ("external", "tool", "agent", "operator")
 _MAX_METADATA_DEPTH = 32
 
 
@@ -128,7 +129,7 @@ def v1_episode(sink: Sink, raw: object, place: str, clock: Clock) -> str:
     sink.episode(EpisodeRecord(place=place, ident=ident, item=item, wrap_number=number))
     trust = raw.get("trust")
     if trust is not None:
-        if trust not in _TRUST:
+        if trust not in TRUST_CLASSES:
             raise ImportFormatError(f"{place}: unknown trust class {trust!r}")
         sink.trust(TrustRecord(place=place, episode_id=ident, trust=str(trust)))
     derived = raw.get("derived_from") or []

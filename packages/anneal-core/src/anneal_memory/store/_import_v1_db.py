@@ -26,6 +26,7 @@ from anneal_memory.store._import_records import (
 )
 from anneal_memory.store._import_sink import Sink
 from anneal_memory.store._import_v1 import (
+    TRUST_CLASSES,
     check_id,
     v1_association,
     v1_crystal_file,
@@ -106,6 +107,8 @@ def _links(sink: Sink, conn: sqlite3.Connection, tables: set[str]) -> None:
         for row in _rows(conn, "SELECT episode_id, trust FROM episode_trust"):
             place = f"table episode_trust ({row['episode_id']})"
             check_id(row["episode_id"], place)
+            if row["trust"] not in TRUST_CLASSES:
+                raise ImportFormatError(f"{place}: unknown trust class {row['trust']!r}")
             sink.trust(TrustRecord(place=place, episode_id=row["episode_id"], trust=row["trust"]))
     if "supersessions" in tables:
         for index, row in enumerate(_rows(conn, "SELECT * FROM supersessions")):
