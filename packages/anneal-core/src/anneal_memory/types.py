@@ -10,6 +10,8 @@ from typing import Any
 __all__ = [
     "Episode",
     "EpisodeType",
+    "ImportCount",
+    "ImportReport",
     "ImportResult",
     "PruneResult",
     "RecallResult",
@@ -245,3 +247,62 @@ class StateSlot:
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
         return {"key": self.key, "current": list(self.current), "replaced": list(self.replaced)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImportCount:
+    """What an import did with one kind of record (``episodes``, ``tombstones``, ...).
+
+    Attributes:
+        kind: The kind of record.
+        found: How many the source held.
+        imported: How many were written.
+        skipped: How many were already here (or repeated in the source) and left alone.
+        not_carried: How many this store could not take.
+        reason: Why some were not carried (None when all were).
+    """
+
+    kind: str
+    found: int
+    imported: int
+    skipped: int
+    not_carried: int
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImportReport:
+    """What ``Store.import_from`` found in a source and did (or, dry, would do).
+
+    Attributes:
+        source: The path imported.
+        format: The format detected (``anneal-memory-export``, ``anneal-memory-1.0.2-export``,
+            ``anneal-memory-1.0.2-database``, ``server-memory-jsonl``).
+        sha256: Hex SHA-256 of the source file's bytes.
+        dry_run: True when nothing was written.
+        counts: One entry per kind of record the source held.
+    """
+
+    source: str
+    format: str
+    sha256: str
+    dry_run: bool
+    counts: tuple[ImportCount, ...]
+
+    def count(self, kind: str) -> ImportCount | None:
+        """The entry for ``kind``, or None when the source held none."""
+        return next((c for c in self.counts if c.kind == kind), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "sha256": self.sha256,
+            "dry_run": self.dry_run,
+            "counts": [c.to_dict() for c in self.counts],
+        }

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anneal_memory.cli._context import CommandError, Context, ExitCode
+
+if TYPE_CHECKING:
+    from anneal_memory.types import ImportReport
 
 __all__ = ["add_commands"]
 
@@ -19,12 +23,16 @@ def add_commands(
     export = subparsers.add_parser(
         "export",
         parents=parents,
-        help="write every episode and tombstone as JSON",
+        help="write every episode and tombstone as JSON (or a markdown dump)",
         description="Export the whole store (episodes and tombstones) as one JSON document, "
-        "to stdout or to a file written atomically with mode 0600.",
+        "or as readable markdown (the continuity, then episodes by day), to stdout or to a "
+        "file written atomically with mode 0600.",
     )
     export.add_argument(
-        "--format", choices=("json",), default="json", help="output format (default: json)"
+        "--format",
+        choices=("json", "markdown"),
+        default="json",
+        help="output format (default: json)",
     )
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="overwrite FILE if it already exists")
@@ -33,19 +41,25 @@ def add_commands(
     imp = subparsers.add_parser(
         "import",
         parents=parents,
-        help="import an export file",
-        description="Import a JSON export (FILE, or - for stdin) in one transaction. Episodes "
-        "already present are skipped; a malformed file changes nothing.",
+        help="import an export, a 1.0.2 store or an MCP memory.json",
+        description="Import PATH in one transaction, detecting its format: an anneal-memory "
+        "export, a public anneal-memory 1.0.2 JSON export or database (read-only, with the "
+        "files beside it), or the MCP memory server's memory.json. Records already here are "
+        "skipped; a file that cannot be imported changes nothing.",
     )
-    imp.add_argument("file", metavar="FILE", help="the export file, or - to read stdin")
+    imp.add_argument("file", metavar="PATH", help="the file to import, or - to read stdin")
+    imp.add_argument(
+        "--dry-run", action="store_true", help="report what would be imported; write nothing"
+    )
     imp.set_defaults(handler=run_import)
 
 
 def run_export(ctx: Context, args: argparse.Namespace) -> int:
     """Export to stdout, or atomically to a file that must not exist (unless --force)."""
     store = ctx.store(create=False)
+    write = store.export_markdown if args.format == "markdown" else store.export_json
     if args.output is None:
-        store.export_json(ctx.out)
+        write(ctx.out)
         ctx.out.write("\n")
         return ExitCode.OK
     import io
@@ -60,7 +74,7 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
     if not target.parent.is_dir():
         raise CommandError(f"folder {target.parent} does not exist")
     buffer = io.StringIO()
-    count = store.export_json(buffer)
+    count = write(buffer)
     atomic_write_text(target, buffer.getvalue())
     ctx.emit(
         {"path": str(target.absolute()), "format": args.format, "episodes": count},
@@ -69,31 +83,87 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def run_import(ctx: Context, args: argparse.Namespace) -> int:
-    """Import an export document from a file or stdin."""
-    if args.file == "-":
-        from anneal_memory.cli._cmd_episodes import read_stdin_text
+def _spool_stdin(folder: Path) -> Path:
+    import sys
 
-        text = read_stdin_text()
-        origin = "stdin"
-    else:
+    from anneal_memory._fsio import ensure_private_file
+
+    target = folder / "stdin"
+    ensure_private_file(target)
+    stream = getattr(sys.stdin, "buffer", None)
+    with target.open("wb") as out:
+        if stream is None:  # a text-only stdin (embedding, tests)
+            out.write(sys.stdin.read().encode("utf-8"))
+        else:
+            while chunk := stream.read(1024 * 1024):
+                out.write(chunk)
+    return target
+
+
+def _text(report: ImportReport, origin: str) -> str:
+    verb = "Would import" if report.dry_run else "Imported"
+    lines = [f"{verb} from {origin} ({report.format}, sha256 {report.sha256[:16]}):"]
+    for c in report.counts:
+        if not (c.imported or c.skipped or c.not_carried):
+            lines.append(f"  {c.kind}: {c.found} found (each came across as episodes)")
+            continue
+        parts = [f"{c.imported} {'to import' if report.dry_run else 'imported'}"]
+        if c.skipped:
+            parts.append(f"{c.skipped} already here")
+        if c.not_carried:
+            parts.append(f"{c.not_carried} not carried: {c.reason}")
+        lines.append(f"  {c.kind}: {c.found} found, " + ", ".join(parts))
+    if report.dry_run:
+        lines.append("Dry run: nothing was written.")
+    return "\n".join(lines)
+
+
+def _data(report: ImportReport, origin: str) -> dict[str, object]:
+    episodes = report.count("episodes")
+    tombstones = report.count("tombstones")
+    return {
+        "source": origin,
+        "format": report.format,
+        "sha256": report.sha256,
+        "dry_run": report.dry_run,
+        "imported": episodes.imported if episodes else 0,
+        "skipped_existing": episodes.skipped if episodes else 0,
+        "tombstones_added": tombstones.imported if tombstones else 0,
+        "counts": [c.to_dict() for c in report.counts],
+    }
+
+
+def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
+    if dry_run and not ctx.db_path.exists():
+        import tempfile
+
+        from anneal_memory.store import Store
+
+        with (
+            tempfile.TemporaryDirectory(prefix="anneal-dry-run-") as folder,
+            Store(Path(folder) / "dry-run.db", audit=False) as scratch,
+        ):
+            return scratch.import_from(path, dry_run=True)
+    return ctx.store().import_from(path, dry_run=dry_run)
+
+
+def run_import(ctx: Context, args: argparse.Namespace) -> int:
+    """Import a file (or stdin), or with --dry-run report what an import would do."""
+    if args.file != "-":
         path = Path(args.file).expanduser()
-        text = path.read_bytes().decode("utf-8")
+        report = _run(ctx, path, dry_run=args.dry_run)
         origin = str(path)
-    if not text.strip():
-        raise CommandError(f"nothing to import: {origin} is empty")
-    result = ctx.store().import_json(text)
-    ctx.emit(
-        {
-            "source": origin,
-            "imported": result.imported,
-            "skipped_existing": result.skipped_existing,
-            "tombstones_added": result.tombstones_added,
-            "crystals_imported": result.crystals_imported,
-            "spores_imported": result.spores_imported,
-        },
-        f"Imported {result.imported} episode(s) from {origin} "
-        f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s)); "
-        f"{result.crystals_imported} crystal(s), {result.spores_imported} spore(s)",
-    )
+    else:
+        import tempfile
+
+        from anneal_memory.errors import ImportFormatError
+
+        with tempfile.TemporaryDirectory(prefix="anneal-import-") as folder:
+            spooled = _spool_stdin(Path(folder))
+            try:
+                report = _run(ctx, spooled, dry_run=args.dry_run)
+            except ImportFormatError as exc:
+                raise ImportFormatError(str(exc).replace(str(spooled), "stdin")) from None
+        origin = "stdin"
+    ctx.emit(_data(report, origin), _text(report, origin))
     return ExitCode.OK

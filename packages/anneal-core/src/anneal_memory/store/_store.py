@@ -35,6 +35,7 @@ from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
     Episode,
     EpisodeType,
+    ImportReport,
     ImportResult,
     PruneResult,
     RecallResult,
@@ -422,6 +423,27 @@ class Store(ProvenanceMixin):
                 conn.execute("COMMIT")
         return count
 
+    def export_markdown(self, out: IO[str]) -> int:
+        """Write a readable dump (continuity, then episodes by day); return the episode count."""
+        from anneal_memory.store._transfer_markdown import iter_markdown_chunks
+
+        continuity = self.load_continuity()
+        with self._lock:
+            conn = self.connection("export")
+            conn.execute("BEGIN")
+            try:
+                count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
+                for chunk in iter_markdown_chunks(
+                    conn,
+                    exported_at=self._now(),
+                    project_name=self.project_name,
+                    continuity=continuity,
+                ):
+                    out.write(chunk)
+            finally:
+                conn.execute("COMMIT")
+        return count
+
     def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
         """Import an export (its text or parsed object) in one transaction.
 
@@ -444,3 +466,39 @@ class Store(ProvenanceMixin):
             data={"imported": result.imported, "tombstones_added": result.tombstones_added},
         )
         return result
+
+    def import_from(self, path: str | os.PathLike[str], *, dry_run: bool = False) -> ImportReport:
+        """Import a file, detecting its format, in one transaction (all or nothing).
+
+        Reads our own export, the public anneal-memory 1.0.2 JSON export, a 1.0.2 database
+        with the files beside it (opened read-only, never modified), and the MCP memory
+        server's ``memory.json``. Records already here are skipped, so a second run imports
+        nothing. ``dry_run`` does all the work, reports it and writes nothing.
+
+        Raises:
+            ImportFormatError: The file is not importable or clashes with this store; the
+                message names the place. Nothing was written.
+        """
+        from anneal_memory.store._import_apply import apply_import
+
+        with self._lock:
+            report = apply_import(
+                self.connection("import"),
+                Path(path).expanduser().absolute(),
+                db_path=self._path,
+                clock=self._clock,
+                continuity_file=self.sidecar(".continuity.md"),
+                dry_run=dry_run,
+            )
+        if not dry_run:
+            self.emit_audit(
+                "import",
+                actor="operator",
+                data={
+                    "format": report.format,
+                    "source_sha256": report.sha256,
+                    "counts": {c.kind: c.imported for c in report.counts},
+                    "not_carried": {c.kind: c.not_carried for c in report.counts},
+                },
+            )
+        return report
