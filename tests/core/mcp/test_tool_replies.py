@@ -179,3 +179,17 @@ def test_live_refusals_and_downgrades_name_no_cli_flag(db_path: Any) -> None:
     assert shrunk["isError"]
     _no_cli_flags(_text(shrunk))
     anonymous.close()
+
+
+def test_prepare_wrap_takes_a_package_budget(server: McpServer, store: Store) -> None:
+    for n in range(40):
+        store.record(f"note {n} " + "word " * 400, "observation")
+    result = _result(server, "prepare_wrap", max_package_chars=5000)
+    assert not result["isError"], _text(result)
+    fields = result["structuredContent"]
+    assert 1 <= fields["episode_count"] < 40
+    assert "stay unwrapped for the next wrap" in _text(result)
+    refused = _result(server, "wrap_cancel")
+    assert not refused["isError"], _text(refused)
+    too_small = _result(server, "prepare_wrap", max_package_chars=100)
+    assert too_small["isError"]

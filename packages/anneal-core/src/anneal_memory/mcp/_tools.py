@@ -265,6 +265,11 @@ _PREPARE_WRAP = Tool(
                 "minimum": 1,
                 "description": "Days until a pattern is stale (7)",
             },
+            "max_package_chars": {
+                "type": "integer",
+                "minimum": 5000,
+                "description": "Package budget (60000); the rest waits",
+            },
         }
     ),
     annotations=hints(read_only=False, destructive=False, idempotent=False),

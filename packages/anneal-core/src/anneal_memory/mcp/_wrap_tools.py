@@ -72,6 +72,7 @@ def _reworded(exc: AnnealMemoryError) -> AnnealMemoryError:
 def prepare_wrap(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     """Open a wrap and return the package to compress, with its token."""
     from anneal_memory import prepare_wrap as library_prepare
+    from anneal_memory.continuity import DEFAULT_PACKAGE_CHARS
 
     try:
         result = library_prepare(
@@ -79,6 +80,7 @@ def prepare_wrap(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
             session_id=ctx.session_id,
             max_chars=args.get("max_chars"),
             staleness_days=args.get("staleness_days", 7),
+            max_package_chars=args.get("max_package_chars", DEFAULT_PACKAGE_CHARS),
         )
     except AnnealMemoryError as exc:
         raise _reworded(exc) from None
