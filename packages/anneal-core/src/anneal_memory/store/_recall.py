@@ -8,7 +8,8 @@ import sqlite3
 from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_seqs
-from anneal_memory.store._search import RecallFilters, count_matches, plan_search, ranked_seqs
+from anneal_memory.store._ranking import count_matches, ranked_seqs
+from anneal_memory.store._search import RecallFilters, plan_search
 from anneal_memory.store._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
 

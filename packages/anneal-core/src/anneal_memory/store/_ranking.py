@@ -1,0 +1,160 @@
+"""Ranked keyword recall that never looks at an episode's age: the best match wins.
+
+Ranking, in two tiers:
+
+1. episodes holding the keyword's tokens as an exact phrase, by bm25;
+2. episodes holding any of its words, by bm25 of the OR-joined words, times
+   ``1 + COORDINATION_BONUS`` for each further distinct word the episode holds.
+
+Every score uses FTS5's own ``bm25()`` with corpus-wide statistics, over every match of a
+word, whatever its age. The cost stays far below scoring every match (what a plain FTS5
+``ORDER BY rank`` does) by working rarest word first:
+
+* each word's document frequency is one FTS5 count (a walk of its doclist, no scoring);
+* the rarest words, up to :data:`CANDIDATE_BUDGET` matches together, are scored over every
+  match: those matches are the candidates;
+* each commoner word is scored only where it meets a candidate, with one FTS5 query
+  ``(rare words) AND word``: bm25 is a sum over the query's phrases, so that query's score
+  minus the candidate's rare-word score is the common word's share, exactly;
+* when even the rarest word has more matches than the budget, its best
+  :data:`CANDIDATE_BUDGET` matches by bm25 (not its newest) are the candidates.
+
+An episode holding none of the rare words is not a candidate. It could only win if common
+words alone outscored the rare ones, which bm25's idf makes unusual; the measured effect on
+LoCoMo is in ``docs/recall.md``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from anneal_memory.store._search import COORDINATION_BONUS, RecallFilters, SearchPlan, quote
+
+__all__ = ["CANDIDATE_BUDGET", "Ranking", "count_matches", "ranked_seqs"]
+
+CANDIDATE_BUDGET = 4096
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranking:
+    """Episode ``seq`` values, best first; ``complete`` when they are every match."""
+
+    seqs: list[int]
+    complete: bool
+
+
+def _fts_query(filters: RecallFilters, select: str, tail: str) -> str:
+    if filters.clauses:
+        return (
+            f"SELECT {select} FROM episodes_fts AS f "  # noqa: S608
+            "JOIN episodes AS e ON e.seq = f.rowid "
+            f"{filters.where('episodes_fts MATCH ?')} {tail}"
+        )
+    return f"SELECT {select} FROM episodes_fts AS f WHERE episodes_fts MATCH ? {tail}"  # noqa: S608
+
+
+def _scored(
+    conn: sqlite3.Connection, expression: str, filters: RecallFilters, limit: int | None = None
+) -> list[tuple[int, float]]:
+    """(rowid, bm25) of every match, or of the best ``limit`` matches by bm25."""
+    if limit is None:
+        sql = _fts_query(filters, "f.rowid, bm25(episodes_fts)", "")
+        return conn.execute(sql, (expression, *filters.params)).fetchall()
+    sql = _fts_query(
+        filters, "f.rowid, bm25(episodes_fts)", "ORDER BY bm25(episodes_fts), f.rowid DESC LIMIT ?"
+    )
+    return conn.execute(sql, (expression, *filters.params, limit)).fetchall()
+
+
+def _doc_frequency(conn: sqlite3.Connection, term: str) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (quote(term),)
+    ).fetchone()
+    return int(row[0])
+
+
+def _rank(scores: dict[int, float]) -> list[int]:
+    # bm25() is lower-is-better; among equal scores the newer episode wins.
+    return [seq for seq, _ in sorted(scores.items(), key=lambda item: (item[1], -item[0]))]
+
+
+@dataclass(slots=True)
+class _Tally:
+    """bm25 sums and matched-word counts of the candidates."""
+
+    sums: dict[int, float]
+    matched: dict[int, int]
+
+    def add(self, rows: list[tuple[int, float]]) -> None:
+        for seq, score in rows:
+            self.sums[seq] = self.sums.get(seq, 0.0) + score
+            self.matched[seq] = self.matched.get(seq, 0) + 1
+
+    def coordinated(self) -> dict[int, float]:
+        # Each further distinct query word an episode holds strengthens its score by a fixed
+        # share, so two moderately rare words together beat one of them repeated.
+        return {
+            seq: score * (1.0 + COORDINATION_BONUS * (self.matched[seq] - 1))
+            for seq, score in self.sums.items()
+        }
+
+
+def _split_by_rarity(
+    conn: sqlite3.Connection, terms: tuple[str, ...]
+) -> tuple[list[str], list[str], bool]:
+    """(rare words, common words, whether the rare words' matches fit the budget)."""
+    frequencies = sorted((_doc_frequency(conn, t), t) for t in terms)
+    by_rarity = [term for _, term in frequencies]
+    rare: list[str] = []
+    total = 0
+    for frequency, term in frequencies:
+        if rare and total + frequency > CANDIDATE_BUDGET:
+            break
+        rare.append(term)
+        total += frequency
+    return rare, by_rarity[len(rare) :], total <= CANDIDATE_BUDGET
+
+
+def _or_tier(
+    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, depth: int
+) -> tuple[dict[int, float], bool]:
+    if len(plan.terms) == 1:
+        rows = _scored(conn, plan.any_word, filters, depth)
+        return dict(rows), len(rows) < depth
+    rare, common, fits = _split_by_rarity(conn, plan.terms)
+    tally = _Tally(sums={}, matched={})
+    if fits:
+        for term in rare:
+            tally.add(_scored(conn, quote(term), filters))
+    else:
+        tally.add(_scored(conn, quote(rare[0]), filters, CANDIDATE_BUDGET))
+    rare_expression = "(" + " OR ".join(quote(t) for t in rare) + ")"
+    base = dict(tally.sums)
+    for term in common:
+        rows = _scored(conn, f"{rare_expression} AND {quote(term)}", filters)
+        tally.add([(seq, score - base[seq]) for seq, score in rows if seq in base])
+    return tally.coordinated(), fits and not common
+
+
+def ranked_seqs(
+    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, *, depth: int
+) -> Ranking:
+    """Rank the matches of ``plan``; at least ``depth`` of them when enough episodes match."""
+    phrase_hits: list[int] = []
+    complete = True
+    if plan.phrase is not None:
+        phrase_rows = _scored(conn, plan.phrase, filters, depth)
+        complete = len(phrase_rows) < depth
+        phrase_hits = _rank(dict(phrase_rows))
+    scores, or_complete = _or_tier(conn, plan, filters, depth)
+    for seq in phrase_hits:
+        scores.pop(seq, None)
+    return Ranking(seqs=phrase_hits + _rank(scores), complete=complete and or_complete)
+
+
+def count_matches(conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters) -> int:
+    """Count every episode matching any of the plan's words and the filters."""
+    sql = _fts_query(filters, "count(*)", "")
+    row = conn.execute(sql, (plan.any_word, *filters.params)).fetchone()
+    return int(row[0])
