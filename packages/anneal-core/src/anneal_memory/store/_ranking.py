@@ -29,7 +29,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from anneal_memory.store._search import COORDINATION_BONUS, RecallFilters, SearchPlan, quote
+from anneal_memory.store._search import COORDINATION_BONUS, RecallFilters, SearchPlan
 
 __all__ = ["CANDIDATE_BUDGET", "Ranking", "count_matches", "ranked_seqs"]
 
@@ -67,9 +67,9 @@ def _scored(
     return conn.execute(sql, (expression, *filters.params, limit)).fetchall()
 
 
-def _doc_frequency(conn: sqlite3.Connection, term: str) -> int:
+def _doc_frequency(conn: sqlite3.Connection, expression: str) -> int:
     row = conn.execute(
-        "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (quote(term),)
+        "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (expression,)
     ).fetchone()
     return int(row[0])
 
@@ -101,10 +101,10 @@ class _Tally:
 
 
 def _split_by_rarity(
-    conn: sqlite3.Connection, terms: tuple[str, ...]
+    conn: sqlite3.Connection, expressions: list[str]
 ) -> tuple[list[str], list[str], bool]:
     """(rare words, common words, whether the rare words' matches fit the budget)."""
-    frequencies = sorted((_doc_frequency(conn, t), t) for t in terms)
+    frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
     by_rarity = [term for _, term in frequencies]
     rare: list[str] = []
     total = 0
@@ -122,17 +122,17 @@ def _or_tier(
     if len(plan.terms) == 1:
         rows = _scored(conn, plan.any_word, filters, depth)
         return dict(rows), len(rows) < depth
-    rare, common, fits = _split_by_rarity(conn, plan.terms)
+    rare, common, fits = _split_by_rarity(conn, [plan.expression(t) for t in plan.terms])
     tally = _Tally(sums={}, matched={})
     if fits:
         for term in rare:
-            tally.add(_scored(conn, quote(term), filters))
+            tally.add(_scored(conn, term, filters))
     else:
-        tally.add(_scored(conn, quote(rare[0]), filters, CANDIDATE_BUDGET))
-    rare_expression = "(" + " OR ".join(quote(t) for t in rare) + ")"
+        tally.add(_scored(conn, rare[0], filters, CANDIDATE_BUDGET))
+    rare_expression = "(" + " OR ".join(rare) + ")"
     base = dict(tally.sums)
     for term in common:
-        rows = _scored(conn, f"{rare_expression} AND {quote(term)}", filters)
+        rows = _scored(conn, f"{rare_expression} AND {term}", filters)
         tally.add([(seq, score - base[seq]) for seq, score in rows if seq in base])
     return tally.coordinated(), fits and not common
 

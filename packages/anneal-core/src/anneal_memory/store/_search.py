@@ -17,12 +17,14 @@ __all__ = [
     "STOPWORDS",
     "RecallFilters",
     "SearchPlan",
+    "plan_prefix_search",
     "plan_search",
     "quote",
     "tokenize",
 ]
 
 MAX_QUERY_TERMS = 32
+MIN_PREFIX_CHARS = 3
 _TOKEN = re.compile(r"[^\W_]+")
 
 STOPWORDS = frozenset(
@@ -186,11 +188,19 @@ COORDINATION_BONUS = 0.25
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SearchPlan:
-    """The FTS5 expressions for one keyword. Every term is a quoted, operator-free string."""
+    """The FTS5 expressions for one keyword. Every term is a quoted, operator-free string.
+
+    ``prefix`` plans match each term as a word prefix (``"postgre"*``).
+    """
 
     phrase: str | None
     any_word: str
     terms: tuple[str, ...]
+    prefix: bool = False
+
+    def expression(self, term: str) -> str:
+        """The FTS5 expression matching one of the plan's terms."""
+        return quote(term) + "*" if self.prefix else quote(term)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -235,4 +245,23 @@ def plan_search(keyword: str) -> SearchPlan | None:
         phrase=phrase,
         any_word=" OR ".join(quote(t) for t in terms),
         terms=terms,
+    )
+
+
+def plan_prefix_search(keyword: str) -> SearchPlan | None:
+    """Build a plan matching the keyword's words as prefixes of stored words.
+
+    Words shorter than :data:`MIN_PREFIX_CHARS` are left out (a one-letter prefix matches
+    most of the store); None when no word is long enough.
+    """
+    distinct = list(dict.fromkeys(tokenize(keyword)))[:MAX_QUERY_TERMS]
+    content_words = [t for t in distinct if t not in STOPWORDS] or distinct
+    terms = tuple(t for t in content_words if len(t) >= MIN_PREFIX_CHARS)
+    if not terms:
+        return None
+    return SearchPlan(
+        phrase=None,
+        any_word=" OR ".join(quote(t) + "*" for t in terms),
+        terms=terms,
+        prefix=True,
     )
