@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
+from anneal_memory._distinct import OVERFETCH, distinct_episodes
 from anneal_memory._recording import (
     RecordingPolicy,
     has_content_words,
@@ -215,13 +216,16 @@ class AgentMemory:
         """Return the memory relevant to ``prompt`` as a bounded block; "" when none is.
 
         The block starts with ``Relevant memory:`` and lists ``- (id) [type] content`` lines,
-        best match first. Any prompt text is safe: its words are searched literally.
+        best match first, near-duplicates collapsed (see ``_distinct``). Any prompt text is
+        safe: its words are searched literally.
         """
         query = prompt[: self.policy.query_chars] if isinstance(prompt, str) else ""
         if not has_content_words(query):
             return ""
-        found = self._store.recall(keyword=query, limit=self.recall_limit)
-        return render_context(found.episodes, self.context_chars)
+        found = self._store.recall(keyword=query, limit=self.recall_limit * OVERFETCH)
+        return render_context(
+            distinct_episodes(found.episodes, self.recall_limit), self.context_chars
+        )
 
     def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
         """Return the memory block for one turn's model calls: startup context plus recall.
