@@ -120,3 +120,41 @@ def test_ranking_equals_scoring_every_match(store: Store) -> None:
     got = [e.id for e in result.episodes]
     # Candidates are the episodes holding a rare word: the top of the exhaustive ranking.
     assert got == expected[:50]
+
+
+def _stamped(store: Store, rows: list[tuple[str, dt.datetime]]) -> list[str]:
+    return [store.record(text, "observation", timestamp=when).id for text, when in rows]
+
+
+def test_a_match_recorded_next_to_the_best_match_gains_on_an_isolated_one(store: Store) -> None:
+    t = _BASE
+    ids = _stamped(
+        store,
+        [
+            ("lonely reply about the venue", t),
+            ("filler one", t + dt.timedelta(hours=5)),
+            ("which venue did we book for the offsite retreat", t + dt.timedelta(hours=10)),
+            ("the venue reply: we booked the lakeside hall", t + dt.timedelta(hours=10, seconds=5)),
+            ("filler two", t + dt.timedelta(hours=15)),
+        ],
+    )
+    found = [e.id for e in store.recall(keyword="venue for the offsite retreat").episodes]
+    assert found[0] == ids[2]
+    assert found.index(ids[3]) < found.index(ids[0])
+
+
+def test_a_neighbour_never_passes_its_lender_nor_gains_across_the_window(store: Store) -> None:
+    t = _BASE
+    ids = _stamped(
+        store,
+        [
+            ("offsite retreat venue budget plan", t),
+            ("offsite retreat venue budget plan with notes", t + dt.timedelta(seconds=1)),
+            ("venue", t + dt.timedelta(hours=3)),
+            ("venue", t + dt.timedelta(hours=6)),
+        ],
+    )
+    found = [e.id for e in store.recall(keyword="offsite retreat venue budget").episodes]
+    assert found[:2] == ids[:2]
+    # Three hours apart: no context shared, equal scores, so the newer one first.
+    assert found[2:] == [ids[3], ids[2]]

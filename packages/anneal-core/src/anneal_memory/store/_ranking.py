@@ -4,7 +4,10 @@ Ranking, in two tiers:
 
 1. episodes holding the keyword's tokens as an exact phrase, by bm25;
 2. episodes holding any of its words, by bm25 of the OR-joined words, times
-   ``1 + COORDINATION_BONUS`` for each further distinct word the episode holds.
+   ``1 + COORDINATION_BONUS`` for each further distinct word the episode holds; then a
+   matching episode recorded right next to one of the best matches (within
+   :data:`NEIGHBOUR_WINDOW`) gains :data:`NEIGHBOUR_SHARE` of that match's score, never
+   passing it (single-word keywords rank by bm25 alone).
 
 Every score uses FTS5's own ``bm25()`` with corpus-wide statistics, over every match of a
 word, whatever its age. The cost stays far below scoring every match (what a plain FTS5
@@ -26,21 +29,37 @@ LoCoMo is in ``docs/recall.md``.
 
 from __future__ import annotations
 
+import datetime as _dt
+import heapq
 import sqlite3
 from dataclasses import dataclass
 
 from anneal_memory.store._search import COORDINATION_BONUS, RecallFilters, SearchPlan
 
-__all__ = ["CANDIDATE_BUDGET", "Ranking", "count_matches", "ranked_seqs"]
+__all__ = [
+    "CANDIDATE_BUDGET",
+    "NEIGHBOUR_SHARE",
+    "NEIGHBOUR_WINDOW",
+    "Ranking",
+    "count_matches",
+    "ranked_seqs",
+]
 
 CANDIDATE_BUDGET = 4096
+NEIGHBOUR_SHARE = 0.35
+NEIGHBOUR_SOURCES = 50
+NEIGHBOUR_WINDOW = _dt.timedelta(hours=1)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranking:
-    """Episode ``seq`` values, best first; ``complete`` when they are every match."""
+    """The best ``depth`` episode ``seq`` values, best first, out of ``found`` candidates.
+
+    ``complete`` when the candidates are every match (then ``found`` counts them all).
+    """
 
     seqs: list[int]
+    found: int
     complete: bool
 
 
@@ -74,9 +93,9 @@ def _doc_frequency(conn: sqlite3.Connection, expression: str) -> int:
     return int(row[0])
 
 
-def _rank(scores: dict[int, float]) -> list[int]:
+def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
     # bm25() is lower-is-better; among equal scores the newer episode wins.
-    return [seq for seq, _ in sorted(scores.items(), key=lambda item: (item[1], -item[0]))]
+    return heapq.nsmallest(count, scores.items(), key=lambda item: (item[1], -item[0]))
 
 
 @dataclass(slots=True)
@@ -134,7 +153,40 @@ def _or_tier(
     for term in common:
         rows = _scored(conn, f"{rare_expression} AND {term}", filters)
         tally.add([(seq, score - base[seq]) for seq, score in rows if seq in base])
-    return tally.coordinated(), fits and not common
+    return _with_neighbours(conn, tally.coordinated()), fits and not common
+
+
+def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
+    marks = ",".join("?" * len(seqs))
+    rows = conn.execute(f"SELECT seq, ts FROM episodes WHERE seq IN ({marks})", tuple(seqs))  # noqa: S608
+    return {seq: _dt.datetime.fromisoformat(ts) for seq, ts in rows}
+
+
+def _with_neighbours(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
+    # Episodes recorded one after another share their context (a question and its answer,
+    # a decision and its reason), and the answer rarely repeats the question's words: a
+    # matching episode recorded right before or after one of the best matches, within
+    # NEIGHBOUR_WINDOW, gains NEIGHBOUR_SHARE of that match's score (never passing it).
+    best = _best(scores, NEIGHBOUR_SOURCES)
+    pairs = [(near, seq, score) for seq, score in best for near in (seq - 1, seq + 1)]
+    pairs = [pair for pair in pairs if pair[0] in scores]
+    if not pairs:
+        return scores
+    when = _recorded_at(conn, {p[0] for p in pairs} | {p[1] for p in pairs})
+    boost: dict[int, float] = {}
+    for near, seq, score in pairs:
+        if abs(when[near] - when[seq]) <= NEIGHBOUR_WINDOW:
+            boost[near] = min(boost.get(near, 0.0), score)
+    return {
+        seq: _lifted(score, boost[seq]) if seq in boost else score for seq, score in scores.items()
+    }
+
+
+def _lifted(score: float, lender: float) -> float:
+    # Lower is better. Only a better match lends, and its neighbour stays behind it.
+    if score <= lender:
+        return score
+    return max(score + NEIGHBOUR_SHARE * lender, lender * (1.0 - 1e-9))
 
 
 def ranked_seqs(
@@ -146,11 +198,16 @@ def ranked_seqs(
     if plan.phrase is not None:
         phrase_rows = _scored(conn, plan.phrase, filters, depth)
         complete = len(phrase_rows) < depth
-        phrase_hits = _rank(dict(phrase_rows))
+        phrase_hits = [seq for seq, _ in phrase_rows]
     scores, or_complete = _or_tier(conn, plan, filters, depth)
     for seq in phrase_hits:
         scores.pop(seq, None)
-    return Ranking(seqs=phrase_hits + _rank(scores), complete=complete and or_complete)
+    rest = [seq for seq, _ in _best(scores, max(depth - len(phrase_hits), 0))]
+    return Ranking(
+        seqs=phrase_hits + rest,
+        found=len(phrase_hits) + len(scores),
+        complete=complete and or_complete,
+    )
 
 
 def count_matches(conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters) -> int:

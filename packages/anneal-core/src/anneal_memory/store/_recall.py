@@ -119,7 +119,7 @@ def _ranked(
 ) -> RecallResult:
     ranking = ranked_seqs(conn, plan, filters, depth=offset + limit)
     page = ranking.seqs[offset : offset + limit]
-    total = len(ranking.seqs)
+    total = ranking.found
     if not ranking.complete:
         total = max(count_matches(conn, plan, filters), total)
     return RecallResult(episodes=tuple(fetch_by_seqs(conn, page)), total_matching=total)
