@@ -34,7 +34,8 @@ Usage:
   .venv/bin/python bench/locomo_recall.py ../shared/data/locomo-dev.json \
       [--upstream-python /work/venv-upstream/bin/python] [--tmpdir /dev/shm] [--out f.json]
   .venv/bin/python bench/locomo_recall.py ../shared/data/locomo-dev.json \
-      --haystack 0,20000,100000 [--shapes] [--cache /tmp/anneal-locomo-cache]
+      --haystack 0,20000,100000 [--shapes] [--cache /tmp/anneal-locomo-cache] \
+      [--upstream-python /work/venv-upstream/bin/python]   # 1.0.2 at no haystack
   .venv/bin/python bench/locomo_recall.py ../shared/data/locomo-dev.json --quick
 Prints ONE JSON object on stdout. Deterministic except the latency figures.
 """
@@ -345,6 +346,9 @@ def haystack_main(args: argparse.Namespace, samples: list[dict], raw: bytes) -> 
             res["shapes"] = hs.run_shapes(
                 samples, cache, 2000 if args.quick else 20_000, 3 if args.quick else 5, log
             )
+        if args.upstream_python:
+            log("anneal-memory 1.0.2, no haystack (fresh store per conversation)")
+            res["upstream_no_haystack"] = run_upstream(args.upstream_python, args.data, args.tmpdir)
     finally:
         if scratch:
             scratch.cleanup()
