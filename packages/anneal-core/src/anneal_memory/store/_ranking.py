@@ -159,7 +159,8 @@ def _or_tier(
 def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
     marks = ",".join("?" * len(seqs))
     rows = conn.execute(f"SELECT seq, ts FROM episodes WHERE seq IN ({marks})", tuple(seqs))  # noqa: S608
-    return {seq: _dt.datetime.fromisoformat(ts) for seq, ts in rows}
+    # Stored timestamps are fixed-width UTC ending in "Z" (Python 3.10 cannot parse the Z).
+    return {seq: _dt.datetime.fromisoformat(ts[:-1]) for seq, ts in rows}
 
 
 def _with_neighbours(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
