@@ -158,3 +158,19 @@ def test_a_neighbour_never_passes_its_lender_nor_gains_across_the_window(store: 
     assert found[:2] == ids[:2]
     # Three hours apart: no context shared, equal scores, so the newer one first.
     assert found[2:] == [ids[3], ids[2]]
+
+
+def test_a_rare_word_does_not_starve_the_page_of_common_matches(store: Store) -> None:
+    rows = [("kubernetes cluster upgrade", "observation")]
+    rows += [(f"deploy step {i} done", "decision") for i in range(CANDIDATE_BUDGET + 50)]
+    ids = bulk(store, rows)
+    result = store.recall(keyword="kubernetes deploy", limit=10)
+    assert result.episodes[0].id == ids[0]
+    assert len(result.episodes) == 10
+    assert result.total_matching == len(rows)
+    # The filter leaves the rare word without a match: the common word still answers.
+    decisions = store.recall(keyword="kubernetes deploy", episode_type="decision", limit=10)
+    assert len(decisions.episodes) == 10
+    assert decisions.total_matching == len(rows) - 1
+    # A word that matches nothing at all changes nothing either.
+    assert len(store.recall(keyword="xyzzy deploy", limit=10).episodes) == 10

@@ -119,20 +119,60 @@ class _Tally:
         }
 
 
-def _split_by_rarity(
-    conn: sqlite3.Connection, expressions: list[str]
-) -> tuple[list[str], list[str], bool]:
-    """(rare words, common words, whether the rare words' matches fit the budget)."""
+@dataclass(slots=True)
+class _Candidates:
+    """The candidates: their final tally and their bm25 summed over the source words."""
+
+    tally: _Tally
+    base: dict[int, float]
+    sources: list[str]
+    truncated: bool = False
+
+    def share_where_met(self, conn: sqlite3.Connection, term: str, filters: RecallFilters) -> None:
+        """Add ``term``'s exact bm25 share to every candidate holding it."""
+        if not self.sources:
+            return
+        rows = _scored(conn, f"({' OR '.join(self.sources)}) AND {term}", filters)
+        self.tally.add([(seq, score - self.base[seq]) for seq, score in rows if seq in self.base])
+
+    def add_source(
+        self, conn: sqlite3.Connection, term: str, filters: RecallFilters, limit: int | None
+    ) -> None:
+        """Make ``term``'s matches (all, or its best ``limit``) candidates too."""
+        if limit is None:
+            rows = _scored(conn, term, filters)
+        else:
+            before = dict(self.tally.sums)
+            self.share_where_met(conn, term, filters)
+            for seq, score in self.tally.sums.items():
+                self.base[seq] += score - before[seq]
+            best = _scored(conn, term, filters, limit)
+            self.truncated = self.truncated or len(best) >= limit
+            rows = [(seq, score) for seq, score in best if seq not in self.base]
+        self.tally.add(rows)
+        for seq, score in rows:
+            self.base[seq] = self.base.get(seq, 0.0) + score
+        self.sources.append(term)
+
+
+def _candidates(
+    conn: sqlite3.Connection, expressions: list[str], filters: RecallFilters, depth: int
+) -> tuple[_Candidates, bool]:
+    """Score the words rarest first; (the candidates, whether they are every match)."""
     frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
-    by_rarity = [term for _, term in frequencies]
-    rare: list[str] = []
-    total = 0
-    for frequency, term in frequencies:
-        if rare and total + frequency > CANDIDATE_BUDGET:
+    found = _Candidates(tally=_Tally(sums={}, matched={}), base={}, sources=[])
+    used = 0
+    rest: list[str] = []
+    for index, (frequency, term) in enumerate(f for f in frequencies if f[0] > 0):
+        fits = used + frequency <= CANDIDATE_BUDGET
+        if found.sources and not fits and len(found.base) >= depth:
+            rest = [t for f, t in frequencies if f > 0][index:]
             break
-        rare.append(term)
-        total += frequency
-    return rare, by_rarity[len(rare) :], total <= CANDIDATE_BUDGET
+        found.add_source(conn, term, filters, None if fits else CANDIDATE_BUDGET)
+        used += frequency
+    for term in rest:
+        found.share_where_met(conn, term, filters)
+    return found, not rest and not found.truncated
 
 
 def _or_tier(
@@ -141,19 +181,8 @@ def _or_tier(
     if len(plan.terms) == 1:
         rows = _scored(conn, plan.any_word, filters, depth)
         return dict(rows), len(rows) < depth
-    rare, common, fits = _split_by_rarity(conn, [plan.expression(t) for t in plan.terms])
-    tally = _Tally(sums={}, matched={})
-    if fits:
-        for term in rare:
-            tally.add(_scored(conn, term, filters))
-    else:
-        tally.add(_scored(conn, rare[0], filters, CANDIDATE_BUDGET))
-    rare_expression = "(" + " OR ".join(rare) + ")"
-    base = dict(tally.sums)
-    for term in common:
-        rows = _scored(conn, f"{rare_expression} AND {term}", filters)
-        tally.add([(seq, score - base[seq]) for seq, score in rows if seq in base])
-    return _with_neighbours(conn, tally.coordinated()), fits and not common
+    found, complete = _candidates(conn, [plan.expression(t) for t in plan.terms], filters, depth)
+    return _with_neighbours(conn, found.tally.coordinated()), complete
 
 
 def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
