@@ -20,9 +20,23 @@ PyPI anneal-memory 1.0.2: its ``Store.recall`` and, for reference, ``search_epis
 ``--upstream-python PATH`` runs the upstream engine in a subprocess with that interpreter
 and nests its summary under ``"upstream"``.
 
+Haystack mode (``--haystack 0,20000,100000,1000000``): per conversation a cached store
+holds its turns, then N NEWER distractor episodes (the other conversations' turns, repeated,
+speaker names swapped for names absent from the file, years moved +2; see ``_haystack.py``).
+Per size it reports recall@1/5/10/20, MRR and empty for ``ours`` and for ``raw`` (plain FTS5
+porter on the same file, OR of the question's content words, bm25 over every match,
+``ORDER BY rank``), and the latency of both at limit 10, interleaved. Stores are built once
+into ``--cache`` (1M episodes: about 2 minutes per conversation) and reused. ``--shapes``
+adds worst-case query shapes (huge limit, deep offset, filters matching nothing) on the
+20,000 store, as multiples of a normal question.
+
 Usage:
   .venv/bin/python bench/locomo_recall.py ../shared/data/locomo-dev.json \
       [--upstream-python /work/venv-upstream/bin/python] [--tmpdir /dev/shm] [--out f.json]
+  .venv/bin/python bench/locomo_recall.py ../shared/data/locomo-dev.json \
+      --haystack 0,20000,100000 [--shapes] [--cache /tmp/anneal-locomo-cache] \
+      [--upstream-python /work/venv-upstream/bin/python]   # 1.0.2 at no haystack
+  .venv/bin/python bench/locomo_recall.py ../shared/data/locomo-dev.json --quick
 Prints ONE JSON object on stdout. Deterministic except the latency figures.
 """
 
@@ -157,7 +171,9 @@ ENGINES = {
 }
 
 
-def run_engine(cls: type, samples: list[dict], tmpdir: str | None, pq) -> dict:
+def run_engine(
+    cls: type, samples: list[dict], tmpdir: str | None, pq, max_questions: int = 0
+) -> dict:
     stats = {"evidence_unparseable": 0, "evidence_missing_turn": 0, "questions_without_evidence": 0}
     rows: list[dict] = []
     lat: list[float] = []
@@ -172,6 +188,8 @@ def run_engine(cls: type, samples: list[dict], tmpdir: str | None, pq) -> dict:
             for qi, qa in enumerate(sample["qa"]):
                 if qa.get("category") not in CATEGORIES:
                     continue
+                if max_questions and qi >= max_questions:
+                    break
                 gold = clean_evidence(qa.get("evidence", []), valid, stats)
                 if not gold:
                     stats["questions_without_evidence"] += 1
@@ -239,11 +257,27 @@ def main() -> int:
     ap.add_argument("--tmpdir", default=None, help="where the temporary stores live")
     ap.add_argument("--per-question", default=None, help="write one JSON line per question")
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--haystack", default=None, help="comma-separated distractor counts, e.g. 0,20000,100000"
+    )
+    ap.add_argument("--cache", default="/tmp/anneal-locomo-cache", help="haystack store cache")
+    ap.add_argument("--conversations", default=None, help="comma-separated sample ids")
+    ap.add_argument("--max-questions", type=int, default=0, help="per conversation (0: all)")
+    ap.add_argument("--shapes", action="store_true", help="worst-case query shapes at 20,000")
+    ap.add_argument("--quick", action="store_true", help="seconds: one conversation, few questions")
     args = ap.parse_args()
 
     raw = open(args.data, "rb").read()  # noqa: SIM115
     samples = json.loads(raw)
     import anneal_memory
+
+    if args.quick:
+        args.max_questions = args.max_questions or 25
+        args.conversations = args.conversations or samples[1]["sample_id"]
+    if args.haystack is not None or args.quick:
+        return haystack_main(args, samples, raw)
+    if args.conversations:
+        samples = [s for s in samples if s["sample_id"] in args.conversations.split(",")]
 
     res: dict = {
         "bench": "locomo_recall",
@@ -261,7 +295,7 @@ def main() -> int:
     pq = open(args.per_question, "w", encoding="utf-8") if args.per_question else None  # noqa: SIM115
     try:
         res["results"] = {
-            name: run_engine(cls, samples, args.tmpdir, pq)
+            name: run_engine(cls, samples, args.tmpdir, pq, args.max_questions)
             for name, cls in ENGINES[args.engine].items()
         }
     finally:
@@ -270,6 +304,65 @@ def main() -> int:
     res["headline"] = {name: headline(r) for name, r in res["results"].items()}
     if args.upstream_python:
         res["upstream"] = run_upstream(args.upstream_python, args.data, args.tmpdir)
+    text = json.dumps(res, indent=2)
+    print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    return 0
+
+
+def haystack_main(args: argparse.Namespace, samples: list[dict], raw: bytes) -> int:
+    """Quality and cost of ours vs raw FTS5 with N newer distractors (see the docstring)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _locomo_haystack as hs
+    import anneal_memory
+    from _common import machine_facts
+
+    sizes = [int(x) for x in (args.haystack or "0,2000").split(",")]
+    wanted = args.conversations.split(",") if args.conversations else None
+    picks = [i for i, s in enumerate(samples) if wanted is None or s["sample_id"] in wanted]
+    scratch = tempfile.TemporaryDirectory(prefix="locomo-quick-") if args.quick else None
+    cache = scratch.name if scratch else args.cache
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    res: dict = {
+        "bench": "locomo_recall --haystack",
+        "version": getattr(anneal_memory, "__version__", "?"),
+        "data_sha256": hashlib.sha256(raw).hexdigest(),
+        "conversations": [samples[i]["sample_id"] for i in picks],
+        "max_questions": args.max_questions,
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": machine_facts(),
+        "sizes": [],
+    }
+    try:
+        for size in sizes:
+            log(f"haystack {size:,}")
+            res["sizes"].append(hs.run_size(samples, picks, size, cache, args.max_questions, log))
+        if args.shapes or args.quick:
+            res["shapes"] = hs.run_shapes(
+                samples, cache, 2000 if args.quick else 20_000, 3 if args.quick else 5, log
+            )
+        if args.upstream_python:
+            log("anneal-memory 1.0.2, no haystack (fresh store per conversation)")
+            res["upstream_no_haystack"] = run_upstream(args.upstream_python, args.data, args.tmpdir)
+    finally:
+        if scratch:
+            scratch.cleanup()
+    base = res["sizes"][0]
+    for row in res["sizes"]:
+        row["ours_r10_over_ours_at_first_size"] = round(
+            row["ours"]["recall@10"] / base["ours"]["recall@10"], 4
+        )
+        row["p50_growth_from_first_size"] = {
+            name: round(
+                row[name]["latency_limit10_ms"]["p50"] / base[name]["latency_limit10_ms"]["p50"], 2
+            )
+            for name in ("ours", "raw")
+        }
     text = json.dumps(res, indent=2)
     print(text)
     if args.out:

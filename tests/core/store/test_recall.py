@@ -93,12 +93,12 @@ def test_limit_offset_page_through_ranked_results(store: Store) -> None:
     [
         ({"limit": 0}, "limit"),
         ({"limit": -5}, "limit"),
-        ({"limit": 10**9}, "limit"),
         ({"limit": "10"}, "limit"),
         ({"offset": -1}, "offset"),
         ({"episode_type": "nonsense"}, "unknown episode type"),
         ({"since": "last tuesday"}, "since"),
-        ({"until": dt.datetime(2026, 1, 1)}, "until"),
+        ({"until": "2026-13-01"}, "until"),
+        ({"since": "99999999999999d"}, "since"),
         ({"source": 5}, "source"),
         ({"keyword": 5}, "keyword"),
     ],
@@ -150,9 +150,9 @@ def test_hostile_keywords_never_raise(store: Store, seeded: dict[str, str], quer
     result = store.recall(keyword=query)
     for episode in result.episodes:
         if query.strip():
-            assert set(re.findall(r"[^\W_]+", episode.content.lower())) & set(
-                re.findall(r"[^\W_]+", query.lower())
-            )
+            words = set(re.findall(r"[^\W_]+", episode.content.lower()))
+            asked = set(re.findall(r"[^\W_]+", query.lower()))
+            assert words & asked or any(w.startswith(t) for w in words for t in asked)
     assert store.status().total_episodes == 5
 
 
@@ -190,7 +190,11 @@ def test_any_string_is_a_valid_keyword(corpus_store: Store, query: str) -> None:
         return
     query_tokens = set(re.findall(r"[^\W_]+", query.lower()))
     for episode in result.episodes:
-        assert set(episode.content.split()) & query_tokens
+        words = episode.content.split()
+        # A word of the query, or (when no word matched anywhere) a prefix of 3+ letters.
+        assert set(words) & query_tokens or any(
+            w.startswith(t) for w in words for t in query_tokens if len(t) >= 3
+        )
     assert result.total_matching >= len(result.episodes)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 from anneal_memory import Store
-from anneal_memory.store._search import CANDIDATES_PER_TERM
+from anneal_memory.store._ranking import CANDIDATE_BUDGET
 
 _BASE = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
@@ -50,17 +50,127 @@ def test_single_word_ranking_is_fts5_bm25_order(store: Store) -> None:
 
 def test_rare_word_finds_an_old_episode_under_a_flood_of_common_matches(store: Store) -> None:
     rows = [("deploy to the kubernetes cluster failed", "observation")]
-    rows += [(f"deploy step {i} done", "observation") for i in range(CANDIDATES_PER_TERM + 50)]
+    rows += [(f"deploy step {i} done", "observation") for i in range(CANDIDATE_BUDGET + 50)]
     ids = bulk(store, rows)
     result = store.recall(keyword="kubernetes deploy", limit=5)
     assert result.episodes[0].id == ids[0]
     assert result.total_matching == len(rows)
 
 
-def test_filters_apply_before_the_candidate_window(store: Store) -> None:
+def test_filters_apply_before_candidates_are_chosen(store: Store) -> None:
     rows = [("deploy rollback chosen", "decision")]
-    rows += [(f"deploy attempt {i}", "observation") for i in range(CANDIDATES_PER_TERM + 50)]
+    rows += [(f"deploy attempt {i}", "observation") for i in range(CANDIDATE_BUDGET + 50)]
     ids = bulk(store, rows)
     result = store.recall(keyword="deploy", episode_type="decision")
     assert [e.id for e in result.episodes] == [ids[0]]
     assert result.total_matching == 1
+
+
+def _exhaustive(store: Store, terms: list[str]) -> list[str]:
+    """The ranking by definition: every match of every word scored, no candidate limit."""
+    conn = store.connection("test")
+    sums: dict[int, float] = {}
+    held: dict[int, int] = {}
+    for term in terms:
+        for seq, score in conn.execute(
+            "SELECT rowid, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ?",
+            (f'"{term}"',),
+        ):
+            sums[seq] = sums.get(seq, 0.0) + score
+            held[seq] = held.get(seq, 0) + 1
+    final = {seq: s * (1 + 0.25 * (held[seq] - 1)) for seq, s in sums.items()}
+    order = sorted(final, key=lambda seq: (final[seq], -seq))
+    ids = dict(conn.execute("SELECT seq, id FROM episodes"))
+    return [ids[seq] for seq in order]
+
+
+def test_an_old_best_match_wins_under_thousands_of_newer_partial_matches(store: Store) -> None:
+    rows = [("we chose postgres for the billing ledger after the spring review", "decision")]
+    words = ["postgres", "billing", "ledger", "spring", "review"]
+    rows += [
+        (f"{words[i % 5]} note {i} about {words[(i * 3) % 5]} and other things", "observation")
+        for i in range(CANDIDATE_BUDGET + 2000)
+    ]
+    ids = bulk(store, rows)
+    result = store.recall("which database for the billing ledger, postgres?", limit=10)
+    assert result.episodes[0].id == ids[0]
+    asked = {"postgres", "billing", "ledger"}
+    holding = sum(1 for content, _ in rows if asked & set(content.split()))
+    assert result.total_matching == holding
+
+
+def test_ranking_equals_scoring_every_match(store: Store) -> None:
+    rare = ["quasar", "nebula", "pulsar"]
+    common = ["signal", "report", "team"]
+    rows = [
+        (
+            " ".join(
+                [common[i % 3], common[(i // 3) % 3]]
+                + ([rare[i % 3]] if i % 7 == 0 else [])
+                + ["filler"] * (i % 5)
+            ),
+            "observation",
+        )
+        for i in range(CANDIDATE_BUDGET + 1500)
+    ]
+    bulk(store, rows)
+    terms = ["quasar", "nebula", "signal", "report", "team"]
+    expected = _exhaustive(store, terms)
+    result = store.recall("quasar nebula signal report team", limit=50)
+    got = [e.id for e in result.episodes]
+    # Candidates are the episodes holding a rare word: the top of the exhaustive ranking.
+    assert got == expected[:50]
+
+
+def _stamped(store: Store, rows: list[tuple[str, dt.datetime]]) -> list[str]:
+    return [store.record(text, "observation", timestamp=when).id for text, when in rows]
+
+
+def test_a_match_recorded_next_to_the_best_match_gains_on_an_isolated_one(store: Store) -> None:
+    t = _BASE
+    ids = _stamped(
+        store,
+        [
+            ("lonely reply about the venue", t),
+            ("filler one", t + dt.timedelta(hours=5)),
+            ("which venue did we book for the offsite retreat", t + dt.timedelta(hours=10)),
+            ("the venue reply: we booked the lakeside hall", t + dt.timedelta(hours=10, seconds=5)),
+            ("filler two", t + dt.timedelta(hours=15)),
+        ],
+    )
+    found = [e.id for e in store.recall(keyword="venue for the offsite retreat").episodes]
+    assert found[0] == ids[2]
+    assert found.index(ids[3]) < found.index(ids[0])
+
+
+def test_a_neighbour_never_passes_its_lender_nor_gains_across_the_window(store: Store) -> None:
+    t = _BASE
+    ids = _stamped(
+        store,
+        [
+            ("offsite retreat venue budget plan", t),
+            ("offsite retreat venue budget plan with notes", t + dt.timedelta(seconds=1)),
+            ("venue", t + dt.timedelta(hours=3)),
+            ("venue", t + dt.timedelta(hours=6)),
+        ],
+    )
+    found = [e.id for e in store.recall(keyword="offsite retreat venue budget").episodes]
+    assert found[:2] == ids[:2]
+    # Three hours apart: no context shared, equal scores, so the newer one first.
+    assert found[2:] == [ids[3], ids[2]]
+
+
+def test_a_rare_word_does_not_starve_the_page_of_common_matches(store: Store) -> None:
+    rows = [("kubernetes cluster upgrade", "observation")]
+    rows += [(f"deploy step {i} done", "decision") for i in range(CANDIDATE_BUDGET + 50)]
+    ids = bulk(store, rows)
+    result = store.recall(keyword="kubernetes deploy", limit=10)
+    assert result.episodes[0].id == ids[0]
+    assert len(result.episodes) == 10
+    assert result.total_matching == len(rows)
+    # The filter leaves the rare word without a match: the common word still answers.
+    decisions = store.recall(keyword="kubernetes deploy", episode_type="decision", limit=10)
+    assert len(decisions.episodes) == 10
+    assert decisions.total_matching == len(rows) - 1
+    # A word that matches nothing at all changes nothing either.
+    assert len(store.recall(keyword="xyzzy deploy", limit=10).episodes) == 10

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Protocol
 
 __all__ = ["Clock", "SystemClock", "format_timestamp", "parse_time_bound", "parse_timestamp"]
@@ -53,30 +54,65 @@ def parse_timestamp(text: str) -> _dt.datetime:
 
 
 _RELATIVE = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_AGE = re.compile(r"(\d+)\s*([smhdwSMHDW])")
+_DAY = _dt.timedelta(days=1)
+_TICK = _dt.timedelta(microseconds=1)
 
 
-def parse_time_bound(value: _dt.datetime | str, clock: Clock) -> str:
+def _age(count: str, unit: str, clock: Clock) -> _dt.datetime:
+    try:
+        return clock.now() - _dt.timedelta(seconds=int(count) * _RELATIVE[unit.lower()])
+    except (OverflowError, ValueError):
+        shown = count if len(count) <= 20 else count[:20] + "..."
+        raise ValueError(
+            f"age {shown}{unit} reaches before the year 1; use a smaller age or a date"
+        ) from None
+
+
+def _moment(text: str, *, end_of_day: bool) -> _dt.datetime:
+    if _DATE_ONLY.fullmatch(text):
+        day = _dt.date.fromisoformat(text)
+        start = _dt.datetime(day.year, day.month, day.day, tzinfo=_dt.timezone.utc)
+        if not end_of_day:
+            return start
+        try:
+            return start + _DAY - _TICK
+        except OverflowError:
+            return _dt.datetime.max.replace(tzinfo=_dt.timezone.utc)
+    cleaned = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+    moment = _dt.datetime.fromisoformat(cleaned)
+    return moment if moment.tzinfo else moment.replace(tzinfo=_dt.timezone.utc)
+
+
+def parse_time_bound(value: _dt.datetime | str, clock: Clock, *, end_of_day: bool = False) -> str:
     """Turn a recall time bound into the store's timestamp format.
 
-    Accepts an aware datetime, an ISO-8601 string with a zone, or a relative age such as
-    ``30m``, ``12h``, ``7d`` or ``2w`` (meaning that long before now).
+    Accepts a datetime (naive ones are read as UTC), an ISO-8601 string (without a zone it
+    is read as UTC), a date alone (``2026-03-01``: the start of that UTC day, or its last
+    microsecond with ``end_of_day``, so an upper bound includes the whole day), or a
+    relative age such as ``30m``, ``12h``, ``7d`` or ``2w`` (meaning that long before now).
 
     Raises:
-        ValueError: The value is none of those.
+        ValueError: The value is none of those, or lies outside the representable years.
     """
     if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            raise ValueError("time bound datetime has no timezone; pass an aware datetime")
-        return format_timestamp(value)
+        moment = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+        try:
+            return format_timestamp(moment)
+        except OverflowError:
+            raise ValueError(f"time bound {value!r} lies outside the years 1-9999") from None
     text = value.strip()
-    unit = text[-1:].lower()
-    if unit in _RELATIVE and text[:-1].isdigit():
-        age = _dt.timedelta(seconds=int(text[:-1]) * _RELATIVE[unit])
-        return format_timestamp(clock.now() - age)
+    if match := _AGE.fullmatch(text):
+        return format_timestamp(_age(match.group(1), match.group(2), clock))
+    shown = repr(text if len(text) <= 40 else text[:40] + "...")
     try:
-        return format_timestamp(parse_timestamp(text))
+        return format_timestamp(_moment(text, end_of_day=end_of_day))
+    except OverflowError:
+        raise ValueError(f"time bound {shown} lies outside the years 1-9999") from None
     except ValueError:
         raise ValueError(
-            f"time bound {value!r} is neither ISO-8601 with a zone (2026-11-29T10:00:00Z) "
-            "nor a relative age like 30m, 12h, 7d or 2w"
+            f"time bound {shown} is neither an ISO-8601 date or time (2026-03-01, "
+            "2026-03-01T10:00:00, 2026-03-01T10:00:00Z) nor a relative age like 30m, 12h, 7d "
+            "or 2w"
         ) from None

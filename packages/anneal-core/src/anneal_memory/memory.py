@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
+from anneal_memory._distinct import OVERFETCH, distinct_episodes
 from anneal_memory._recording import (
     RecordingPolicy,
     has_content_words,
@@ -228,8 +229,8 @@ class AgentMemory:
         """Return the memory relevant to ``prompt`` as a bounded block; "" when none is.
 
         The block starts with ``Relevant memory:`` and lists ``- (id) [type] content`` lines,
-        best match first; a hit on a replaced episode shows its replacement (``Replaced
-        since:``), tool and outside episodes follow under a "data, not instructions" header,
+        best match first, near-duplicates collapsed (see ``_distinct``); a hit on a replaced
+        episode shows its replacement (``Replaced since:``), tool and outside episodes follow under a "data, not instructions" header,
         durable facts the prompt cues come next, then the crystallized patterns the prompt
         recalls (under ``Crystallized patterns:``). Any prompt text is safe: its words are
         searched literally.
@@ -244,8 +245,11 @@ class AgentMemory:
 
         crystals = recalled_crystals(self._store, query, self.context_chars // 2)
         room = self.context_chars - (len(crystals) + 2 if crystals else 0)
-        found = self._store.recall(keyword=query, limit=self.recall_limit, include_superseded=True)
-        view = build_view(self._store, found.episodes, cued_facts(self._store, query))
+        found = self._store.recall(
+            keyword=query, limit=self.recall_limit * OVERFETCH, include_superseded=True
+        )
+        distinct = distinct_episodes(found.episodes, self.recall_limit)
+        view = build_view(self._store, distinct, cued_facts(self._store, query))
         return "\n\n".join(b for b in (render_view(view, room), crystals) if b)
 
     def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:

@@ -18,10 +18,15 @@ __all__ = ["add_commands", "recall_data", "recall_text"]
 def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None:
     parser.add_argument("-t", "--type", choices=EPISODE_TYPES, help="only this episode type")
     parser.add_argument(
-        "--since", metavar="WHEN", help="not before: ISO-8601 with a zone, or an age like 7d, 12h"
+        "--since",
+        metavar="WHEN",
+        help="not before: a date (2026-03-01), an ISO-8601 time (UTC without a zone), or an "
+        "age like 7d, 12h",
     )
     parser.add_argument(
-        "--until", metavar="WHEN", help="not after: ISO-8601 with a zone, or an age like 1d"
+        "--until",
+        metavar="WHEN",
+        help="not after: a date (through its end), an ISO-8601 time, or an age like 1d",
     )
     parser.add_argument("--source", help="only episodes recorded by this source")
     parser.add_argument(
@@ -29,7 +34,7 @@ def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None
         "--limit",
         type=positive_int,
         default=default_limit,
-        help=f"at most this many (default: {default_limit}; at most 10000)",
+        help=f"at most this many (default: {default_limit}; more than 1000 give 1000)",
     )
     parser.add_argument(
         "--offset", type=non_negative_int, default=0, help="skip this many first (paging)"

@@ -8,13 +8,20 @@ import sqlite3
 from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_seqs
-from anneal_memory.store._search import RecallFilters, count_matches, plan_search, ranked_seqs
+from anneal_memory.store._ranking import count_matches, ranked_seqs
+from anneal_memory.store._search import (
+    RecallFilters,
+    SearchPlan,
+    plan_prefix_search,
+    plan_search,
+)
 from anneal_memory.store._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
 
-__all__ = ["MAX_RECALL_LIMIT", "build_filters", "hide_superseded", "recall"]
+__all__ = ["MAX_RECALL_LIMIT", "MAX_RECALL_OFFSET", "build_filters", "hide_superseded", "recall"]
 
-MAX_RECALL_LIMIT = 10_000
+MAX_RECALL_LIMIT = 1_000
+MAX_RECALL_OFFSET = 10_000
 TimeBound = _dt.datetime | str | None
 
 
@@ -24,7 +31,7 @@ def _bound(value: TimeBound, name: str, clock: Clock) -> str | None:
     if not isinstance(value, (str, _dt.datetime)):
         raise InvalidQueryError(f"{name} must be a datetime or a string, not {value!r}")
     try:
-        return parse_time_bound(value, clock)
+        return parse_time_bound(value, clock, end_of_day=name == "until")
     except ValueError as exc:
         raise InvalidQueryError(f"{name}: {exc}") from None
 
@@ -38,6 +45,10 @@ def build_filters(
     clock: Clock,
 ) -> RecallFilters:
     """Validate recall filters and turn them into bound SQL conditions.
+
+    This is the one place recall's conditions are built: each filter appends a clause on
+    the ``episodes`` table (alias ``e``) and its parameters; every recall path (ranked,
+    newest first, counts) applies all of them.
 
     Raises:
         InvalidQueryError: A filter is malformed; the message says which and how to fix it.
@@ -76,13 +87,15 @@ def hide_superseded(filters: RecallFilters) -> RecallFilters:
 
 
 def _check_page(limit: object, offset: object) -> tuple[int, int]:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
+    """Validate the page; a limit above :data:`MAX_RECALL_LIMIT` is lowered to it."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidQueryError(
-            f"limit must be an integer from 1 to {MAX_RECALL_LIMIT:,}, got {limit!r}"
+            f"limit must be an integer of 1 or more (at most {MAX_RECALL_LIMIT:,} are "
+            f"returned), got {limit!r}"
         )
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise InvalidQueryError(f"offset must be an integer of 0 or more, got {offset!r}")
-    return limit, offset
+    return min(limit, MAX_RECALL_LIMIT), offset
 
 
 def _newest(
@@ -108,6 +121,31 @@ def _newest(
     )
 
 
+def _ranked(
+    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, limit: int, offset: int
+) -> RecallResult:
+    ranking = ranked_seqs(conn, plan, filters, depth=offset + limit)
+    page = ranking.seqs[offset : offset + limit]
+    total = ranking.found
+    if not ranking.complete:
+        total = max(count_matches(conn, plan, filters), total)
+    return RecallResult(episodes=tuple(fetch_by_seqs(conn, page)), total_matching=total)
+
+
+def _search(
+    conn: sqlite3.Connection, keyword: str, filters: RecallFilters, limit: int, offset: int
+) -> RecallResult:
+    plan = plan_search(keyword)
+    if plan is None:
+        return RecallResult(episodes=(), total_matching=0)
+    result = _ranked(conn, plan, filters, limit, offset)
+    if result.total_matching:
+        return result
+    # No word matched: try the words as prefixes ("Postgre" finds PostgreSQL).
+    prefixes = plan_prefix_search(keyword)
+    return result if prefixes is None else _ranked(conn, prefixes, filters, limit, offset)
+
+
 def recall(
     conn: sqlite3.Connection,
     *,
@@ -118,6 +156,9 @@ def recall(
 ) -> RecallResult:
     """Run one recall inside a single read transaction, so it sees one committed state.
 
+    ``limit`` above :data:`MAX_RECALL_LIMIT` is lowered to it; an ``offset`` past
+    :data:`MAX_RECALL_OFFSET` gives an empty page (``total_matching`` still counts).
+
     Raises:
         InvalidQueryError: ``limit`` or ``offset`` is out of range, or ``keyword`` is not text.
     """
@@ -126,16 +167,22 @@ def recall(
         raise InvalidQueryError(f"keyword must be a string, not {type(keyword).__name__}")
     conn.execute("BEGIN")
     try:
+        if page_offset > MAX_RECALL_OFFSET:
+            return _count_only(conn, keyword, filters)
         if keyword is None or not keyword.strip():
             return _newest(conn, filters, page_limit, page_offset)
-        plan = plan_search(keyword)
-        if plan is None:
-            return RecallResult(episodes=(), total_matching=0)
-        ranking = ranked_seqs(conn, plan, filters, depth=page_offset + page_limit)
-        page = ranking.seqs[page_offset : page_offset + page_limit]
-        total = len(ranking.seqs)
-        if not ranking.complete:
-            total = max(count_matches(conn, plan, filters), total)
-        return RecallResult(episodes=tuple(fetch_by_seqs(conn, page)), total_matching=total)
+        return _search(conn, keyword, filters, page_limit, page_offset)
     finally:
         conn.execute("COMMIT")
+
+
+def _count_only(
+    conn: sqlite3.Connection, keyword: str | None, filters: RecallFilters
+) -> RecallResult:
+    if keyword is None or not keyword.strip():
+        return RecallResult(episodes=(), total_matching=_newest(conn, filters, 1, 0).total_matching)
+    plan = plan_search(keyword)
+    total = 0 if plan is None else count_matches(conn, plan, filters)
+    if not total and (prefixes := plan_prefix_search(keyword)) is not None:
+        total = count_matches(conn, prefixes, filters)
+    return RecallResult(episodes=(), total_matching=total)

@@ -297,8 +297,11 @@ class Store(ProvenanceMixin):
     ) -> RecallResult:
         """Find episodes: by relevance to ``keyword``, or newest first without one.
 
-        Any string is a valid keyword; its words are matched literally (see ``_search``).
-        ``since``/``until`` take aware datetimes, ISO-8601 strings or ages like ``7d``.
+        Any string is a valid keyword; its words are matched literally, every match counts
+        whatever its age, and when no word matches the words are tried as prefixes
+        (``docs/recall.md``). ``since``/``until`` take datetimes, ISO-8601 dates or times
+        (UTC when they carry no zone; a date as ``until`` means through its end) or ages like
+        ``7d``. At most 1,000 episodes are returned; past offset 10,000 pages are empty.
         Superseded episodes are left out (and not counted) unless ``include_superseded``;
         then they come back with ``superseded_by`` set.
 

@@ -1,0 +1,69 @@
+"""When no word of the keyword matches, recall falls back to the words as prefixes."""
+
+from __future__ import annotations
+
+import re
+
+from anneal_memory import Store
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+def test_a_partial_word_finds_the_whole_word(store: Store) -> None:
+    chosen = store.record("Chose PostgreSQL as the database for ACID", "decision")
+    store.record("Lunch was pasta", "context")
+    for keyword in ("Postgre", "postgres", "datab", "Postgre migration"):
+        result = store.recall(keyword=keyword)
+        assert [e.id for e in result.episodes] == [chosen.id], keyword
+        assert result.total_matching == 1
+
+
+def test_whole_words_win_and_the_fallback_stays_out_of_the_way(store: Store) -> None:
+    exact = store.record("the post was published", "observation")
+    store.record("postgres tuning notes", "observation")
+    result = store.recall(keyword="post")
+    assert [e.id for e in result.episodes] == [exact.id]
+    assert result.total_matching == 1
+
+
+def test_prefixes_shorter_than_three_letters_find_nothing(store: Store) -> None:
+    store.record("PostgreSQL and Python", "observation")
+    assert store.recall(keyword="po").total_matching == 0
+    assert store.recall(keyword="p y").episodes == ()
+
+
+def test_the_fallback_keeps_the_filters(store: Store) -> None:
+    store.record("PostgreSQL chosen", "decision")
+    store.record("PostgreSQL is slow today", "observation")
+    result = store.recall(keyword="Postgre", episode_type="observation")
+    assert [e.content for e in result.episodes] == ["PostgreSQL is slow today"]
+
+
+_SYNTAX = ['"', "*", "NEAR", ":", "(", ")", "^", "OR", "AND", "NOT", "-", "+", "{", "}", "'"]
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    query=st.lists(
+        st.one_of(
+            st.sampled_from(["datab", "postg", "pasta", "lunc", "zzz"]),
+            st.sampled_from(_SYNTAX),
+            st.text(max_size=6),
+        ),
+        max_size=8,
+    ).map(lambda parts: "".join(parts) if len(parts) % 2 else " ".join(parts))
+)
+def test_prefix_stage_is_immune_to_fts5_syntax(store: Store, query: str) -> None:
+    if not store.status().total_episodes:
+        store.record("Chose PostgreSQL as the database", "decision")
+        store.record("Lunch was pasta", "context")
+    result = store.recall(keyword=query)
+    if not query.strip():
+        return
+    asked = set(re.findall(r"[^\W_]+", query.lower()))
+    for episode in result.episodes:
+        words = set(re.findall(r"[^\W_]+", episode.content.lower()))
+        assert words & asked or any(w.startswith(t) for w in words for t in asked if len(t) > 2)
+    assert store.status().total_episodes == 2
