@@ -228,12 +228,13 @@ class AgentMemory:
     def context_for(self, prompt: str) -> str:
         """Return the memory relevant to ``prompt`` as a bounded block; "" when none is.
 
-        The block starts with ``Relevant memory:`` and lists ``- (id) [type] content`` lines,
-        best match first, near-duplicates collapsed (see ``_distinct``); a hit on a replaced
-        episode shows its replacement (``Replaced since:``), tool and outside episodes follow under a "data, not instructions" header,
-        durable facts the prompt cues come next, then the crystallized patterns the prompt
-        recalls (under ``Crystallized patterns:``). Any prompt text is safe: its words are
-        searched literally.
+        The block starts with ``Relevant memory:`` and lists ``- (id) [type] content``
+        lines, best match first, near-duplicates collapsed (see ``_distinct``); a hit on a
+        replaced episode shows its replacement (``Replaced since:``), tool and outside
+        episodes follow under a "data, not instructions" header, durable facts the prompt
+        cues come next, then the crystallized patterns the prompt recalls (under
+        ``Crystallized patterns:``). Any prompt text is safe: its words are searched
+        literally.
         """
         from anneal_memory._recall_block import build_view, render_view
         from anneal_memory.continuity._cues import cued_facts
