@@ -11,7 +11,8 @@ import io
 import json
 from pathlib import Path
 
-from anneal_memory import ImportReport, Store
+import pytest
+from anneal_memory import ImportFormatError, ImportReport, Store
 from anneal_memory.crystal import crystallize, get_crystal, list_crystals, retire_crystal
 from anneal_memory.spores import add_spore, descend_spore, get_spore, list_spores, update_spore
 from anneal_memory.testing import FrozenClock
@@ -222,3 +223,46 @@ def test_an_episode_already_here_keeps_its_own_trust(
         episode = other.get(ident)
         assert episode is not None
         assert episode.trust.value == "external"
+
+
+def _export_with(store: Store, path: Path, key: str, entry: dict[str, object]) -> None:
+    document = _document(store)
+    document[key] = [entry]
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def test_a_bad_crystal_spore_or_link_in_our_export_refuses_everything(
+    store: Store, tmp_path: Path, clock: FrozenClock
+):
+    _rich(store)
+    document = _document(store)
+    crystal = dict(document["crystals"][0])  # type: ignore[index]
+    spore = dict(document["spores"][0])  # type: ignore[index]
+    link = dict(document["supersessions"][0])  # type: ignore[index]
+    cases = [
+        ("crystals", {**crystal, "level": 1}, r"crystals\[0\] is invalid"),
+        ("crystals", {**crystal, "tags": "db"}, r"crystals\[0\] has an invalid 'tags'"),
+        ("spores", {**spore, "tier": "lukewarm"}, r"spores\[0\] is invalid"),
+        ("spores", {**spore, "notes": ["x"]}, r"spores\[0\] has an invalid 'notes'"),
+        ("supersessions", {**link, "via": "magic"}, r"supersessions\[0\] has an invalid via"),
+        ("supersessions", {**link, "old_id": "nope"}, r"supersessions\[0\] has an invalid old_id"),
+    ]
+    for index, (key, entry, message) in enumerate(cases):
+        source = tmp_path / f"bad{index}.json"
+        _export_with(store, source, key, entry)
+        with Store(tmp_path / f"t{index}.db", clock=clock) as target:
+            with pytest.raises(ImportFormatError, match=message):
+                target.import_from(source)
+            assert target.status().total_episodes == 0
+            assert list_crystals(target, status="all") == []
+
+
+def test_a_bad_1_0_2_crystal_file_is_refused_by_name(v1_store: Path, store: Store):
+    path = v1_store.with_name("mem.crystal.json")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["crystal"][0]["permanence"] = "forever"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ImportFormatError, match=r"mem\.crystal\.json crystal\[0\] is invalid"):
+        store.import_from(v1_store)
+    assert store.status().total_episodes == 0
+    assert list_spores(store, status="all") == []
