@@ -61,7 +61,9 @@ def test_export_import_round_trip_keeps_every_field(run_cli, tmp_path: Path, cli
 
     imported = run_cli("--db", str(other), "import", str(target), "--json", db=False)
     data = imported.assert_ok().json()
-    assert {k: data[k] for k in ("source", "imported", "skipped_existing", "tombstones_added")} == {
+    keys = ("source", "imported", "skipped_existing", "tombstones_added")
+    keys += ("crystals_imported", "spores_imported")
+    assert {k: data[k] for k in keys} == {
         "source": str(target),
         "imported": 2,
         "skipped_existing": 0,
@@ -119,8 +121,11 @@ def test_import_of_a_1_0_2_store_says_what_cannot_come_across(run_cli, v1_store:
     before = v1_store.read_bytes()
     dry = run_cli("import", str(v1_store), "--dry-run").assert_ok()
     assert "anneal-memory-1.0.2-database" in dry.out
-    assert "crystals: 1 found, 0 to import, 1 not carried: not carried yet" in dry.out
+    assert "crystals: 1 found, 1 to import" in dry.out
+    assert "spores: 2 found, 2 to import" in dry.out
+    assert "not carried yet" not in dry.out
     real = run_cli("import", str(v1_store), "--json").assert_ok().json()
+    assert (real["crystals_imported"], real["spores_imported"]) == (1, 2)
     counts = {c["kind"]: c for c in real["counts"]}
     assert counts["wraps"]["imported"] == 1
     assert counts["continuity"]["imported"] == 1

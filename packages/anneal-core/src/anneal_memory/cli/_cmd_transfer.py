@@ -121,6 +121,7 @@ def _text(report: ImportReport, origin: str) -> str:
 def _data(report: ImportReport, origin: str) -> dict[str, object]:
     episodes = report.count("episodes")
     tombstones = report.count("tombstones")
+    crystals, spores = report.count("crystals"), report.count("spores")
     return {
         "source": origin,
         "format": report.format,
@@ -129,6 +130,8 @@ def _data(report: ImportReport, origin: str) -> dict[str, object]:
         "imported": episodes.imported if episodes else 0,
         "skipped_existing": episodes.skipped if episodes else 0,
         "tombstones_added": tombstones.imported if tombstones else 0,
+        "crystals_imported": crystals.imported if crystals else 0,
+        "spores_imported": spores.imported if spores else 0,
         "counts": [c.to_dict() for c in report.counts],
     }
 

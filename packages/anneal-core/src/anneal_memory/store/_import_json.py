@@ -13,13 +13,20 @@ from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._import_records import (
     ContinuityRecord,
+    CrystalRecord,
+    DerivedRecord,
     EpisodeRecord,
     SourceFormat,
+    SporeRecord,
+    StateKeyRecord,
+    SupersessionRecord,
     TombstoneRecord,
+    TrustRecord,
 )
 from anneal_memory.store._import_sink import Sink
 from anneal_memory.store._import_stream import JsonDocument
 from anneal_memory.store._import_v1 import (
+    check_depth,
     check_id,
     metadata_of,
     v1_association,
@@ -28,7 +35,9 @@ from anneal_memory.store._import_v1 import (
     v1_wrap,
 )
 from anneal_memory.store._transfer import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
+from anneal_memory.store._transfer_links import parse_provenance
 from anneal_memory.store._validate import validate_episode
+from anneal_memory.types import Trust
 
 __all__ = ["read_export", "sniff_format"]
 
@@ -75,6 +84,54 @@ def _our_episode(sink: Sink, raw: object, place: str, clock: Clock) -> None:
     except InvalidEpisodeError as exc:
         raise ImportFormatError(f"{place} ({ident}) is invalid: {exc}") from None
     sink.episode(EpisodeRecord(place=place, ident=ident, item=item))
+    _our_provenance(sink, raw, ident, place)
+
+
+def _our_provenance(sink: Sink, raw: Mapping[str, Any], ident: str, place: str) -> None:
+    """Hand on what ``import_json`` restores of an episode: trust, state key, sources."""
+    trust, key, sources = parse_provenance(ident, raw)
+    if trust is not Trust.AGENT:
+        sink.trust(TrustRecord(place=place, episode_id=ident, trust=trust.value))
+    if key is not None:
+        sink.state_key(StateKeyRecord(place=place, episode_id=ident, key=key, set_at=""))
+    for source_id in sources:
+        sink.derived(DerivedRecord(place=place, episode_id=ident, source_id=source_id))
+
+
+def _our_link(sink: Sink, raw: object, place: str) -> None:
+    if not isinstance(raw, Mapping):
+        raise ImportFormatError(f"{place} is malformed: expected {{old_id, new_id, via}}")
+    via = raw.get("via")
+    if via not in {"explicit", "wrap"}:
+        raise ImportFormatError(f"{place} has an invalid via {via!r} (explicit or wrap)")
+    sink.supersession(
+        SupersessionRecord(
+            place=place,
+            old_id=check_id(raw.get("old_id"), place, "old_id"),
+            new_id=check_id(raw.get("new_id"), place, "new_id"),
+            source=str(via),
+            recorded_at=str(raw.get("created_at", "")),
+        )
+    )
+
+
+def _our_member(sink: Sink, raw: object, place: str, key: str) -> None:
+    if key == "supersessions":
+        _our_link(sink, raw, place)
+        return
+    if not isinstance(raw, Mapping):
+        raise ImportFormatError(f"{place} is not an object")
+    check_depth(raw, place)
+    if key == "crystals":
+        name = raw.get("name")
+        if not isinstance(name, str):
+            raise ImportFormatError(f"{place} has an invalid 'name': {name!r}")
+        retired = raw.get("retired_kind") is not None
+        sink.crystal(CrystalRecord(place=place, name=name, retired=retired, data=raw))
+    else:
+        resolved = raw.get("status") == "resolved"
+        ident = str(raw.get("id"))
+        sink.spore(SporeRecord(place=place, ident=ident, resolved=resolved, data=raw))
 
 
 def _our_tombstone(sink: Sink, raw: object, place: str) -> None:
@@ -101,6 +158,9 @@ def _member(
     elif key == "tombstones" and fmt is SourceFormat.EXPORT:
         for index, raw in enumerate(doc.items("tombstones")):
             _our_tombstone(sink, raw, f"tombstones[{index}]")
+    elif key in {"supersessions", "crystals", "spores"} and fmt is SourceFormat.EXPORT:
+        for index, raw in enumerate(doc.items(key)):
+            _our_member(sink, raw, f"{key}[{index}]", key)
     elif key in {"associations", "supersessions", "wraps"} and fmt is SourceFormat.V1_EXPORT:
         handler = {"associations": v1_association, "supersessions": v1_supersession}
         for index, raw in enumerate(doc.items(key)):

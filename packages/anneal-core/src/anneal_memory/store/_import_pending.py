@@ -1,19 +1,26 @@
-"""Kinds the store cannot hold yet: where each one will be written once it can.
+"""Carriers: where trust, links, state keys, sources, crystals and spores are written.
 
 Records of these kinds are held in the import's staging file while the source is read and
 handed to their carrier here after the episodes are written, inside the import's write
 transaction (so a carrier can look episodes up and add rows that reference them). A carrier
-returns True when it wrote the record, False when the record was already here, and None when
-the store has no place for it (then the import reports it as not carried, with the reason
-below). Every carrier returns None today; each is the seam where its feature plugs in.
+returns True when it wrote the record, False when the record was already here, and the
+reason (text) when it left the record out. ``fresh`` tells whether this import wrote an
+episode: only a fresh episode takes the source's provenance; an episode that was already
+here keeps its own (a re-run changes nothing).
+
+Links, crystals and spores are written by the same functions as ``Store.import_json``
+(``_transfer_links.insert_link``, ``_transfer_memory.import_crystal`` / ``import_spore``),
+so both imports accept and write the same things.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._import_records import (
     CrystalRecord,
     DerivedRecord,
@@ -23,47 +30,107 @@ from anneal_memory.store._import_records import (
     SupersessionRecord,
     TrustRecord,
 )
+from anneal_memory.store._provenance import MAX_DERIVED_FROM, normalise_state_key
+from anneal_memory.store._supersession import refresh_slot
+from anneal_memory.store._transfer_links import insert_link
+from anneal_memory.store._transfer_memory import import_crystal, import_spore
 
-__all__ = ["CARRIERS", "NOT_YET", "RECORD_TYPES"]
+__all__ = ["CARRIERS", "RECORD_TYPES", "Fresh"]
 
+Fresh = Callable[[str], bool]
 
-def carry_trust(conn: sqlite3.Connection, record: TrustRecord) -> bool | None:
-    """Give ``record.episode_id`` its trust class (needs trust classes in the store)."""
-    del conn, record
-    return None
-
-
-def carry_supersession(conn: sqlite3.Connection, record: SupersessionRecord) -> bool | None:
-    """Link ``old_id`` -> ``new_id`` (needs supersession links in the store)."""
-    del conn, record
-    return None
+_ABSENT = "not carried: its episode is not in this store (it was not carried or is deleted)"
+_KEPT = "not carried: the episode was already here with its own {what}, which it keeps"
 
 
-def carry_state_key(conn: sqlite3.Connection, record: StateKeyRecord) -> bool | None:
-    """Put ``episode_id`` in the slot ``key`` (needs state keys in the store)."""
-    del conn, record
-    return None
+def _episode(conn: sqlite3.Connection, ident: str) -> tuple[str, str | None, str | None] | None:
+    row = conn.execute(
+        "SELECT trust, state_key, derived_from FROM episodes WHERE id = ?", (ident,)
+    ).fetchone()
+    return None if row is None else (str(row[0]), row[1], row[2])
 
 
-def carry_derived(conn: sqlite3.Connection, record: DerivedRecord) -> bool | None:
-    """Record that ``episode_id`` was derived from ``source_id`` (needs trust classes)."""
-    del conn, record
-    return None
+def carry_trust(conn: sqlite3.Connection, record: TrustRecord, fresh: Fresh) -> bool | str:
+    """Give ``record.episode_id`` its trust class."""
+    here = _episode(conn, record.episode_id)
+    if here is None:
+        return _ABSENT
+    if here[0] == record.trust:
+        return False
+    if not fresh(record.episode_id):
+        return _KEPT.format(what="trust class")
+    conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (record.trust, record.episode_id))
+    return True
 
 
-def carry_crystal(conn: sqlite3.Connection, record: CrystalRecord) -> bool | None:
-    """Add a crystallized or retired pattern (needs the crystal tier in the store)."""
-    del conn, record
-    return None
+def carry_supersession(
+    conn: sqlite3.Connection, record: SupersessionRecord, fresh: Fresh
+) -> bool | str:
+    """Link ``old_id`` -> ``new_id`` as the source recorded it (no floor or trust check)."""
+    del fresh
+    via = "wrap" if record.source == "wrap" else "explicit"
+    raw = {"old_id": record.old_id, "new_id": record.new_id, "via": via}
+    raw["created_at"] = record.recorded_at
+    try:
+        written = insert_link(conn, raw)
+    except ImportFormatError as exc:
+        raise ImportFormatError(f"{record.place}: {exc}") from None
+    if written is None:
+        return "not carried: one of its two episodes is not in this store"
+    return written
 
 
-def carry_spore(conn: sqlite3.Connection, record: SporeRecord) -> bool | None:
-    """Add an open or resolved spore (needs spores in the store)."""
-    del conn, record
-    return None
+def carry_state_key(conn: sqlite3.Connection, record: StateKeyRecord, fresh: Fresh) -> bool | str:
+    """Put ``episode_id`` in the slot ``key``; the slot's newest episode becomes current."""
+    try:
+        key = normalise_state_key(record.key)
+    except InvalidEpisodeError as exc:
+        raise ImportFormatError(f"{record.place}: {exc}") from None
+    assert key is not None  # a record always names a key
+    here = _episode(conn, record.episode_id)
+    if here is None:
+        return _ABSENT
+    if here[1] == key:
+        return False
+    if here[1] is not None or not fresh(record.episode_id):
+        return _KEPT.format(what="state key")
+    conn.execute("UPDATE episodes SET state_key = ? WHERE id = ?", (key, record.episode_id))
+    refresh_slot(conn, key)
+    return True
 
 
-Carrier = Callable[[sqlite3.Connection, Any], "bool | None"]
+def carry_derived(conn: sqlite3.Connection, record: DerivedRecord, fresh: Fresh) -> bool | str:
+    """Record that ``episode_id`` was derived from ``source_id`` (caps its effective trust)."""
+    here = _episode(conn, record.episode_id)
+    if here is None:
+        return _ABSENT
+    sources: list[str] = json.loads(here[2]) if here[2] else []
+    if record.source_id in sources:
+        return False
+    if not fresh(record.episode_id):
+        return _KEPT.format(what="derived_from")
+    if len(sources) >= MAX_DERIVED_FROM:
+        return f"not carried: an episode keeps at most {MAX_DERIVED_FROM} derived_from ids"
+    conn.execute(
+        "UPDATE episodes SET derived_from = ? WHERE id = ?",
+        (json.dumps([*sources, record.source_id]), record.episode_id),
+    )
+    return True
+
+
+def carry_crystal(conn: sqlite3.Connection, record: CrystalRecord, fresh: Fresh) -> bool | str:
+    """Add a crystallized or retired pattern; a same-named, different one here is kept."""
+    del fresh
+    return import_crystal(conn, record.data, record.place)
+
+
+def carry_spore(conn: sqlite3.Connection, record: SporeRecord, fresh: Fresh) -> bool | str:
+    """Add an open or resolved spore (skipped when its ``origin_key`` is here)."""
+    del fresh
+    return import_spore(conn, record.data, record.place)
+
+
+Carrier = Callable[[sqlite3.Connection, Any, Fresh], "bool | str"]
 
 CARRIERS: Mapping[Kind, Carrier] = {
     Kind.TRUST: carry_trust,
@@ -81,13 +148,4 @@ RECORD_TYPES: Mapping[Kind, type[Any]] = {
     Kind.DERIVED_FROM: DerivedRecord,
     Kind.CRYSTALS: CrystalRecord,
     Kind.SPORES: SporeRecord,
-}
-
-NOT_YET: Mapping[Kind, str] = {
-    Kind.TRUST: "not carried yet (needs trust classes in this store)",
-    Kind.SUPERSESSIONS: "not carried yet (needs supersession links in this store)",
-    Kind.STATE_KEYS: "not carried yet (needs state keys in this store)",
-    Kind.DERIVED_FROM: "not carried yet (needs trust classes in this store)",
-    Kind.CRYSTALS: "not carried yet (needs the crystal tier in this store)",
-    Kind.SPORES: "not carried yet (needs spores in this store)",
 }

@@ -133,7 +133,7 @@ class TrustRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SupersessionRecord:
-    """``old_id`` was replaced by ``new_id``."""
+    """``old_id`` was replaced by ``new_id``; ``source`` is ``wrap`` for a wrap's link."""
 
     place: str
     old_id: str
@@ -175,7 +175,7 @@ class PatternLevelRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CrystalRecord:
-    """One crystallized (or retired) pattern, as the 1.0.2 crystal file holds it."""
+    """One crystallized (or retired) pattern; ``data`` is an entry of our export's ``crystals``."""
 
     place: str
     name: str
@@ -185,7 +185,7 @@ class CrystalRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SporeRecord:
-    """One open or resolved spore, as the 1.0.2 spore file holds it."""
+    """One open or resolved spore; ``data`` is an entry of our export's ``spores``."""
 
     place: str
     ident: str

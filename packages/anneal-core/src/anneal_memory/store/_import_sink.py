@@ -20,7 +20,7 @@ from anneal_memory._fsio import ensure_private_file
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
 from anneal_memory.store._import_history import wrap_token, write_links, write_patterns, write_wraps
-from anneal_memory.store._import_pending import CARRIERS, NOT_YET, RECORD_TYPES
+from anneal_memory.store._import_pending import CARRIERS, RECORD_TYPES
 from anneal_memory.store._import_records import (
     AssociationRecord,
     CrystalRecord,
@@ -101,6 +101,7 @@ class Sink:
         self._stage.execute(
             "CREATE TABLE pending (pos INTEGER PRIMARY KEY, kind TEXT, record TEXT)"
         )
+        self._stage.execute("CREATE TABLE fresh (id TEXT PRIMARY KEY) WITHOUT ROWID")
         self._stage.execute("BEGIN")
         self._counts: dict[Kind, _Count] = {}
         self._wraps: list[WrapRecord] = []
@@ -202,6 +203,8 @@ class Sink:
                 count.skipped += 1
                 continue
             insert_episode(self._conn, item, ident=ident)
+            if ident is not None:
+                self._stage.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (ident,))
             count.imported += 1
         self._mark_through(wrap)
 
@@ -349,17 +352,22 @@ class Sink:
         """An open or resolved spore."""
         self._hold(Kind.SPORES, record)
 
+    def _fresh(self, ident: str) -> bool:
+        """True when this import wrote the episode ``ident``."""
+        row = self._stage.execute("SELECT 1 FROM fresh WHERE id = ?", (ident,)).fetchone()
+        return row is not None
+
     def flush_pending(self) -> None:
         """Hand each held record to its carrier (``_import_pending.CARRIERS``), in source order."""
         rows = self._stage.execute("SELECT kind, record FROM pending ORDER BY pos")
         for value, text in rows:
             kind = Kind(value)
             record = RECORD_TYPES[kind](**json.loads(text))
-            written = CARRIERS[kind](self._conn, record)
+            written = CARRIERS[kind](self._conn, record, self._fresh)
             count = self.count(kind)
-            if written is None:
+            if isinstance(written, str):
                 count.not_carried += 1
-                count.reason = NOT_YET[kind]
+                count.reason = written
             elif written:
                 count.imported += 1
             else:

@@ -26,14 +26,17 @@ from anneal_memory.store._import_records import (
     WrapRecord,
 )
 from anneal_memory.store._import_sink import Sink
+from anneal_memory.store._import_v1_memory import crystal_item, spore_item
 from anneal_memory.store._validate import MAX_CONTENT_BYTES, validate_episode
 
 __all__ = [
     "TRUST_CLASSES",
+    "check_depth",
     "check_id",
     "metadata_of",
     "v1_association",
     "v1_crystal_file",
+    "v1_derived",
     "v1_episode",
     "v1_spore_file",
     "v1_supersession",
@@ -70,6 +73,12 @@ def _depth_ok(value: object) -> bool:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return True
+
+
+def check_depth(value: object, place: str) -> None:
+    """Refuse a value nested more than 32 levels deep, naming ``place``."""
+    if not _depth_ok(value):
+        raise ImportFormatError(f"{place} is nested more than 32 levels deep")
 
 
 def metadata_of(value: object, place: str) -> Mapping[str, Any] | None:
@@ -202,6 +211,17 @@ def v1_association(sink: Sink, raw: object, place: str) -> None:
     )
 
 
+def v1_derived(sink: Sink, raw: Mapping[str, Any], place: str) -> None:
+    """A 1.0.2 ``episode_derived`` row: the episode was derived from the source."""
+    sink.derived(
+        DerivedRecord(
+            place=place,
+            episode_id=check_id(raw.get("episode_id"), place, "episode_id"),
+            source_id=check_id(raw.get("source_id"), place, "source_id"),
+        )
+    )
+
+
 def v1_supersession(sink: Sink, raw: object, place: str) -> None:
     """A 1.0.2 supersession link."""
     if not isinstance(raw, Mapping):
@@ -232,9 +252,8 @@ def v1_crystal_file(sink: Sink, document: object, place: str) -> None:
             if not _depth_ok(entry):
                 raise ImportFormatError(f"{where} is nested more than 32 levels deep")
             name = _text(entry.get("name"), where, "name")
-            sink.crystal(
-                CrystalRecord(place=where, name=name, retired=key == "retired", data=entry)
-            )
+            item = crystal_item(entry, where)
+            sink.crystal(CrystalRecord(place=where, name=name, retired=key == "retired", data=item))
 
 
 def v1_spore_file(sink: Sink, document: object, place: str) -> None:
@@ -252,6 +271,5 @@ def v1_spore_file(sink: Sink, document: object, place: str) -> None:
             if not _depth_ok(entry):
                 raise ImportFormatError(f"{where} is nested more than 32 levels deep")
             ident = _text(entry.get("id"), where, "id")
-            sink.spore(
-                SporeRecord(place=where, ident=ident, resolved=key == "resolved", data=entry)
-            )
+            item = spore_item(entry, where)
+            sink.spore(SporeRecord(place=where, ident=ident, resolved=key == "resolved", data=item))

@@ -30,6 +30,7 @@ from anneal_memory.store._import_v1 import (
     check_id,
     v1_association,
     v1_crystal_file,
+    v1_derived,
     v1_episode,
     v1_spore_file,
     v1_supersession,
@@ -110,6 +111,10 @@ def _links(sink: Sink, conn: sqlite3.Connection, tables: set[str]) -> None:
             if row["trust"] not in TRUST_CLASSES:
                 raise ImportFormatError(f"{place}: unknown trust class {row['trust']!r}")
             sink.trust(TrustRecord(place=place, episode_id=row["episode_id"], trust=row["trust"]))
+    if "episode_derived" in tables:
+        sql = "SELECT rowid AS r, episode_id, source_id FROM episode_derived ORDER BY rowid"
+        for row in _rows(conn, sql):
+            v1_derived(sink, row, f"table episode_derived row {row['r']}")
     if "supersessions" in tables:
         for index, row in enumerate(_rows(conn, "SELECT * FROM supersessions")):
             v1_supersession(sink, row, f"table supersessions row {index + 1}")

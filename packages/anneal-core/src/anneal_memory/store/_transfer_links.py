@@ -15,7 +15,13 @@ from anneal_memory.store._provenance import normalise_ids, normalise_state_key
 from anneal_memory.store._supersession import refresh_slot, refresh_superseded
 from anneal_memory.types import Trust
 
-__all__ = ["import_links", "import_provenance", "iter_link_chunks"]
+__all__ = [
+    "import_links",
+    "import_provenance",
+    "insert_link",
+    "iter_link_chunks",
+    "parse_provenance",
+]
 
 
 def iter_link_chunks(conn: sqlite3.Connection) -> Iterator[str]:
@@ -30,8 +36,10 @@ def iter_link_chunks(conn: sqlite3.Connection) -> Iterator[str]:
     yield "\n]"
 
 
-def import_provenance(conn: sqlite3.Connection, ident: str, raw: Mapping[str, Any]) -> str | None:
-    """Store an imported episode's trust, state key and sources; return its state key.
+def parse_provenance(
+    ident: str, raw: Mapping[str, Any]
+) -> tuple[Trust, str | None, tuple[str, ...]]:
+    """An exported episode's trust, state key and sources, checked.
 
     Raises:
         ImportFormatError: A provenance field is malformed.
@@ -42,6 +50,16 @@ def import_provenance(conn: sqlite3.Connection, ident: str, raw: Mapping[str, An
         sources = normalise_ids(raw.get("derived_from") or None, "derived_from")
     except (ValueError, InvalidEpisodeError) as exc:
         raise ImportFormatError(f"episode {ident} has invalid provenance: {exc}") from None
+    return trust, key, sources
+
+
+def import_provenance(conn: sqlite3.Connection, ident: str, raw: Mapping[str, Any]) -> str | None:
+    """Store an imported episode's trust, state key and sources; return its state key.
+
+    Raises:
+        ImportFormatError: A provenance field is malformed.
+    """
+    trust, key, sources = parse_provenance(ident, raw)
     if trust is not Trust.AGENT or key is not None or sources:
         conn.execute(
             "UPDATE episodes SET trust = ?, state_key = ?, derived_from = ? WHERE id = ?",
@@ -63,6 +81,30 @@ def _link_ids(raw: object) -> tuple[str, str]:
     return ids[0], ids[1]
 
 
+def insert_link(conn: sqlite3.Connection, raw: object) -> bool | None:
+    """Insert one exported link as the source recorded it (no floor or trust check).
+
+    Returns True when written, False when already here, None when either episode is not in
+    this store. The old episode's ``superseded_by`` is refreshed.
+
+    Raises:
+        ImportFormatError: Not an ``{old_id, new_id, via}`` entry.
+    """
+    old, new = _link_ids(raw)
+    assert isinstance(raw, Mapping)  # checked by _link_ids
+    present = conn.execute(
+        "SELECT count(*) FROM episodes WHERE id IN (?, ?)", (old, new)
+    ).fetchone()[0]
+    if present != 2:
+        return None
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)",
+        (old, new, raw["via"], str(raw.get("created_at", ""))),
+    )
+    refresh_superseded(conn, old)
+    return cursor.rowcount == 1
+
+
 def import_links(conn: sqlite3.Connection, links: object, keys: Sequence[str]) -> int:
     """Insert the export's links between episodes present here; refresh slots. Return count.
 
@@ -71,26 +113,7 @@ def import_links(conn: sqlite3.Connection, links: object, keys: Sequence[str]) -
     """
     if not isinstance(links, list):
         raise ImportFormatError("export is malformed: 'supersessions' must be a list")
-    added = 0
-    for raw in links:
-        if not isinstance(raw, Mapping) or raw.get("via") not in {"explicit", "wrap"}:
-            raise ImportFormatError(
-                "a supersession entry is malformed: expected {old_id, new_id, via}"
-            )
-        try:
-            old, new = normalise_ids(
-                [raw.get("old_id"), raw.get("new_id")], "supersession", limit=2
-            )
-        except (InvalidEpisodeError, ValueError) as exc:
-            raise ImportFormatError(f"a supersession entry is malformed: {exc}") from None
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO supersessions(old_id, new_id, via, created_at)"
-            " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM episodes WHERE id = ?)"
-            " AND EXISTS (SELECT 1 FROM episodes WHERE id = ?)",
-            (old, new, raw["via"], str(raw.get("created_at", "")), old, new),
-        )
-        added += cursor.rowcount
-        refresh_superseded(conn, old)
+    added = sum(insert_link(conn, raw) is True for raw in links)
     for key in sorted(set(keys)):
         refresh_slot(conn, key)
     return added

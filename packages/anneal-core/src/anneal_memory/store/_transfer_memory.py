@@ -19,7 +19,7 @@ from typing import Any
 
 from anneal_memory.errors import ImportFormatError
 
-__all__ = ["import_memory", "iter_memory_chunks"]
+__all__ = ["import_crystal", "import_memory", "import_spore", "iter_memory_chunks"]
 
 _CRYSTAL_COLUMNS = (
     "name, level, explanation, permanence, activation_mode, tags, crystallized_on, "
@@ -37,14 +37,20 @@ def _dump(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _crystals(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def _crystals(conn: sqlite3.Connection, only: str | None = None) -> list[dict[str, Any]]:
+    where, args = ("WHERE crystal = ?", (only,)) if only is not None else ("", ())
     evidence: dict[str, list[str]] = {}
     for name, ident in conn.execute(
-        "SELECT crystal, episode_id FROM crystal_evidence ORDER BY crystal, position"
+        f"SELECT crystal, episode_id FROM crystal_evidence {where} ORDER BY crystal, position",  # noqa: S608
+        args,
     ):
         evidence.setdefault(str(name), []).append(str(ident))
     out = []
-    for row in conn.execute(f"SELECT {_CRYSTAL_COLUMNS} FROM crystals ORDER BY name"):  # noqa: S608
+    where = where.replace("crystal", "name")
+    for row in conn.execute(
+        f"SELECT {_CRYSTAL_COLUMNS} FROM crystals {where} ORDER BY name",  # noqa: S608
+        args,
+    ):
         item = dict(zip(_CRYSTAL_COLUMNS.split(", "), row, strict=True))
         item["tags"], item["notes"] = json.loads(item["tags"]), json.loads(item["notes"])
         item["evidence"] = evidence.get(str(item["name"]), [])
@@ -125,11 +131,33 @@ def _resolution(item: Mapping[str, Any], where: str) -> str | None:
     return _dump(dict(value))
 
 
-def _import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], index: int) -> bool:
-    where = f"crystal #{index}"
+_SAME_CRYSTAL = ("level", "explanation", "permanence", "activation_mode", "tags", "retired_kind")
+
+
+def _crystal_here(conn: sqlite3.Connection, item: Mapping[str, Any], name: str) -> bool | str:
+    """False when the same crystal is here; a reason when one of that name differs."""
+    found = _crystals(conn, name)[0]
+    same = all(found[k] == item.get(k) for k in _SAME_CRYSTAL)
+    if same and found["evidence"] == [str(i) for i in item.get("evidence") or []]:
+        return False
+    return (
+        "not carried: a crystal of the same name is already here with different content "
+        "(this store's is kept; retire or rename one and import again)"
+    )
+
+
+def import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) -> bool | str:
+    """Insert one exported crystal (``where`` names it in errors).
+
+    Returns True when written, False when the same crystal is here, and the reason it was
+    left out when a crystal of that name is here with different content.
+
+    Raises:
+        ImportFormatError: The entry is malformed or breaks a table constraint.
+    """
     name = _field(item, "name", str, where)
     if conn.execute("SELECT 1 FROM crystals WHERE name = ?", (name,)).fetchone():
-        return False
+        return _crystal_here(conn, item, name)
     values = [item.get(c) for c in _CRYSTAL_COLUMNS.split(", ")]
     values[5] = _dump(list(_field(item, "tags", list, where)))
     values[9] = _dump(list(_field(item, "notes", list, where)))
@@ -138,9 +166,12 @@ def _import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], index: in
     _day(item, "crystallized_on", where)
     _day(item, "last_activated_on", where)
     _field(item, "level", int, where)
-    marks = ", ".join("?" * len(values))
-    conn.execute(f"INSERT INTO crystals ({_CRYSTAL_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
     evidence = _field(item, "evidence", list, where)
+    marks = ", ".join("?" * len(values))
+    try:
+        conn.execute(f"INSERT INTO crystals ({_CRYSTAL_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
+    except sqlite3.IntegrityError as exc:
+        raise ImportFormatError(f"{where} is invalid: {exc}") from None
     conn.executemany(
         "INSERT OR IGNORE INTO crystal_evidence(crystal, position, episode_id) VALUES (?, ?, ?)",
         [(name, pos, str(ident)) for pos, ident in enumerate(evidence)],
@@ -148,8 +179,12 @@ def _import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], index: in
     return True
 
 
-def _import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], index: int) -> bool:
-    where = f"spore #{index}"
+def import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) -> bool:
+    """Insert one exported spore; False when its ``origin_key`` is here already.
+
+    Raises:
+        ImportFormatError: The entry is malformed or breaks a table constraint.
+    """
     key = _field(item, "origin_key", str, where)
     if conn.execute("SELECT 1 FROM spores WHERE origin_key = ?", (key,)).fetchone():
         return False
@@ -167,9 +202,14 @@ def _import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], index: int)
     _day(item, "next", where, optional=True)
     values = [num, *(item.get(c) for c in _SPORE_COLUMNS.split(", ")[1:])]
     values[11] = _resolution(item, where)
-    marks = ", ".join("?" * len(values))
-    cursor = conn.execute(f"INSERT INTO spores ({_SPORE_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
     notes = _field(item, "notes", list, where)
+    if not all(isinstance(n, Mapping) for n in notes):
+        raise ImportFormatError(f"{where} has an invalid 'notes': expected {{on, text}} objects")
+    marks = ", ".join("?" * len(values))
+    try:
+        cursor = conn.execute(f"INSERT INTO spores ({_SPORE_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
+    except sqlite3.IntegrityError as exc:
+        raise ImportFormatError(f"{where} is invalid: {exc}") from None
     conn.executemany(
         "INSERT INTO spore_notes (spore, position, day, text) VALUES (?, ?, ?, ?)",
         [
@@ -189,8 +229,10 @@ def import_memory(conn: sqlite3.Connection, document: Mapping[str, Any]) -> tupl
     """
     crystals, spores = _list(document, "crystals"), _list(document, "spores")
     try:
-        added_crystals = sum(_import_crystal(conn, c, i) for i, c in enumerate(crystals))
-        added_spores = sum(_import_spore(conn, s, i) for i, s in enumerate(spores))
+        added_crystals = sum(
+            import_crystal(conn, c, f"crystal #{i}") is True for i, c in enumerate(crystals)
+        )
+        added_spores = sum(import_spore(conn, s, f"spore #{i}") for i, s in enumerate(spores))
     except sqlite3.IntegrityError as exc:
         raise ImportFormatError(f"a crystal or spore in the export is invalid: {exc}") from None
     return added_crystals, added_spores
