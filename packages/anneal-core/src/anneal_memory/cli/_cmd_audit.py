@@ -73,7 +73,7 @@ def run_verify(ctx: Context, args: argparse.Namespace) -> int:
 
     result = AuditTrail.verify(_db(ctx))
     ctx.emit(result.to_dict(), result.summary())
-    return ExitCode.OK if result.valid else ExitCode.FAILED
+    return ExitCode.OK if result.valid and result.complete else ExitCode.FAILED
 
 
 def _entry_line(entry: dict[str, object]) -> str:

@@ -47,15 +47,17 @@ def wrap_cancel(
                     f"this cancel carried {str(wrap_token)[:8]}...; nothing was cancelled"
                 )
             cancel_wrap(conn, wrap, now=format_timestamp(store.clock.now()))
-    store.emit_audit(
-        "wrap_cancelled",
-        actor=session_id or "agent",
-        data={
-            "wrap_id": wrap.id,
-            "wrap_token_prefix": wrap.token[:8],
-            "episode_count": wrap.episode_count,
-        },
-    )
+            store.stage_audit(
+                conn,
+                "wrap_cancelled",
+                actor=session_id or "agent",
+                data={
+                    "wrap_id": wrap.id,
+                    "wrap_token_prefix": wrap.token[:8],
+                    "episode_count": wrap.episode_count,
+                },
+            )
+        store.flush_audit()
     return CancelResult(
         wrap_id=wrap.id,
         wrap_token=wrap.token,

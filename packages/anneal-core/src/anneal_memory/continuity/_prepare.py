@@ -206,6 +206,20 @@ def prepare_wrap(
                     episode_count=len(episodes),
                 )
                 bind_wrap(conn, token)
+                store.stage_audit(
+                    conn,
+                    "wrap_started",
+                    actor=session_id or "agent",
+                    data={
+                        "wrap_id": wrap_id,
+                        "wrap_token_prefix": token[:8],
+                        "episode_ids": [e.id for e in episodes],
+                        "episode_count": len(episodes),
+                        "session_id": session_id,
+                        "schema": schema.name,
+                    },
+                )
+        store.flush_audit()
     if wrap_id is None:
         return PrepareResult(
             status=WrapStatus.EMPTY,
@@ -221,18 +235,6 @@ def prepare_wrap(
         today=today,
         max_chars=target,
         staleness_days=staleness_days,
-    )
-    store.emit_audit(
-        "wrap_started",
-        actor=session_id or "agent",
-        data={
-            "wrap_id": wrap_id,
-            "wrap_token_prefix": token[:8],
-            "episode_ids": [e.id for e in episodes],
-            "episode_count": len(episodes),
-            "session_id": session_id,
-            "schema": schema.name,
-        },
     )
     return PrepareResult(
         status=WrapStatus.READY,

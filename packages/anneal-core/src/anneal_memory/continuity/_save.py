@@ -14,6 +14,7 @@ A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wr
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -162,7 +163,15 @@ def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int,
     return graduations, demotions
 
 
-def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | None) -> _Written:
+def _commit(
+    store: Store,
+    draft: _judge.Draft,
+    ctx: _Context,
+    affect: Affect | None,
+    *,
+    actor: str,
+    allow_shrink: bool,
+) -> _Written:
     text = _document.render(draft.document)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     graduations, demotions = _tally(draft, draft.prior)
@@ -196,18 +205,21 @@ def _commit(store: Store, draft: _judge.Draft, ctx: _Context, affect: Affect | N
                     raise NoWrapInProgressError(NO_WRAP_MESSAGE)
                 save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
                 counts = apply_associations(conn, ctx.wrap.id, save_no, deltas, affect_row)
+                written = _Written(
+                    text=text,
+                    sha256=digest,
+                    marked=marked,
+                    graduations=graduations,
+                    demotions=demotions,
+                    counts=counts,
+                )
+                _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
                 write_continuity(path, text)
         except StoreDatabaseError:
             _restore(path, previous, text)
             raise
-    return _Written(
-        text=text,
-        sha256=digest,
-        marked=marked,
-        graduations=graduations,
-        demotions=demotions,
-        counts=counts,
-    )
+        store.flush_audit()
+    return written
 
 
 def _restore(target: Path, previous: str | None, written: str) -> None:
@@ -256,39 +268,52 @@ def _result(store: Store, draft: _judge.Draft, ctx: _Context, written: _Written)
     )
 
 
-def _emit(store: Store, result: SaveResult, ctx: _Context, actor: str, allow_shrink: bool) -> None:
-    codes = dict(Counter(f.code.value for f in result.findings))
-    store.emit_audit(
+@dataclass(frozen=True, slots=True)
+class _Trailed:
+    actor: str
+    allow_shrink: bool
+    finding_codes: dict[str, int]
+
+
+def _stage(
+    store: Store, conn: sqlite3.Connection, ctx: _Context, written: _Written, how: _Trailed
+) -> None:
+    """The save's audit entries, staged in its transaction: committed with it or not at all."""
+    store.stage_audit(
+        conn,
         "wrap_completed",
-        actor=actor,
+        actor=how.actor,
         data={
-            "wrap_id": result.wrap_id,
+            "wrap_id": ctx.wrap.id,
             "wrap_token_prefix": ctx.wrap.token[:8],
-            "episodes_compressed": result.episodes_compressed,
-            "graduations_validated": result.graduations_validated,
-            "demotions": result.demotions,
+            "episodes_compressed": written.marked,
+            "graduations_validated": written.graduations,
+            "demotions": written.demotions,
         },
     )
-    store.emit_audit(
+    store.stage_audit(
+        conn,
         "continuity_saved",
-        actor=actor,
+        actor=how.actor,
         data={
-            "wrap_id": result.wrap_id,
-            "chars": result.chars,
-            "content_hash": "sha256:" + result.sha256,
-            "allow_shrink": allow_shrink,
-            "findings": codes,
+            "wrap_id": ctx.wrap.id,
+            "chars": len(written.text),
+            "content_hash": "sha256:" + written.sha256,
+            "allow_shrink": how.allow_shrink,
+            "findings": how.finding_codes,
         },
     )
-    store.emit_audit(
+    counts = written.counts
+    store.stage_audit(
+        conn,
         "associations_updated",
-        actor=actor,
+        actor=how.actor,
         data={
-            "wrap_id": result.wrap_id,
-            "formed": result.associations_formed,
-            "strengthened": result.associations_strengthened,
-            "decayed": result.associations_decayed,
-            "pruned": result.associations_pruned,
+            "wrap_id": ctx.wrap.id,
+            "formed": counts.formed,
+            "strengthened": counts.strengthened,
+            "decayed": counts.decayed,
+            "pruned": counts.pruned,
         },
     )
 
@@ -345,7 +370,7 @@ def validated_save_continuity(
         _judge_draft(store, draft, ctx, allow_shrink=allow_shrink)
     except _judge.Refusal as refusal:
         raise _refused(store, ctx, draft.findings, refusal) from None
-    written = _commit(store, draft, ctx, affect)
-    result = _result(store, draft, ctx, written)
-    _emit(store, result, ctx, session_id or "agent", allow_shrink)
-    return result
+    written = _commit(
+        store, draft, ctx, affect, actor=session_id or "agent", allow_shrink=allow_shrink
+    )
+    return _result(store, draft, ctx, written)

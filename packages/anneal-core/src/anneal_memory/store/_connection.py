@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from anneal_memory.errors import StoreDatabaseError
@@ -51,11 +51,19 @@ _PRAGMAS = (
 )
 
 
-def connect(path: Path, *, read_only: bool = False, new_file: bool = False) -> sqlite3.Connection:
+def connect(
+    path: Path,
+    *,
+    read_only: bool = False,
+    new_file: bool = False,
+    inspect: Callable[[sqlite3.Connection], None] | None = None,
+) -> sqlite3.Connection:
     """Open ``path`` with the store's connection policy, in autocommit mode.
 
     Transactions are explicit: writes go through :func:`write_transaction`. ``new_file``
     says the database file was just created empty, so its page size can still be chosen.
+    ``inspect`` runs on the bare connection before any pragma changes the file (the journal
+    mode is written to the file): it may refuse the file by raising.
 
     Raises:
         StoreDatabaseError: SQLite could not open or configure the file.
@@ -66,10 +74,17 @@ def connect(path: Path, *, read_only: bool = False, new_file: bool = False) -> s
         )
     except sqlite3.Error as exc:
         raise database_error(exc, operation="open", path=path) from exc
+    if read_only:
+        conn.execute("PRAGMA query_only=ON")
+    if inspect is not None:
+        try:
+            inspect(conn)
+        except BaseException:
+            conn.close()
+            raise
     pragmas = [*_NEW_FILE_PRAGMAS, *_PRAGMAS] if new_file else list(_PRAGMAS)
     if read_only:
-        pragmas = [p for p in pragmas if not p.startswith("PRAGMA journal_mode")]
-        pragmas.append("PRAGMA query_only=ON")
+        pragmas = [p for p in pragmas if not p.startswith(("PRAGMA journal_mode", "PRAGMA page"))]
     try:
         # One script: one call into SQLite for the whole policy (opening is a measured goal).
         conn.executescript(";".join(pragmas))
@@ -87,7 +102,12 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 def database_error(exc: sqlite3.Error, *, operation: str, path: Path | None) -> StoreDatabaseError:
     """Wrap a SQLite error in the library's error type, naming the operation."""
     busy = _is_busy(exc)
+    text = str(exc).lower()
     hint = " (the database stayed busy; retry later)" if busy else ""
+    if "readonly" in text or "read-only" in text:
+        hint = " (the store was opened read-only)"
+    elif "malformed" in text or "not a database" in text:
+        hint = " (the database file is damaged; run 'anneal-memory check' and restore a backup)"
     return StoreDatabaseError(
         f"{operation} failed: SQLite error: {exc}{hint}",
         operation=operation,

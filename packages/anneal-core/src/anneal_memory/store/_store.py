@@ -13,13 +13,14 @@ from types import TracebackType
 from typing import IO, Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
-from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
 from anneal_memory.store import _episodes, _recall
-from anneal_memory.store._connection import connect, database_error, write_transaction
-from anneal_memory.store._schema import SCHEMA_VERSION, migrate
+from anneal_memory.store._connection import database_error, write_transaction
+from anneal_memory.store._open import open_database, remove_orphaned_temp_files
+from anneal_memory.store._policy import write_policy
+from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.store._validate import validate_episode
 from anneal_memory.store._watermarks import counts_by_type
@@ -46,8 +47,9 @@ class Store:
     One ``Store`` object may be shared by threads of one process (calls are serialised).
 
     Args:
-        path: The database file. Its folder is created (mode 0700) and the file is created
-            mode 0600 before SQLite opens it.
+        path: The database file. Missing folders are created (mode 0700) and the file is
+            created mode 0600 before SQLite opens it. A file that is not an anneal-memory
+            store is refused before anything is written to it.
         project_name: The agent's name, used in the continuity file's header.
         clock: Where time comes from (tests pass a frozen clock).
         audit: Keep the hash-chained audit trail beside the database (default on).
@@ -55,9 +57,15 @@ class Store:
         consolidate_requires_baton_on_create: When this call creates the database, turn
             the single-consolidator gate on (see ``anneal_memory.gate``). Existing stores
             keep their policy.
+        read_only: Open an existing store without ever writing: no creation, migration,
+            audit entries or tidying (SQLite ``query_only``); write calls raise
+            ``StoreDatabaseError``.
 
     Raises:
-        StoreDatabaseError: The file could not be opened or migrated.
+        StoreDatabaseError: The file could not be opened or migrated, is not an
+            anneal-memory store (another application's database, the public 1.0.2 format,
+            not SQLite), or is a store whose tables vanished. A store this call created is
+            removed again when opening fails.
     """
 
     def __init__(
@@ -69,37 +77,50 @@ class Store:
         audit: bool = True,
         on_audit_event: EventCallback | None = None,
         consolidate_requires_baton_on_create: bool = False,
+        read_only: bool = False,
     ) -> None:
         self._path = Path(path).expanduser().absolute()
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
         self._lock = threading.RLock()
-        self._audit_sink: AuditSink | None = None
-        ensure_private_dir(self._path.parent)
-        self._created = ensure_private_file(self._path)
-        self._conn: sqlite3.Connection | None = connect(self._path, new_file=self._created)
-        try:
-            found_version = migrate(self._conn, path=self._path)
-        except BaseException:
-            self._conn.close()
-            self._conn = None
-            raise
+        self._read_only = read_only
         self._audit_trail: AuditTrail | None = None
-        if audit:
+        self._audit_sink: StoreAuditSink | None = None
+        if audit and not read_only:
             self._audit_trail = AuditTrail(self._path, clock=self._clock, on_event=on_audit_event)
-            sink = StoreAuditSink(self, self._audit_trail)
-            sink.recover()
-            self._audit_sink = sink
-        if 0 < found_version < SCHEMA_VERSION:
-            self.emit_audit(
+            self._audit_sink = StoreAuditSink(self, self._audit_trail)
+        self._conn: sqlite3.Connection | None = None
+        opened = open_database(
+            self._path,
+            read_only=read_only,
+            on_migrated=lambda conn, found: self._on_migrated(
+                conn, found, gate_on_create=consolidate_requires_baton_on_create
+            ),
+        )
+        self._conn = opened.conn
+        self._created = opened.created
+        if not read_only:
+            remove_orphaned_temp_files(self._path)
+            if self._audit_sink is not None:
+                self._audit_sink.recover()
+
+    def _on_migrated(self, conn: sqlite3.Connection, found: int, *, gate_on_create: bool) -> None:
+        """Inside the migration's transaction: its audit entry and a new store's policy."""
+        if found > 0:
+            self.stage_audit(
+                conn,
                 "schema_migrated",
                 actor="agent",
-                data={"from_version": found_version, "to_version": SCHEMA_VERSION},
+                data={"from_version": found, "to_version": SCHEMA_VERSION},
             )
-        if self._created and consolidate_requires_baton_on_create:
-            from anneal_memory.gate import set_consolidate_policy  # gate imports the store
-
-            set_consolidate_policy(self, True, actor="agent")
+        elif gate_on_create:
+            was = write_policy(conn, True)
+            self.stage_audit(
+                conn,
+                "consolidate_policy_set",
+                actor="agent",
+                data={"requires_baton": True, "was": was},
+            )
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -107,6 +128,11 @@ class Store:
     def path(self) -> Path:
         """The database file."""
         return self._path
+
+    @property
+    def read_only(self) -> bool:
+        """True when opened with ``read_only=True``: nothing is written, migrated or created."""
+        return self._read_only
 
     @property
     def created(self) -> bool:
@@ -138,6 +164,8 @@ class Store:
         """Close the database connection. Safe to call twice."""
         with self._lock:
             if self._conn is not None:
+                if self._audit_sink is not None:
+                    self._audit_sink.close()
                 self._conn.close()
                 self._conn = None
             if self._audit_trail is not None:
@@ -174,12 +202,36 @@ class Store:
     def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
         """Log one event to the audit trail, after the commit it describes. Never raises.
 
-        Library modules call this for every mutating operation; without an audit trail
-        attached it does nothing.
+        The entry is staged and appended in its own small transaction; called inside an
+        open write transaction it joins that one instead. Prefer :meth:`stage_audit` inside
+        the change's own transaction, so a crash cannot separate the two. Without an audit
+        trail attached (``audit=False``, ``read_only=True``) it does nothing.
         """
         sink = self._audit_sink
         if sink is not None:
-            sink(event, actor, data)
+            sink.emit(event, actor, data)
+
+    def stage_audit(
+        self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
+    ) -> None:
+        """Stage one audit entry inside the caller's open write transaction.
+
+        It commits (or rolls back) with the change; call :meth:`flush_audit` after the
+        commit to append it to the trail (a crash before that only delays it: the next
+        open or flush appends it). Without an audit trail attached it does nothing.
+
+        Raises:
+            InvalidInputError: ``event`` is outside the audit vocabulary.
+        """
+        sink = self._audit_sink
+        if sink is not None:
+            sink.stage(conn, event, actor, data)
+
+    def flush_audit(self) -> None:
+        """Append staged audit entries to the trail. Never raises (failures are counted)."""
+        sink = self._audit_sink
+        if sink is not None:
+            sink.flush()
 
     # -- episodes ----------------------------------------------------------------------------
 
@@ -220,12 +272,20 @@ class Store:
         with self._lock:
             conn = self.connection("record")
             with write_transaction(conn, operation="record", path=self._path):
+                before = conn.total_changes
                 episode = _episodes.insert_episode(conn, item)
-        self.emit_audit(
-            "record",
-            actor=episode.source,
-            data={"episode_id": episode.id, "type": episode.type.value, "content": episode.content},
-        )
+                if conn.total_changes != before:  # not an idempotent retry
+                    self.stage_audit(
+                        conn,
+                        "record",
+                        actor=episode.source,
+                        data={
+                            "episode_id": episode.id,
+                            "type": episode.type.value,
+                            "content": episode.content,
+                        },
+                    )
+            self.flush_audit()
         return episode
 
     def recall(  # noqa: PLR0917 - positional order is the documented public API
@@ -276,8 +336,10 @@ class Store:
                 deleted = _episodes.delete_episode(conn, str(episode_id), now=now, reason="delete")
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", now)])
-        if deleted:
-            self.emit_audit("delete", actor="agent", data={"episode_id": str(episode_id)})
+                    self.stage_audit(
+                        conn, "delete", actor="agent", data={"episode_id": str(episode_id)}
+                    )
+            self.flush_audit()
         return deleted
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -302,8 +364,10 @@ class Store:
                 deleted = _episodes.prune_before(conn, cutoff, now=format_timestamp(now))
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", format_timestamp(now))])
-        if deleted:
-            self.emit_audit("prune", actor="agent", data={"deleted": deleted, "cutoff": cutoff})
+                    self.stage_audit(
+                        conn, "prune", actor="agent", data={"deleted": deleted, "cutoff": cutoff}
+                    )
+            self.flush_audit()
         return PruneResult(deleted=deleted, cutoff=cutoff)
 
     # -- status, export, import --------------------------------------------------------------
@@ -367,9 +431,11 @@ class Store:
             with write_transaction(conn, operation="import", path=self._path):
                 result = import_document(conn, document, clock=self._clock)
                 _episodes.set_meta(conn, [("last_write", self._now())])
-        self.emit_audit(
-            "import",
-            actor="operator",
-            data={"imported": result.imported, "tombstones_added": result.tombstones_added},
-        )
+                self.stage_audit(
+                    conn,
+                    "import",
+                    actor="operator",
+                    data={"imported": result.imported, "tombstones_added": result.tombstones_added},
+                )
+            self.flush_audit()
         return result
