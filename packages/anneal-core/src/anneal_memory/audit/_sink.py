@@ -28,7 +28,7 @@ from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory.audit._events import parse_event
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._trail import AuditTrail
-from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._connection import damage_of, write_transaction
 
 if TYPE_CHECKING:
     import logging
@@ -229,6 +229,8 @@ class StoreAuditSink:
         try:
             with host._lock:
                 conn = host.connection("audit")
+                if damage_of(conn) is not None:
+                    return
                 with write_transaction(conn, operation="audit", path=host.path, durable=False):
                     conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
             self._forgotten_through = self._flushed_through

@@ -118,7 +118,7 @@ def run_get(ctx: Context, args: argparse.Namespace) -> int:
     """Show one episode."""
     from anneal_memory.cli._render import episode_block
 
-    episode = ctx.store(create=False).get(args.id)
+    episode = ctx.store(read_only=True).get(args.id)
     if episode is None:
         raise CommandError(f"no episode with id {args.id!r}")
     ctx.emit(episode.to_dict(), episode_block(episode))
@@ -168,7 +168,7 @@ def _count_older(ctx: Context, days: float) -> tuple[str, int]:
 
     from anneal_memory._clock import format_timestamp
 
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     cutoff = format_timestamp(store.clock.now() - dt.timedelta(days=days))
     with store._lock:  # the connection is shared by the threads of this process
         row = (

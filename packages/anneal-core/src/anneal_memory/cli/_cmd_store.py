@@ -110,7 +110,7 @@ def status_text(status: StoreStatus) -> str:
 
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
-    status = ctx.store(create=False).status()
+    status = ctx.store(read_only=True).status()
     ctx.emit(status.to_dict(), status_text(status))
     return ExitCode.OK
 
@@ -119,6 +119,6 @@ def run_stats(ctx: Context, args: argparse.Namespace) -> int:
     """Print the analytic view of the store."""
     from anneal_memory.cli._stats import collect_stats, stats_text
 
-    data: dict[str, Any] = collect_stats(ctx.store(create=False), days=args.days)
+    data: dict[str, Any] = collect_stats(ctx.store(read_only=True), days=args.days)
     ctx.emit(data, stats_text(data))
     return ExitCode.OK

@@ -43,7 +43,7 @@ def add_commands(
 
 def run_export(ctx: Context, args: argparse.Namespace) -> int:
     """Export to stdout, or atomically to a file that must not exist (unless --force)."""
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     if args.output is None:
         store.export_json(ctx.out)
         ctx.out.write("\n")

@@ -203,7 +203,7 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Show the open wrap and the waiting episodes."""
     from anneal_memory.continuity import wrap_status
 
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     wrap = wrap_status(store)
     waiting = store.status().episodes_since_wrap
     data = {

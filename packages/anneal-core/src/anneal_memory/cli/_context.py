@@ -126,28 +126,33 @@ class Context:
             self._db_path = resolve_db_path(getattr(self.args, "db", None), self.env)
         return self._db_path
 
-    def store(self, *, create: bool = True) -> Store:
+    def store(self, *, create: bool = True, read_only: bool = False) -> Store:
         """Open the store on first use.
 
         Args:
-            create: Create the database when it does not exist. Read-only commands pass
-                False and get a clear error instead of a new empty file.
+            create: Create the database when it does not exist. Commands that need an
+                existing store pass False and get a clear error instead of a new empty file.
+            read_only: Open with ``Store(read_only=True)``: the command never writes,
+                migrates or creates anything (implies ``create=False``).
 
         Raises:
             CommandError: ``create`` is False and there is no database at the path.
         """
+        if self._store is not None and self._store.read_only and not read_only:
+            self._store.close()
+            self._store = None
         if self._store is None:
             path = self.db_path
             if path.is_dir():
                 raise CommandError(f"{path} is a directory; --db takes the database file's path")
-            if not create and not path.exists():
+            if (read_only or not create) and not path.exists():
                 raise CommandError(
                     f"database not found: {path}. Run 'anneal-memory init' (or record an "
                     f"episode) first, or point --db / {DB_ENV} at an existing store"
                 )
             from anneal_memory.store import Store
 
-            self._store = Store(path, project_name=self.project_name)
+            self._store = Store(path, project_name=self.project_name, read_only=read_only)
         return self._store
 
     def emit(self, data: Any, text: str | None = None) -> None:

@@ -33,7 +33,17 @@ from pathlib import Path
 
 from anneal_memory.errors import StoreDatabaseError
 
-__all__ = ["BUSY_TIMEOUT_MS", "WRITE_ATTEMPTS", "connect", "database_error", "write_transaction"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "WRITE_ATTEMPTS",
+    "connect",
+    "damage_of",
+    "database_error",
+    "is_corruption",
+    "mark_damaged",
+    "read_guard",
+    "write_transaction",
+]
 
 BUSY_TIMEOUT_MS = 5000
 WRITE_ATTEMPTS = 4
@@ -49,6 +59,49 @@ _PRAGMAS = (
     "PRAGMA secure_delete=ON",
     "PRAGMA temp_store=MEMORY",
 )
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that remembers SQLite reported its file damaged (writes are refused)."""
+
+    damaged: str | None = None
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True when SQLite says the file is damaged (malformed pages, not a database)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+def mark_damaged(conn: sqlite3.Connection, reason: str) -> None:
+    """Remember that ``conn``'s file is damaged: every later write transaction refuses."""
+    if isinstance(conn, _Connection) and conn.damaged is None:
+        words = " ".join(reason.replace("*** in database main ***", "").split())
+        conn.damaged = words[:300]
+
+
+def damage_of(conn: sqlite3.Connection) -> str | None:
+    """Why ``conn``'s file is known damaged, or None."""
+    return conn.damaged if isinstance(conn, _Connection) else None
+
+
+@contextlib.contextmanager
+def read_guard(
+    conn: sqlite3.Connection, *, operation: str, path: Path | None
+) -> Iterator[sqlite3.Connection]:
+    """Turn SQLite errors of a read into ``StoreDatabaseError`` (and remember damage).
+
+    Raises:
+        StoreDatabaseError: SQLite failed.
+    """
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        if is_corruption(exc):
+            mark_damaged(conn, str(exc))
+        raise database_error(exc, operation=operation, path=path) from exc
 
 
 def connect(
@@ -70,7 +123,11 @@ def connect(
     """
     try:
         conn = sqlite3.connect(  # noqa: TID251
-            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            str(path),
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            factory=_Connection,
         )
     except sqlite3.Error as exc:
         raise database_error(exc, operation="open", path=path) from exc
@@ -130,6 +187,15 @@ def write_transaction(
     Raises:
         StoreDatabaseError: SQLite failed, or the database stayed locked through every attempt.
     """
+    damage = damage_of(conn)
+    if damage is not None:
+        raise StoreDatabaseError(
+            f"{operation} refused: the database {path} is damaged ({damage}); nothing was "
+            "written. Run 'anneal-memory check', then restore a backup or export what still "
+            "reads",
+            operation=operation,
+            path=path,
+        )
     if not durable:
         # The safety level can only change outside a transaction; FULL comes back either way.
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -140,6 +206,8 @@ def write_transaction(
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
+            if is_corruption(exc):
+                mark_damaged(conn, str(exc))
             raise database_error(exc, operation=operation, path=path) from exc
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

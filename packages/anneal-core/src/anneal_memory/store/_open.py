@@ -23,7 +23,7 @@ from pathlib import Path
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.errors import StoreDatabaseError
-from anneal_memory.store._connection import connect, database_error
+from anneal_memory.store._connection import connect, database_error, mark_damaged
 from anneal_memory.store._identity import (
     APPLICATION_ID,
     StoreKind,
@@ -34,6 +34,7 @@ from anneal_memory.store._schema import SCHEMA_VERSION, migrate
 
 __all__ = [
     "ORPHAN_AGE_SECONDS",
+    "QUICK_CHECK_MAX_BYTES",
     "Opened",
     "discard_created",
     "open_database",
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 ORPHAN_AGE_SECONDS = 60.0
+QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
 _TEMP_SUFFIX = re.compile(r"\.tmp-[0-9a-f]{12}$")
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -121,6 +123,25 @@ def _stamp(conn: sqlite3.Connection, path: Path) -> None:
         raise database_error(exc, operation="open", path=path) from exc
 
 
+def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
+    """On a write-capable open of a small store, look for damaged pages before writing.
+
+    A damaged store still opens (to read and export what survives) but refuses writes.
+    Larger stores are checked by ``anneal-memory check``; any write or read that meets a
+    damaged page also marks the store damaged.
+    """
+    try:
+        if path.stat().st_size > QUICK_CHECK_MAX_BYTES:
+            return
+        rows = conn.execute("PRAGMA quick_check(5)").fetchall()
+    except (OSError, sqlite3.Error) as exc:
+        mark_damaged(conn, str(exc))
+        return
+    problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+    if problems:
+        mark_damaged(conn, "; ".join(problems)[:300])
+
+
 def open_database(
     path: Path, *, read_only: bool = False, on_migrated: MigratedHook | None = None
 ) -> Opened:
@@ -147,6 +168,8 @@ def open_database(
     try:
         conn = connect(path, new_file=created, inspect=_inspector(path, read_only=False))
         try:
+            if not created:
+                _check_pages(conn, path)
             found = migrate(conn, path=path, before_commit=_stamp, on_migrated=on_migrated)
             if found == SCHEMA_VERSION:
                 _stamp(conn, path)

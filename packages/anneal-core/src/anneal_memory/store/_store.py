@@ -17,7 +17,8 @@ from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
 from anneal_memory.store import _episodes, _recall
-from anneal_memory.store._connection import database_error, write_transaction
+from anneal_memory.store._check import CheckReport, run_checks
+from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
 from anneal_memory.store._policy import write_policy
 from anneal_memory.store._schema import SCHEMA_VERSION
@@ -311,17 +312,17 @@ class Store:
         )
         with self._lock:
             conn = self.connection("recall")
-            try:
+            with read_guard(conn, operation="recall", path=self._path):
                 return _recall.recall(
                     conn, keyword=keyword, filters=filters, limit=limit, offset=offset
                 )
-            except sqlite3.Error as exc:
-                raise database_error(exc, operation="recall", path=self._path) from exc
 
     def get(self, episode_id: str) -> Episode | None:
         """Return the episode with this id, or None if it does not exist (or was deleted)."""
         with self._lock:
-            return _episodes.fetch_by_id(self.connection("get"), str(episode_id))
+            conn = self.connection("get")
+            with read_guard(conn, operation="get", path=self._path):
+                return _episodes.fetch_by_id(conn, str(episode_id))
 
     def delete(self, episode_id: str) -> bool:
         """Delete an episode: its row and index entry go, a tombstone keeps its id.
@@ -376,16 +377,20 @@ class Store:
         """Counts by type, deletions, unwrapped episodes, file sizes and the last write."""
         with self._lock:
             conn = self.connection("status")
-            counts = {t.value: 0 for t in EpisodeType}
-            counts.update(counts_by_type(conn))
-            unwrapped = unwrapped_count(conn)
-            # Records do not touch `meta` (one page less per commit); other writes stamp it.
-            last = conn.execute(
-                "SELECT max(coalesce((SELECT value FROM meta WHERE key = 'last_write'), ''),"
-                " coalesce((SELECT ts FROM episodes ORDER BY seq DESC LIMIT 1), ''))"
-            ).fetchone()
-            deleted = _episodes.tombstone_count(conn)
-            audit_failures = read_failure_count(conn)
+            with read_guard(conn, operation="status", path=self._path):
+                return self._status(conn)
+
+    def _status(self, conn: sqlite3.Connection) -> StoreStatus:
+        counts = {t.value: 0 for t in EpisodeType}
+        counts.update(counts_by_type(conn))
+        unwrapped = unwrapped_count(conn)
+        # Records do not touch `meta` (one page less per commit); other writes stamp it.
+        last = conn.execute(
+            "SELECT max(coalesce((SELECT value FROM meta WHERE key = 'last_write'), ''),"
+            " coalesce((SELECT ts FROM episodes ORDER BY seq DESC LIMIT 1), ''))"
+        ).fetchone()
+        deleted = _episodes.tombstone_count(conn)
+        audit_failures = read_failure_count(conn)
         wal = self._path.with_name(self._path.name + "-wal")
         return StoreStatus(
             path=str(self._path),
@@ -400,19 +405,33 @@ class Store:
             audit_write_failures=audit_failures,
         )
 
+    def check(self, *, full: bool = True) -> CheckReport:
+        """Look for damage without writing anything; see ``CheckReport.ok``.
+
+        Runs SQLite's ``integrity_check`` (``quick_check`` with ``full=False``), then checks
+        the schema, the search index, the audit trail, the continuity file and orphaned
+        temp files. Each problem is named with what to do.
+        """
+        with self._lock:
+            conn = self.connection("check")
+            return run_checks(
+                conn, self._path, continuity=self.sidecar(".continuity.md"), full=full
+            )
+
     def export_json(self, out: IO[str]) -> int:
         """Write every episode and tombstone as one JSON document; return the episode count."""
         with self._lock:
             conn = self.connection("export")
-            conn.execute("BEGIN")
-            try:
-                count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
-                for chunk in iter_export_chunks(
-                    conn, exported_at=self._now(), schema_version=SCHEMA_VERSION
-                ):
-                    out.write(chunk)
-            finally:
-                conn.execute("COMMIT")
+            with read_guard(conn, operation="export", path=self._path):
+                conn.execute("BEGIN")
+                try:
+                    count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
+                    for chunk in iter_export_chunks(
+                        conn, exported_at=self._now(), schema_version=SCHEMA_VERSION
+                    ):
+                        out.write(chunk)
+                finally:
+                    conn.execute("COMMIT")
         return count
 
     def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
