@@ -15,6 +15,8 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """``anneal-memory --db DB ARGS...``; returns the finished process (never raises on exit)."""
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(db.parent / "home")}
+    if "PYTHONPATH" in os.environ:  # comparing against another checkout of the library
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run(
         [sys.executable, "-m", "anneal_memory", "--db", str(db), *args],
         input=stdin,

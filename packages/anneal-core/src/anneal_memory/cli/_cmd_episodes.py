@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from anneal_memory.cli._args import EPISODE_TYPES, json_object, non_negative_float
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
+from anneal_memory.cli._files import RECORD_STDIN_MAX_BYTES, read_user_text
 
 __all__ = ["add_commands", "read_stdin_text"]
 
@@ -88,12 +89,9 @@ def _add_record(
     record.set_defaults(handler=run_record)
 
 
-def read_stdin_text() -> str:
-    """Read all of stdin as strict UTF-8 (an invalid byte is an error, not a guess)."""
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:  # a text-only stdin (embedding, tests)
-        return sys.stdin.read()
-    return bytes(stream.read()).decode("utf-8")
+def read_stdin_text(limit: int = RECORD_STDIN_MAX_BYTES) -> str:
+    """Read stdin as strict UTF-8, at most ``limit`` bytes (more, or a bad byte, is an error)."""
+    return read_user_text("-", limit=limit, what="the episode text")
 
 
 def run_record(ctx: Context, args: argparse.Namespace) -> int:

@@ -64,14 +64,12 @@ def run_init(ctx: Context, args: argparse.Namespace) -> int:
     path = ctx.db_path
     if path.exists():
         raise CommandError(f"Store already exists: {path}")
-    store = ctx.store()
+    gated = not args.no_baton
+    store = ctx.store(gate_on_create=gated)
     if not store.created:  # another process created it between the check and the open
         raise CommandError(f"Store already exists: {store.path}")
-    gated = not args.no_baton
-    if gated:
-        from anneal_memory.gate import claim_command, set_consolidate_policy
+    from anneal_memory.gate import claim_command
 
-        set_consolidate_policy(store, True)
     note = (
         f"\nWraps need the baton: give it to a session with: {claim_command(store)}"
         if gated

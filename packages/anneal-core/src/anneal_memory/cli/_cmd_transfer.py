@@ -51,14 +51,9 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
     import io
 
     from anneal_memory._fsio import atomic_write_text
+    from anneal_memory.cli._files import output_target
 
-    target = Path(args.output).expanduser()
-    if target.is_dir():
-        raise CommandError(f"{target} is a directory; -o takes a file path")
-    if target.exists() and not args.force:
-        raise CommandError(f"{target} already exists; pass --force to overwrite it")
-    if not target.parent.is_dir():
-        raise CommandError(f"folder {target.parent} does not exist")
+    target = output_target(args.output, force=args.force)
     buffer = io.StringIO()
     count = store.export_json(buffer)
     atomic_write_text(target, buffer.getvalue())
@@ -71,18 +66,18 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_import(ctx: Context, args: argparse.Namespace) -> int:
     """Import an export document from a file or stdin."""
-    if args.file == "-":
-        from anneal_memory.cli._cmd_episodes import read_stdin_text
+    from anneal_memory.cli._files import IMPORT_MAX_BYTES, read_user_text
 
-        text = read_stdin_text()
-        origin = "stdin"
-    else:
-        path = Path(args.file).expanduser()
-        text = path.read_bytes().decode("utf-8")
-        origin = str(path)
+    text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file")
+    origin = "stdin" if args.file == "-" else str(Path(args.file).expanduser())
     if not text.strip():
         raise CommandError(f"nothing to import: {origin} is empty")
-    result = ctx.store().import_json(text)
+    store = ctx.store()
+    try:
+        result = store.import_json(text)
+    except BaseException:
+        ctx.discard_new_store()
+        raise
     ctx.emit(
         {
             "source": origin,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from anneal_memory.cli._args import positive_int
-from anneal_memory.cli._context import CommandError, Context, ExitCode
+from anneal_memory.cli._context import Context, ExitCode
 
 __all__ = ["add_commands"]
 
@@ -68,6 +68,7 @@ def add_commands(
     )
     graph.add_argument("--format", choices=("dot", "json"), default="dot", help="(dot)")
     graph.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    graph.add_argument("--force", action="store_true", help="overwrite FILE if it already exists")
     graph.add_argument("--min-strength", type=float, default=0.0, metavar="X", help="(0.0)")
     graph.set_defaults(handler=run_graph)
 
@@ -187,13 +188,10 @@ def run_graph(ctx: Context, args: argparse.Namespace) -> int:
     links = associations(ctx.store(read_only=True), min_strength=args.min_strength, limit=1_000_000)
     rendered = graph_dot(links) if args.format == "dot" else graph_json(links)
     if args.output:
-        from pathlib import Path
-
         from anneal_memory._fsio import atomic_write_text
+        from anneal_memory.cli._files import output_target
 
-        target = Path(args.output)
-        if target.is_dir():
-            raise CommandError(f"{target} is a directory; -o takes a file path")
+        target = output_target(args.output, force=args.force)
         atomic_write_text(target, rendered)
         ctx.emit(
             {"path": str(target), "edges": len(links)}, f"Wrote {len(links)} edge(s) to {target}"

@@ -126,7 +126,9 @@ class Context:
             self._db_path = resolve_db_path(getattr(self.args, "db", None), self.env)
         return self._db_path
 
-    def store(self, *, create: bool = True, read_only: bool = False) -> Store:
+    def store(
+        self, *, create: bool = True, read_only: bool = False, gate_on_create: bool = False
+    ) -> Store:
         """Open the store on first use.
 
         Args:
@@ -134,6 +136,8 @@ class Context:
                 existing store pass False and get a clear error instead of a new empty file.
             read_only: Open with ``Store(read_only=True)``: the command never writes,
                 migrates or creates anything (implies ``create=False``).
+            gate_on_create: A store this call creates gets the baton policy on, in the
+                same transaction as its schema.
 
         Raises:
             CommandError: ``create`` is False and there is no database at the path.
@@ -152,8 +156,23 @@ class Context:
                 )
             from anneal_memory.store import Store
 
-            self._store = Store(path, project_name=self.project_name, read_only=read_only)
+            self._store = Store(
+                path,
+                project_name=self.project_name,
+                read_only=read_only,
+                consolidate_requires_baton_on_create=gate_on_create,
+            )
         return self._store
+
+    def discard_new_store(self) -> None:
+        """Remove the store this command created (a create that failed leaves nothing)."""
+        store = self._store
+        if store is None or not store.created:
+            return
+        from anneal_memory.store._open import discard_created
+
+        self.close()
+        discard_created(store.path, store.created_dirs)
 
     def emit(self, data: Any, text: str | None = None) -> None:
         """Print ``data`` as JSON under ``--json``, else ``text`` (see ``_render.emit``)."""

@@ -19,6 +19,7 @@ import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
@@ -82,10 +83,16 @@ def _refuse_non_regular(path: Path) -> None:
 
 
 def discard_created(path: Path, created_dirs: tuple[Path, ...] | list[Path]) -> None:
-    """Remove a store this process just created (its file, side files and new folders)."""
+    """Remove a store this process just created (its file, side files, new folders).
+
+    Its audit files go too: a new store's trail holds only what this process wrote.
+    """
     for suffix in ("", *_SIDE_FILES):
         with contextlib.suppress(OSError):
             path.with_name(path.name + suffix).unlink()
+    for sidecar in path.parent.glob(f"{glob_escape(path.stem)}.audit*"):
+        with contextlib.suppress(OSError):
+            sidecar.unlink()
     for folder in reversed(tuple(created_dirs)):
         with contextlib.suppress(OSError):
             folder.rmdir()

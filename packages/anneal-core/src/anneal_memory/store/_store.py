@@ -100,6 +100,7 @@ class Store:
         )
         self._conn = opened.conn
         self._created = opened.created
+        self._created_dirs = opened.created_dirs
         if not read_only:
             remove_orphaned_temp_files(self._path)
             if self._audit_sink is not None:
@@ -139,6 +140,11 @@ class Store:
     def created(self) -> bool:
         """True when this ``Store`` created the database file."""
         return self._created
+
+    @property
+    def created_dirs(self) -> tuple[Path, ...]:
+        """Folders this ``Store`` created for the database (outermost first)."""
+        return self._created_dirs
 
     @property
     def clock(self) -> Clock:
@@ -445,6 +451,10 @@ class Store:
                 document = json.loads(document)
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(f"import file is not JSON: {exc}") from None
+            except RecursionError:
+                raise ImportFormatError(
+                    "import file is not an export: JSON nested too deeply"
+                ) from None
         with self._lock:
             conn = self.connection("import")
             with write_transaction(conn, operation="import", path=self._path):
