@@ -281,5 +281,5 @@ class StoreAuditSink:
                         "DO UPDATE SET value = excluded.value",
                         (LAST_FAILURE_KEY, f"{format_timestamp(host.clock.now())} {exc}"),
                     )
-        except Exception:
-            _log().exception("could not count an audit append failure")
+        except Exception as again:
+            _log().warning("could not count an audit append failure either: %s", again)

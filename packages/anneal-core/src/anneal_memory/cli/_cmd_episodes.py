@@ -162,12 +162,10 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _count_older(ctx: Context, days: float) -> tuple[str, int]:
-    import datetime as dt
-
-    from anneal_memory._clock import format_timestamp
+    from anneal_memory.store._store import prune_cutoff
 
     store = ctx.store(read_only=True)
-    cutoff = format_timestamp(store.clock.now() - dt.timedelta(days=days))
+    cutoff = prune_cutoff(store.clock.now(), days)
     with store._lock:  # the connection is shared by the threads of this process
         row = (
             store.connection("prune")

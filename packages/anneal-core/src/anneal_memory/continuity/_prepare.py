@@ -23,9 +23,10 @@ from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._wraps import insert_wrap, load_open_wrap, unwrapped_episodes
 from anneal_memory.types import Episode
 
-__all__ = ["MIN_MAX_CHARS", "prepare_wrap", "validate_session_id"]
+__all__ = ["MAX_MAX_CHARS", "MIN_MAX_CHARS", "prepare_wrap", "validate_session_id"]
 
 MIN_MAX_CHARS = 1000
+MAX_MAX_CHARS = 1_000_000
 _MAX_SESSION_ID = 128
 
 
@@ -51,10 +52,13 @@ def validate_session_id(session_id: str | None) -> str | None:
 
 def _check_args(max_chars: int | None, staleness_days: int) -> None:
     if max_chars is not None and (
-        isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS
+        isinstance(max_chars, bool)
+        or not isinstance(max_chars, int)
+        or not MIN_MAX_CHARS <= max_chars <= MAX_MAX_CHARS
     ):
         raise InvalidInputError(
-            f"max_chars must be an integer >= {MIN_MAX_CHARS}, got {max_chars!r}"
+            f"max_chars must be an integer from {MIN_MAX_CHARS} to {MAX_MAX_CHARS:,}, "
+            f"got {max_chars!r}"
         )
     if (
         isinstance(staleness_days, bool)

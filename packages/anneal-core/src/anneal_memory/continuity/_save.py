@@ -37,6 +37,7 @@ from anneal_memory.errors import (
     InvalidInputError,
     NoWrapInProgressError,
     StoreDatabaseError,
+    StoreError,
     WrapTokenMismatchError,
 )
 from anneal_memory.gate import check_save, recheck_save
@@ -214,7 +215,15 @@ def _commit(
                     counts=counts,
                 )
                 _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
-                write_continuity(path, text)
+                try:
+                    write_continuity(path, text)
+                except OSError as exc:  # the transaction rolls back: nothing was saved
+                    raise StoreError(
+                        f"save_continuity failed: could not write {path}: "
+                        f"{exc.strerror or exc}; nothing was saved and the wrap stays open",
+                        operation="save_continuity",
+                        path=path,
+                    ) from exc
         except StoreDatabaseError:
             _restore(path, previous, text)
             raise

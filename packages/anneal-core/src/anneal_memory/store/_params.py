@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-__all__ = ["in_chunks"]
+__all__ = ["SQLITE_INT_MAX", "in_chunks"]
+
+SQLITE_INT_MAX = 2**63 - 1  # the largest integer SQLite binds; a larger limit means "all"
 
 
 def in_chunks(values: Sequence[str], size: int) -> Iterator[tuple[Sequence[str], str]]:

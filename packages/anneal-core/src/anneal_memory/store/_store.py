@@ -15,11 +15,17 @@ from typing import IO, Any
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
-from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
+from anneal_memory.errors import (
+    ImportFormatError,
+    InvalidInputError,
+    InvalidQueryError,
+    StoreClosedError,
+)
 from anneal_memory.store import _episodes, _recall
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
+from anneal_memory.store._params import SQLITE_INT_MAX
 from anneal_memory.store._policy import write_policy
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer import import_document, iter_export_chunks
@@ -39,6 +45,24 @@ __all__ = ["DEFAULT_PROJECT_NAME", "AuditSink", "Store"]
 
 DEFAULT_PROJECT_NAME = "Agent"
 AuditSink = Callable[[str, str, Mapping[str, Any]], None]
+
+
+def prune_cutoff(now: _dt.datetime, older_than_days: float) -> str:
+    """The timestamp before which ``prune(older_than_days)`` deletes (any finite age works)."""
+    try:
+        return format_timestamp(now - _dt.timedelta(days=older_than_days))
+    except OverflowError:  # older than the calendar: nothing is that old
+        return format_timestamp(_dt.datetime.min.replace(tzinfo=_dt.timezone.utc))
+
+
+_PAGE_MAX = SQLITE_INT_MAX // 2  # limit + offset must still bind
+
+
+def _clamped(value: int) -> int:
+    """A paging number SQLite can bind: anything larger means "all" (or "skip all")."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > _PAGE_MAX:
+        return _PAGE_MAX
+    return value
 
 
 class Store:
@@ -313,9 +337,20 @@ class Store:
         Raises:
             InvalidQueryError: A filter, ``limit`` or ``offset`` is invalid.
         """
-        filters = _recall.build_filters(
-            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
-        )
+        try:
+            filters = _recall.build_filters(
+                episode_type=episode_type,
+                since=since,
+                until=until,
+                source=source,
+                clock=self._clock,
+            )
+        except OverflowError:
+            raise InvalidQueryError(
+                f"since/until out of range (since={since!r}, until={until!r}); use a time "
+                "between years 1 and 9999 or a smaller age"
+            ) from None
+        limit, offset = _clamped(limit), _clamped(offset)
         with self._lock:
             conn = self.connection("recall")
             with read_guard(conn, operation="recall", path=self._path):
@@ -364,7 +399,7 @@ class Store:
                 f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
             )
         now = self._clock.now()
-        cutoff = format_timestamp(now - _dt.timedelta(days=older_than_days))
+        cutoff = prune_cutoff(now, older_than_days)
         with self._lock:
             conn = self.connection("prune")
             with write_transaction(conn, operation="prune", path=self._path):
