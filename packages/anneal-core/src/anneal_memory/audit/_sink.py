@@ -19,6 +19,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,6 +50,11 @@ SALT_KEY = "audit_content_salt"
 FAILURES_KEY = "audit_write_failures"
 LAST_FAILURE_KEY = "audit_last_failure"
 _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
+# Names that reach the trail as they are: lowercase words like ``agent``, ``cli``, ``tool``,
+# ``langgraph``. Anything else (digits, capitals, spaces: a name that could be a secret or a
+# person) becomes a salted hash, since the append-only trail can never erase it.
+_PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
+_NAME_FIELDS = ("session_id", "previous")
 _LOAD_BATCH = 500
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -158,13 +164,14 @@ class StoreAuditSink:
         """
         kind = parse_event(event)
         scrubbed = self._scrub(conn, data)
+        actor = self._name(conn, str(actor))
         if self._flushed_through > self._forgotten_through:
             # Keep the newest flushed row: ids must never repeat.
             conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
             self._forgotten_through = self._flushed_through
         conn.execute(
             "INSERT INTO audit_outbox(event, actor, data) VALUES (?, ?, ?)",
-            (kind.value, str(actor), _CANONICAL.encode(scrubbed)),
+            (kind.value, actor, _CANONICAL.encode(scrubbed)),
         )
         self._dirty = True
 
@@ -243,7 +250,16 @@ class StoreAuditSink:
             if field in clean:
                 value = clean.pop(field)
                 clean[hashed] = content_hash(self._keyed_salt(conn), str(value))
+        for field in _NAME_FIELDS:
+            if isinstance(clean.get(field), str):
+                clean[field] = self._name(conn, clean[field])
         return clean
+
+    def _name(self, conn: sqlite3.Connection, name: str) -> str:
+        """``name`` itself when it is a plain lowercase word, else its salted hash."""
+        if _PLAIN_NAME.fullmatch(name):
+            return name
+        return content_hash(self._keyed_salt(conn), name)
 
     def _keyed_salt(self, conn: sqlite3.Connection) -> hmac.HMAC:
         if self._keyed is None:

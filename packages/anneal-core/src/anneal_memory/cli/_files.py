@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 IMPORT_MAX_BYTES = 256 * 1024 * 1024
-CONTINUITY_MAX_BYTES = 4 * 1024 * 1024
+CONTINUITY_MAX_BYTES = 8 * 1024 * 1024  # above the largest hard max (1.25M chars) in UTF-8
 RECORD_STDIN_MAX_BYTES = 65_536 + 2  # the episode limit, plus the newline a pipe adds
 _CHUNK = 1 << 20
 
@@ -55,7 +55,7 @@ def _open_regular(path: Path) -> int:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise CommandError(f"cannot read {path}: No such file or directory") from None
+        raise CommandError(f"No such file or directory: {path}") from None
     except IsADirectoryError:
         raise CommandError(f"{path} is a directory, not a file") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):

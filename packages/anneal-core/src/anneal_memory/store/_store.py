@@ -24,6 +24,7 @@ from anneal_memory.errors import (
 from anneal_memory.store import _episodes, _recall
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
+from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
 from anneal_memory.store._params import SQLITE_INT_MAX
 from anneal_memory.store._policy import write_policy
@@ -378,10 +379,13 @@ class Store:
                 deleted = _episodes.delete_episode(conn, str(episode_id), now=now, reason="delete")
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", now)])
+                    purge_deleted_text(conn)
                     self.stage_audit(
                         conn, "delete", actor="agent", data={"episode_id": str(episode_id)}
                     )
             self.flush_audit()
+            if deleted:
+                checkpoint_wal(conn)
         return deleted
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -406,10 +410,13 @@ class Store:
                 deleted = _episodes.prune_before(conn, cutoff, now=format_timestamp(now))
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", format_timestamp(now))])
+                    purge_deleted_text(conn)
                     self.stage_audit(
                         conn, "prune", actor="agent", data={"deleted": deleted, "cutoff": cutoff}
                     )
             self.flush_audit()
+            if deleted:
+                checkpoint_wal(conn)
         return PruneResult(deleted=deleted, cutoff=cutoff)
 
     # -- status, export, import --------------------------------------------------------------
