@@ -13,12 +13,16 @@ from anneal_memory import Store
 from anneal_memory.audit import iter_entries
 
 __all__ = [
+    "CONCURRENT_WRAPPER",
     "RECORDER",
     "SAVER",
     "WRAPPER",
+    "WRITER",
+    "finish",
     "kill_after",
     "kill_before_append",
     "record_gaps",
+    "spawn",
     "wrap_gaps",
 ]
 
@@ -139,3 +143,52 @@ def kill_before_append(db: Path, event: str) -> int:
         check=False,
     )
     return child.returncode
+
+
+# Records COUNT episodes, printing each id once record() returned.
+WRITER = r"""
+import sys
+from anneal_memory import Store
+db, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with Store(db) as store:
+    for i in range(count):
+        print(store.record(f"{worker} note {i}", "observation", source="worker").id, flush=True)
+"""
+
+# Wraps whenever something waits, COUNT times, while writers record.
+CONCURRENT_WRAPPER = r"""
+import sys
+from anneal_memory import Store, prepare_wrap, validated_save_continuity
+from anneal_memory.errors import NoWrapInProgressError, WrapInProgressError, WrapTokenMismatchError
+TEXT = "## State\n- concurrent {w} {n}\n## Patterns\n## Decisions\n## Context\n- wrap\n"
+db, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+saved = 0
+with Store(db) as store:
+    for n in range(count):
+        try:
+            prep = prepare_wrap(store)
+            if prep.wrap_token is None:
+                continue
+            validated_save_continuity(store, TEXT.format(w=worker, n=n), wrap_token=prep.wrap_token)
+            saved += 1
+        except (WrapInProgressError, NoWrapInProgressError, WrapTokenMismatchError):
+            pass
+print(saved, flush=True)
+"""
+
+
+def spawn(script: str, *args: str) -> subprocess.Popen[str]:
+    """Start ``script`` with ``args`` (stdout and stderr captured)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(child: subprocess.Popen[str], timeout: float = 600) -> list[str]:
+    """Wait for ``child``; return its stdout lines (it must exit 0)."""
+    out, err = child.communicate(timeout=timeout)
+    assert child.returncode == 0, err
+    return out.split()
