@@ -125,3 +125,18 @@ def test_a_failed_import_into_a_new_path_leaves_nothing(tmp_path: Path):
     proc = run_cli(target, "import", str(bad))
     assert proc.returncode == 1
     assert not (tmp_path / "new").exists()
+
+
+def test_an_import_with_text_sqlite_cannot_store_is_an_import_format_error(db: Path):
+    with Store(db) as store:
+        episode = store.record("x", "observation")
+        store.delete(episode.id)
+        import io
+        import json
+
+        buffer = io.StringIO()
+        store.export_json(buffer)
+    document = json.loads(buffer.getvalue())
+    document["tombstones"][0]["reason"] = "\ud800"
+    with Store(db.with_name("other.db")) as target, pytest.raises(ImportFormatError):
+        target.import_json(document)

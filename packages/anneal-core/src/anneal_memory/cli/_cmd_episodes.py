@@ -162,7 +162,7 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _count_older(ctx: Context, days: float) -> tuple[str, int]:
-    from anneal_memory.store._store import prune_cutoff
+    from anneal_memory.store._params import prune_cutoff
 
     store = ctx.store(read_only=True)
     cutoff = prune_cutoff(store.clock.now(), days)

@@ -22,11 +22,12 @@ from anneal_memory.errors import (
     StoreClosedError,
 )
 from anneal_memory.store import _episodes, _recall
+from anneal_memory.store._audit_hooks import AuditHooks
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
-from anneal_memory.store._params import SQLITE_INT_MAX
+from anneal_memory.store._params import clamped_page, prune_cutoff
 from anneal_memory.store._policy import write_policy
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer import import_document, iter_export_chunks
@@ -48,25 +49,7 @@ DEFAULT_PROJECT_NAME = "Agent"
 AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
-def prune_cutoff(now: _dt.datetime, older_than_days: float) -> str:
-    """The timestamp before which ``prune(older_than_days)`` deletes (any finite age works)."""
-    try:
-        return format_timestamp(now - _dt.timedelta(days=older_than_days))
-    except OverflowError:  # older than the calendar: nothing is that old
-        return format_timestamp(_dt.datetime.min.replace(tzinfo=_dt.timezone.utc))
-
-
-_PAGE_MAX = SQLITE_INT_MAX // 2  # limit + offset must still bind
-
-
-def _clamped(value: int) -> int:
-    """A paging number SQLite can bind: anything larger means "all" (or "skip all")."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > _PAGE_MAX:
-        return _PAGE_MAX
-    return value
-
-
-class Store:
+class Store(AuditHooks):
     """An agent's episodic memory: typed, timestamped episodes in a local SQLite file.
 
     Several processes may open the same path at once; each write is one transaction.
@@ -231,40 +214,6 @@ class Store:
     def _now(self) -> str:
         return format_timestamp(self._clock.now())
 
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """Log one event to the audit trail, after the commit it describes. Never raises.
-
-        The entry is staged and appended in its own small transaction; called inside an
-        open write transaction it joins that one instead. Prefer :meth:`stage_audit` inside
-        the change's own transaction, so a crash cannot separate the two. Without an audit
-        trail attached (``audit=False``, ``read_only=True``) it does nothing.
-        """
-        sink = self._audit_sink
-        if sink is not None:
-            sink.emit(event, actor, data)
-
-    def stage_audit(
-        self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> None:
-        """Stage one audit entry inside the caller's open write transaction.
-
-        It commits (or rolls back) with the change; call :meth:`flush_audit` after the
-        commit to append it to the trail (a crash before that only delays it: the next
-        open or flush appends it). Without an audit trail attached it does nothing.
-
-        Raises:
-            InvalidInputError: ``event`` is outside the audit vocabulary.
-        """
-        sink = self._audit_sink
-        if sink is not None:
-            sink.stage(conn, event, actor, data)
-
-    def flush_audit(self) -> None:
-        """Append staged audit entries to the trail. Never raises (failures are counted)."""
-        sink = self._audit_sink
-        if sink is not None:
-            sink.flush()
-
     # -- episodes ----------------------------------------------------------------------------
 
     def record(
@@ -351,7 +300,7 @@ class Store:
                 f"since/until out of range (since={since!r}, until={until!r}); use a time "
                 "between years 1 and 9999 or a smaller age"
             ) from None
-        limit, offset = _clamped(limit), _clamped(offset)
+        limit, offset = clamped_page(limit), clamped_page(offset)
         with self._lock:
             conn = self.connection("recall")
             with read_guard(conn, operation="recall", path=self._path):
@@ -499,14 +448,23 @@ class Store:
                 ) from None
         with self._lock:
             conn = self.connection("import")
-            with write_transaction(conn, operation="import", path=self._path):
-                result = import_document(conn, document, clock=self._clock)
-                _episodes.set_meta(conn, [("last_write", self._now())])
-                self.stage_audit(
-                    conn,
-                    "import",
-                    actor="operator",
-                    data={"imported": result.imported, "tombstones_added": result.tombstones_added},
-                )
-            self.flush_audit()
+            try:
+                result = self._import_locked(conn, document)
+            except UnicodeError as exc:  # a lone surrogate SQLite cannot store; rolled back
+                raise ImportFormatError(
+                    f"import file holds text that is not valid Unicode ({exc}); nothing was written"
+                ) from None
+        return result
+
+    def _import_locked(self, conn: sqlite3.Connection, document: object) -> ImportResult:
+        with write_transaction(conn, operation="import", path=self._path):
+            result = import_document(conn, document, clock=self._clock)
+            _episodes.set_meta(conn, [("last_write", self._now())])
+            self.stage_audit(
+                conn,
+                "import",
+                actor="operator",
+                data={"imported": result.imported, "tombstones_added": result.tombstones_added},
+            )
+        self.flush_audit()
         return result
