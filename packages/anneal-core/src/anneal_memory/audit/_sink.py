@@ -56,6 +56,7 @@ _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
 _PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
 _NAME_FIELDS = ("session_id", "previous")
 _LOAD_BATCH = 500
+_FORGET_EVERY = 64  # appended rows are deleted in batches, inside a later write
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
@@ -135,6 +136,7 @@ class StoreAuditSink:
         self._flushed_through = 0
         self._forgotten_through = 0
         self._dirty = False
+        self._staged_here = False
 
     @property
     def trail(self) -> AuditTrail:
@@ -165,7 +167,7 @@ class StoreAuditSink:
         kind = parse_event(event)
         scrubbed = self._scrub(conn, data)
         actor = self._name(conn, str(actor))
-        if self._flushed_through > self._forgotten_through:
+        if self._flushed_through - self._forgotten_through >= _FORGET_EVERY:
             # Keep the newest flushed row: ids must never repeat.
             conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
             self._forgotten_through = self._flushed_through
@@ -174,6 +176,7 @@ class StoreAuditSink:
             (kind.value, actor, _CANONICAL.encode(scrubbed)),
         )
         self._dirty = True
+        self._staged_here = True
 
     def flush(self) -> None:
         """Append every staged entry the trail lacks. Never raises; failures are counted."""
@@ -187,12 +190,14 @@ class StoreAuditSink:
                 return
             self._flushed_through = max(self._flushed_through, mark)
             self._dirty = False
+            self._staged_here = False
 
     def _append_pending(self, conn: sqlite3.Connection) -> int:
-        newest = conn.execute("SELECT max(id) FROM audit_outbox").fetchone()[0]
-        if newest is None or int(newest) <= self._flushed_through:
-            # Nothing staged since the last flush: leave the trail's files alone.
-            return self._flushed_through
+        if not self._staged_here:
+            newest = conn.execute("SELECT max(id) FROM audit_outbox").fetchone()[0]
+            if newest is None or int(newest) <= self._flushed_through:
+                # Nothing staged since the last flush: leave the trail's files alone.
+                return self._flushed_through
         loaded = [_LOAD_BATCH]
 
         def load(after: int) -> Sequence[StagedEntry]:
