@@ -43,9 +43,12 @@ with Store(sys.argv[1]) as store:
 # Prepares and saves wraps until killed.
 WRAPPER = r"""
 import sys
-from anneal_memory import Store, prepare_wrap, validated_save_continuity
+from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
+from anneal_memory.continuity import wrap_status
 TEXT = "## State\n- crash test {n}\n## Patterns\n## Decisions\n## Context\n- wrap {n}\n"
 with Store(sys.argv[1]) as store:
+    if wrap_status(store) is not None:  # left open by the previous child's kill
+        wrap_cancel(store)
     print("ready", flush=True)
     n = 0
     while True:
