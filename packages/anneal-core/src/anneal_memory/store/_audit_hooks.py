@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from anneal_memory.audit._sink import StoreAuditSink
+from anneal_memory.store._policy import write_policy
+from anneal_memory.store._schema import SCHEMA_VERSION
 
 __all__ = ["AuditHooks"]
 
@@ -49,3 +51,21 @@ class AuditHooks:
         sink = self._audit_sink
         if sink is not None:
             sink.flush()
+
+    def _on_migrated(self, conn: sqlite3.Connection, found: int, *, gate_on_create: bool) -> None:
+        """Inside the migration's transaction: its audit entry and a new store's policy."""
+        if found > 0:
+            self.stage_audit(
+                conn,
+                "schema_migrated",
+                actor="agent",
+                data={"from_version": found, "to_version": SCHEMA_VERSION},
+            )
+        elif gate_on_create:
+            was = write_policy(conn, True)
+            self.stage_audit(
+                conn,
+                "consolidate_policy_set",
+                actor="agent",
+                data={"requires_baton": True, "was": was},
+            )

@@ -28,7 +28,6 @@ from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
 from anneal_memory.store._params import clamped_page, prune_cutoff
-from anneal_memory.store._policy import write_policy
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.store._validate import validate_episode
@@ -113,24 +112,6 @@ class Store(AuditHooks):
             remove_orphaned_temp_files(self._path)
             if self._audit_sink is not None:
                 self._audit_sink.recover()
-
-    def _on_migrated(self, conn: sqlite3.Connection, found: int, *, gate_on_create: bool) -> None:
-        """Inside the migration's transaction: its audit entry and a new store's policy."""
-        if found > 0:
-            self.stage_audit(
-                conn,
-                "schema_migrated",
-                actor="agent",
-                data={"from_version": found, "to_version": SCHEMA_VERSION},
-            )
-        elif gate_on_create:
-            was = write_policy(conn, True)
-            self.stage_audit(
-                conn,
-                "consolidate_policy_set",
-                actor="agent",
-                data={"requires_baton": True, "was": was},
-            )
 
     # -- lifecycle ---------------------------------------------------------------------------
 
