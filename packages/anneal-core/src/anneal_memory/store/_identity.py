@@ -11,6 +11,7 @@ file that is not SQLite at all, or one of our stores whose tables have vanished.
 from __future__ import annotations
 
 import enum
+import shlex
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -164,7 +165,8 @@ def _refusal(found: Identity, path: Path) -> str | None:
         return (
             f"{path} is a database of the public anneal-memory 1.0.2 (tables "
             f"{_list(found.tables)}), a format this version does not open in place; nothing was "
-            "written. Point --db at a new path and import its episodes there"
+            f"written. Import it into a new store: anneal-memory --db NEW.db import "
+            f"{shlex.quote(str(path))}"
         )
     tables = _list(found.tables) if found.tables else "no tables"
     return (
