@@ -84,3 +84,40 @@ def test_a_file_of_random_bytes_named_db_is_refused(tmp_path: Path):
     db.write_bytes(os.urandom(8192))
     with pytest.raises(StoreDatabaseError):
         Store(db)
+
+
+def _broken(tmp_path: Path, statement: str) -> list[str]:
+    db = tmp_path / "memory.db"
+    with Store(db) as store:
+        for i in range(5):
+            store.record(f"note {i}", "observation")
+    conn = sqlite3.connect(db)
+    conn.execute(statement)
+    conn.commit()
+    conn.close()
+    with Store(db, read_only=True) as reader:
+        report = reader.check()
+    assert not report.ok
+    return [p.code for p in report.problems]
+
+
+def test_check_names_a_missing_trigger(tmp_path: Path):
+    assert "schema-trigger" in _broken(tmp_path, "DROP TRIGGER episodes_after_insert")
+
+
+def test_check_names_episodes_missing_from_the_search_index(tmp_path: Path):
+    assert "fts-missing" in _broken(tmp_path, "DELETE FROM episodes_fts_docsize WHERE id <= 2")
+
+
+def test_check_names_a_broken_audit_chain(tmp_path: Path):
+    db = tmp_path / "memory.db"
+    with Store(db) as store:
+        for i in range(3):
+            store.record(f"note {i}", "observation")
+    active = db.with_name("memory.audit.jsonl")
+    lines = active.read_bytes().splitlines()
+    del lines[1]
+    active.write_bytes(b"".join(line + b"\n" for line in lines))
+    with Store(db, read_only=True) as reader:
+        codes = [p.code for p in reader.check().problems]
+    assert "audit-chain" in codes

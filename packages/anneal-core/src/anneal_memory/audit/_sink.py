@@ -225,7 +225,8 @@ class StoreAuditSink:
                 self.stage(conn, event, actor, data)
                 return
             try:
-                with write_transaction(conn, operation="audit", path=host.path, durable=False):
+                # Durable: the change it describes is already committed durably.
+                with write_transaction(conn, operation="audit", path=host.path):
                     self.stage(conn, event, actor, data)
             except Exception as exc:
                 self._count_failure(exc)
