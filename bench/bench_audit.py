@@ -209,7 +209,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--record-n", type=int, default=400)
     parser.add_argument("--upstream-python", default="/work/venv-upstream/bin/python")
+    parser.add_argument("--quick", action="store_true", help="1,000 entries, 2 reps, 40 records")
     args = parser.parse_args()
+    if args.quick:
+        args.entries, args.reps, args.record_n = 1_000, 2, 40
     with tempfile.TemporaryDirectory(prefix="bench-audit-", dir=Path.cwd()) as folder:
         root = Path(folder)
         (root / "verify").mkdir()

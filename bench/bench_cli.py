@@ -60,7 +60,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--tmpdir", default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--quick", action="store_true", help="3 reps, 3 prefilled (CI smoke run)")
     args = ap.parse_args()
+    if args.quick:
+        args.reps, args.prefill = 3, 3
     upstream_cli = args.upstream_cli or (
         os.path.join(os.path.dirname(args.upstream_python), "anneal-memory")
         if args.upstream_python

@@ -198,7 +198,10 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--quick", action="store_true", help="3 reps on 2,000 episodes (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.reps, args.episodes = 3, 2_000
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         log("startup ...")

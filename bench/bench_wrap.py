@@ -19,7 +19,8 @@ Phase ``wrap`` (interleaved call by call, rotating order):
 Phase ``history``: ``prepare_wrap`` (then ``wrap_cancel``, untimed) with 50 unwrapped episodes
 on an empty store vs on a store holding 100,000 older, already wrapped episodes.
 
-Usage: .venv/bin/python bench/bench_wrap.py [--rounds 30] [--history 100000] [--out f.json]
+Usage: .venv/bin/python bench/bench_wrap.py [--rounds 30] [--history 100000] [--quick]
+       [--out f.json]
 Prints ONE JSON summary on stdout (progress on stderr).
 """
 
@@ -174,8 +175,8 @@ def _bulk_history(path: Path, corpus: Corpus, n: int) -> None:
     with conn:
         conn.execute(
             "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
-            " episode_count, through_seq) VALUES ('old', 'completed', 't', 'd', 'default',"
-            " 20000, ?, ?)",
+            " episode_count, through_seq, save_no) VALUES ('old', 'completed', 't', 'd',"
+            " 'default', 20000, ?, ?, 1)",
             (n, n),
         )
         conn.executemany(
@@ -225,7 +226,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--history", type=int, default=100_000)
     parser.add_argument("--out")
+    parser.add_argument("--quick", action="store_true", help="3 rounds, 2,000 history (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.history = 3, 2_000
     corpus = Corpus(seed=42)
     with tempfile.TemporaryDirectory(prefix="bench-wrap-") as tmp:
         folder = Path(tmp)

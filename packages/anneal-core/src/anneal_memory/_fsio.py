@@ -33,14 +33,28 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def ensure_private_dir(directory: Path) -> None:
-    """Create ``directory`` (and parents) with mode 0700 if it does not exist.
+def ensure_private_dir(directory: Path) -> list[Path]:
+    """Create ``directory`` and each missing parent with mode 0700, whatever the umask.
 
     An existing directory keeps its mode: it may be shared (a project folder, the cwd).
+    Returns the directories created, outermost first (a failed create removes them again).
     """
-    if directory.is_dir():
-        return
-    directory.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    missing: list[Path] = []
+    for candidate in (directory, *directory.parents):
+        if candidate.is_dir():
+            break
+        missing.append(candidate)
+    created: list[Path] = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue
+        os.chmod(folder, PRIVATE_DIR_MODE)
+        created.append(folder)
+    return created
 
 
 def ensure_private_file(path: Path) -> bool:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import BatonHeldError, GateError, InvalidInputError, SaveAuthorityError
 from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._policy import POLICY_KEY, write_policy
 from anneal_memory.store._wraps import unwrapped_count
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ __all__ = [
 ]
 
 SESSION_ENV = "ANNEAL_MEMORY_SESSION_ID"
-POLICY_KEY = "consolidate_requires_baton"
 _HOLDER = "baton_holder"
 _CLAIMED_AT = "baton_claimed_at"
 _PREVIOUS = "baton_previous_holder"
@@ -171,13 +171,14 @@ def set_consolidate_policy(store: Store, requires_baton: bool, *, actor: str = "
     with store._lock:
         conn = store.connection("set consolidate policy")
         with write_transaction(conn, operation="set consolidate policy", path=store.path):
-            was = _meta(conn, POLICY_KEY).get(POLICY_KEY) == "1"
-            _put(conn, {POLICY_KEY: "1" if requires_baton else "0"})
-    store.emit_audit(
-        "consolidate_policy_set",
-        actor=actor,
-        data={"requires_baton": bool(requires_baton), "was": was},
-    )
+            was = write_policy(conn, requires_baton)
+            store.stage_audit(
+                conn,
+                "consolidate_policy_set",
+                actor=actor,
+                data={"requires_baton": bool(requires_baton), "was": was},
+            )
+    store.flush_audit()
     return was
 
 
@@ -215,8 +216,11 @@ def claim_baton(store: Store, session_id: str, *, take: bool = False) -> BatonSt
                 },
             )
             status = _status(conn)
-    event = "baton_taken" if holder is not None else "baton_claimed"
-    store.emit_audit(event, actor=session_id, data={"session_id": session_id, "previous": holder})
+            event = "baton_taken" if holder is not None else "baton_claimed"
+            store.stage_audit(
+                conn, event, actor=session_id, data={"session_id": session_id, "previous": holder}
+            )
+    store.flush_audit()
     return status
 
 
@@ -245,7 +249,10 @@ def release_baton(store: Store, session_id: str) -> BatonStatus:
                 },
             )
             status = _status(conn)
-    store.emit_audit("baton_released", actor=session_id, data={"session_id": session_id})
+            store.stage_audit(
+                conn, "baton_released", actor=session_id, data={"session_id": session_id}
+            )
+    store.flush_audit()
     return status
 
 

@@ -27,7 +27,7 @@ __all__ = [
 
 GENESIS_HASH = "sha256:GENESIS"
 _ENTRY_KEYS = frozenset({"v", "seq", "ts", "event", "actor", "data", "prev_hash"})
-_OPTIONAL_KEYS = frozenset({"dropped_before"})
+_OPTIONAL_KEYS = frozenset({"dropped_before", "intent"})
 
 
 def link_hash(raw_line: bytes) -> str:
@@ -62,6 +62,7 @@ class LineInfo:
     ts: str
     prev_hash: str
     event: str
+    intent: int | None = None
 
 
 def parse_line(raw_line: bytes) -> dict[str, Any]:
@@ -84,8 +85,13 @@ def parse_line(raw_line: bytes) -> dict[str, Any]:
 def line_info(raw_line: bytes) -> LineInfo:
     """Parse the chain fields of one line (see :func:`parse_line`)."""
     entry = parse_line(raw_line)
+    intent = entry.get("intent")
     return LineInfo(
-        seq=entry["seq"], ts=str(entry["ts"]), prev_hash=entry["prev_hash"], event=entry["event"]
+        seq=entry["seq"],
+        ts=str(entry["ts"]),
+        prev_hash=entry["prev_hash"],
+        event=entry["event"],
+        intent=intent if isinstance(intent, int) else None,
     )
 
 

@@ -78,10 +78,12 @@ def encode_entry(
     data: Mapping[str, Any],
     prev_hash: str,
     dropped_before: int = 0,
+    intent: int | None = None,
 ) -> tuple[dict[str, Any], bytes]:
     """Build one entry and its canonical line: compact ASCII JSON, sorted keys, no newline.
 
     The chain hashes these exact bytes, so the rendering must never change for a version.
+    ``intent`` is the entry's row id in the store's audit outbox, when it came from there.
     """
     entry: dict[str, Any] = {
         "v": ENTRY_VERSION,
@@ -94,5 +96,7 @@ def encode_entry(
     }
     if dropped_before:
         entry["dropped_before"] = dropped_before
+    if intent is not None:
+        entry["intent"] = intent
     text = _CANONICAL.encode(entry)
     return entry, text.encode("ascii")

@@ -70,7 +70,8 @@ def read_entries(
     Raises:
         AuditError: The manifest or a sealed week cannot be read.
     """
-    kept: deque[dict[str, Any]] = deque(maxlen=limit)
+    # A deque's maxlen is a C ssize_t; a larger limit keeps everything anyway.
+    kept: deque[dict[str, Any]] = deque(maxlen=None if limit is None else min(limit, 2**62))
     for entry in iter_entries(db_path):
         if since is not None and str(entry.get("ts", "")) < since:
             continue

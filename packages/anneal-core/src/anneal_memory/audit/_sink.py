@@ -1,38 +1,48 @@
-"""The bridge from ``Store.emit_audit`` to the trail: hash content, never fail the operation.
+"""The bridge from a store to its trail: stage in the transaction, append after the commit.
 
 Episode and continuity text never reach the trail. A ``content`` (or ``text``) field becomes
 ``content_hash`` (``text_hash``) = ``hmac-sha256:<hex>``, keyed by a random per-store salt
 kept in the database's ``meta`` table. Without the salt, a short guessable text cannot be
 confirmed from the trail alone.
 
-An append that fails is logged, counted in ``meta`` (``audit_write_failures``, lifetime) and
-reported as ``dropped_before`` on the next entry; the memory operation still succeeds.
+Each entry is first written to the ``audit_outbox`` table inside the write transaction of
+the change it describes (:meth:`StoreAuditSink.stage`), then appended to the JSONL trail
+after the commit (:meth:`StoreAuditSink.flush`). A crash between the two leaves the entry
+staged; the next flush, from this process or any other, or the next open appends it. So a
+committed change always gets its entry, at worst late. An append that fails is logged and
+counted in ``meta`` (``audit_write_failures``, lifetime); the entry stays staged and the
+memory operation still succeeds.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import os
+import re
 import sqlite3
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from anneal_memory._clock import format_timestamp
+from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory.audit._events import parse_event
+from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._trail import AuditTrail
-from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._connection import damage_of, write_transaction
 
 if TYPE_CHECKING:
     import logging
-
-    from anneal_memory.store._store import Store
+    import threading
 
 __all__ = [
     "FAILURES_KEY",
     "LAST_FAILURE_KEY",
     "SALT_KEY",
+    "SinkHost",
     "StoreAuditSink",
     "content_hash",
+    "pending_count",
     "read_failure_count",
 ]
 
@@ -40,6 +50,14 @@ SALT_KEY = "audit_content_salt"
 FAILURES_KEY = "audit_write_failures"
 LAST_FAILURE_KEY = "audit_last_failure"
 _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
+# Names that reach the trail as they are: lowercase words like ``agent``, ``cli``, ``tool``,
+# ``langgraph``. Anything else (digits, capitals, spaces: a name that could be a secret or a
+# person) becomes a salted hash, since the append-only trail can never erase it.
+_PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
+_NAME_FIELDS = ("session_id", "previous")
+_LOAD_BATCH = 500
+_FORGET_EVERY = 64  # appended rows are deleted in batches, inside a later write
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def _log() -> logging.Logger:
@@ -47,6 +65,26 @@ def _log() -> logging.Logger:
     import logging
 
     return logging.getLogger("anneal_memory.audit")
+
+
+class SinkHost(Protocol):
+    """What the sink needs from its store (``Store`` provides it)."""
+
+    _lock: threading.RLock
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        ...
+
+    @property
+    def clock(self) -> Clock:
+        """The store's clock."""
+        ...
+
+    def connection(self, operation: str) -> sqlite3.Connection:
+        """The open connection."""
+        ...
 
 
 def content_hash(keyed: hmac.HMAC, text: str) -> str:
@@ -66,14 +104,39 @@ def read_failure_count(conn: sqlite3.Connection) -> int:
     return 0 if row is None else int(row[0])
 
 
-class StoreAuditSink:
-    """Receives ``(event, actor, data)`` from a store and appends it to the trail."""
+def pending_count(conn: sqlite3.Connection, trail_mark: int) -> int:
+    """Staged entries above ``trail_mark`` (the trail's newest intent): not appended yet."""
+    row = conn.execute("SELECT count(*) FROM audit_outbox WHERE id > ?", (trail_mark,)).fetchone()
+    return int(row[0])
 
-    def __init__(self, store: Store, trail: AuditTrail) -> None:
-        self._store = store
+
+def _load_staged(conn: sqlite3.Connection, after: int) -> list[StagedEntry]:
+    rows = conn.execute(
+        "SELECT id, event, actor, data FROM audit_outbox WHERE id > ? ORDER BY id LIMIT ?",
+        (after, _LOAD_BATCH),
+    ).fetchall()
+    return [
+        StagedEntry(
+            intent=int(ident),
+            event=parse_event(str(event)),
+            actor=str(actor),
+            data=json.loads(data),
+        )
+        for ident, event, actor, data in rows
+    ]
+
+
+class StoreAuditSink:
+    """Stages ``(event, actor, data)`` in the store's transactions and appends them after."""
+
+    def __init__(self, host: SinkHost, trail: AuditTrail) -> None:
+        self._host = host
         self._trail = trail
-        self._salt: bytes | None = None
         self._keyed: hmac.HMAC | None = None
+        self._flushed_through = 0
+        self._forgotten_through = 0
+        self._dirty = False
+        self._staged_here = False
 
     @property
     def trail(self) -> AuditTrail:
@@ -81,68 +144,155 @@ class StoreAuditSink:
         return self._trail
 
     def recover(self) -> None:
-        """Tidy up after a crash (see ``AuditTrail.recover``); failures are only logged."""
+        """After a crash: tidy the trail, then append what was staged and not appended.
+
+        Failures are only logged: the store still opens and the entries stay staged.
+        """
         try:
             self._trail.recover()
         except Exception as exc:
             _log().warning("audit recovery failed (the store still opens): %s", exc)
+        self._dirty = True
+        self.flush()
 
-    def __call__(self, event: str, actor: str, data: Mapping[str, Any]) -> None:
-        """Append one event; failures are counted, never raised.
+    def stage(
+        self, conn: sqlite3.Connection, event: str, actor: str, data: Mapping[str, Any]
+    ) -> None:
+        """Write one entry to the outbox, inside the caller's open write transaction.
+
+        Raises:
+            InvalidInputError: ``event`` is outside the audit vocabulary (a library bug).
+            sqlite3.Error: The insert failed (the caller's transaction rolls back).
+        """
+        kind = parse_event(event)
+        scrubbed = self._scrub(conn, data)
+        actor = self._name(conn, str(actor))
+        if self._flushed_through - self._forgotten_through >= _FORGET_EVERY:
+            # Keep the newest flushed row: ids must never repeat.
+            conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
+            self._forgotten_through = self._flushed_through
+        conn.execute(
+            "INSERT INTO audit_outbox(event, actor, data) VALUES (?, ?, ?)",
+            (kind.value, actor, _CANONICAL.encode(scrubbed)),
+        )
+        self._dirty = True
+        self._staged_here = True
+
+    def flush(self) -> None:
+        """Append every staged entry the trail lacks. Never raises; failures are counted."""
+        if not self._dirty:
+            return
+        with self._host._lock:
+            try:
+                mark = self._append_pending(self._host.connection("audit"))
+            except Exception as exc:
+                self._count_failure(exc)
+                return
+            self._flushed_through = max(self._flushed_through, mark)
+            self._dirty = False
+            self._staged_here = False
+
+    def _append_pending(self, conn: sqlite3.Connection) -> int:
+        if not self._staged_here:
+            newest = conn.execute("SELECT max(id) FROM audit_outbox").fetchone()[0]
+            if newest is None or int(newest) <= self._flushed_through:
+                # Nothing staged since the last flush: leave the trail's files alone.
+                return self._flushed_through
+        loaded = [_LOAD_BATCH]
+
+        def load(after: int) -> Sequence[StagedEntry]:
+            batch = _load_staged(conn, after)
+            loaded[0] = len(batch)
+            return batch
+
+        mark = self._trail.append_staged(load)
+        while loaded[0] == _LOAD_BATCH:
+            mark = self._trail.append_staged(load)
+        return mark
+
+    def emit(self, event: str, actor: str, data: Mapping[str, Any]) -> None:
+        """Stage one entry in its own transaction (or the open one) and flush it.
 
         Raises:
             InvalidInputError: ``event`` is outside the audit vocabulary (a library bug).
         """
-        kind = parse_event(event)
-        try:
-            scrubbed = self._scrub(data)
-        except Exception as exc:
-            self._trail.note_drop()
-            self._count_failure(exc)
-            return
-        try:
-            self._trail.append(kind, actor=actor, data=scrubbed)
-        except Exception as exc:
-            self._count_failure(exc)
+        parse_event(event)
+        host = self._host
+        with host._lock:
+            conn = host.connection("audit")
+            if conn.in_transaction:
+                # Called inside a write transaction: the entry commits with it.
+                self.stage(conn, event, actor, data)
+                return
+            try:
+                # Durable: the change it describes is already committed durably.
+                with write_transaction(conn, operation="audit", path=host.path):
+                    self.stage(conn, event, actor, data)
+            except Exception as exc:
+                self._count_failure(exc)
+                return
+            self.flush()
 
-    def _scrub(self, data: Mapping[str, Any]) -> dict[str, Any]:
+    def close(self) -> None:
+        """Flush, then drop outbox rows the trail holds (best effort; never raises)."""
+        self.flush()
+        if self._flushed_through <= self._forgotten_through:
+            return
+        host = self._host
+        try:
+            with host._lock:
+                conn = host.connection("audit")
+                if damage_of(conn) is not None:
+                    return
+                with write_transaction(conn, operation="audit", path=host.path, durable=False):
+                    conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
+            self._forgotten_through = self._flushed_through
+        except Exception as exc:
+            _log().warning("could not tidy the audit outbox (harmless): %s", exc)
+
+    def _scrub(self, conn: sqlite3.Connection, data: Mapping[str, Any]) -> dict[str, Any]:
         clean = dict(data)
         for field, hashed in _HASHED_FIELDS.items():
             if field in clean:
                 value = clean.pop(field)
-                clean[hashed] = content_hash(self._keyed_salt(), str(value))
+                clean[hashed] = content_hash(self._keyed_salt(conn), str(value))
+        for field in _NAME_FIELDS:
+            if isinstance(clean.get(field), str):
+                clean[field] = self._name(conn, clean[field])
         return clean
 
-    def _keyed_salt(self) -> hmac.HMAC:
+    def _name(self, conn: sqlite3.Connection, name: str) -> str:
+        """``name`` itself when it is a plain lowercase word, else its salted hash."""
+        if _PLAIN_NAME.fullmatch(name):
+            return name
+        return content_hash(self._keyed_salt(conn), name)
+
+    def _keyed_salt(self, conn: sqlite3.Connection) -> hmac.HMAC:
         if self._keyed is None:
-            self._keyed = hmac.new(self._salt_bytes(), digestmod="sha256")
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (SALT_KEY,)).fetchone()
+            if row is None:
+                # Inside the caller's transaction: the salt commits with the first entry.
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                    (SALT_KEY, os.urandom(32).hex()),
+                )
+                row = conn.execute("SELECT value FROM meta WHERE key = ?", (SALT_KEY,)).fetchone()
+            self._keyed = hmac.new(bytes.fromhex(str(row[0])), digestmod="sha256")
         return self._keyed
 
-    def _salt_bytes(self) -> bytes:
-        if self._salt is None:
-            store = self._store
-            with store._lock:
-                conn = store.connection("audit")
-                row = conn.execute("SELECT value FROM meta WHERE key = ?", (SALT_KEY,)).fetchone()
-                if row is None:
-                    with write_transaction(conn, operation="audit salt", path=store.path):
-                        conn.execute(
-                            "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
-                            (SALT_KEY, os.urandom(32).hex()),
-                        )
-                        row = conn.execute(
-                            "SELECT value FROM meta WHERE key = ?", (SALT_KEY,)
-                        ).fetchone()
-            self._salt = bytes.fromhex(str(row[0]))
-        return self._salt
-
     def _count_failure(self, exc: BaseException) -> None:
-        _log().warning("audit entry dropped (the operation itself succeeded): %s", exc)
-        store = self._store
+        _log().warning(
+            "audit entry not appended yet (the operation itself succeeded; it stays staged "
+            "and is appended later): %s",
+            exc,
+        )
+        host = self._host
         try:
-            with store._lock:
-                conn = store.connection("audit")
-                with write_transaction(conn, operation="audit failure count", path=store.path):
+            with host._lock:
+                conn = host.connection("audit")
+                if conn.in_transaction:
+                    return
+                with write_transaction(conn, operation="audit failure count", path=host.path):
                     conn.execute(
                         "INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) "
                         "DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
@@ -151,7 +301,7 @@ class StoreAuditSink:
                     conn.execute(
                         "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) "
                         "DO UPDATE SET value = excluded.value",
-                        (LAST_FAILURE_KEY, f"{format_timestamp(store.clock.now())} {exc}"),
+                        (LAST_FAILURE_KEY, f"{format_timestamp(host.clock.now())} {exc}"),
                     )
-        except Exception:
-            _log().exception("could not count a dropped audit entry")
+        except Exception as again:
+            _log().warning("could not count an audit append failure either: %s", again)

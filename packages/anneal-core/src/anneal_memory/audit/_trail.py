@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from anneal_memory.audit._files import (
     load_manifest,
     write_manifest,
 )
+from anneal_memory.audit._intents import StagedEntry, newest_intent
 from anneal_memory.audit._rotation import seal_week
 from anneal_memory.errors import AuditError, LockUnavailableError
 
@@ -71,6 +72,7 @@ class _State:
     tip: ChainTip
     has_entries: bool
     manifest: Manifest
+    intent: int | None = None
 
 
 def _stamp(moment: _dt.datetime) -> str:
@@ -216,29 +218,88 @@ class AuditTrail:
     ) -> dict[str, Any]:
         now = self._clock.now()
         with self._lock:
-            state = self._sync(now)
-            period = self._period(now)
-            if state.has_entries and period > state.manifest.active_period:
-                state = self._rotate(state, period)
-            entry, line = encode_entry(
-                seq=state.tip.next_seq,
-                ts=format_timestamp(now),
-                event=kind,
-                actor=actor,
-                data=data,
-                prev_hash=state.tip.prev_hash,
-                dropped_before=self._pending_drops,
-            )
-            fd = self._require_fd()
-            write_all(fd, line + b"\n")
-            _fdatasync(fd)
-            self._pending_drops = 0
-            ino, size, msig = state.key
-            state.key = (ino, size + len(line) + 1, msig)
-            state.tip = ChainTip(next_seq=state.tip.next_seq + 1, prev_hash=link_hash(line))
-            state.has_entries = True
-            self._state = state
+            return self._write(self._sync(now), now, kind, actor, data, None)
+
+    def _write(  # noqa: PLR0917 - one entry's fields plus where it goes
+        self,
+        state: _State,
+        now: _dt.datetime,
+        kind: AuditEvent,
+        actor: str,
+        data: Mapping[str, Any],
+        intent: int | None,
+    ) -> dict[str, Any]:
+        period = self._period(now)
+        if state.has_entries and period > state.manifest.active_period:
+            state = self._rotate(state, period)
+        entry, line = encode_entry(
+            seq=state.tip.next_seq,
+            ts=format_timestamp(now),
+            event=kind,
+            actor=actor,
+            data=data,
+            prev_hash=state.tip.prev_hash,
+            dropped_before=self._pending_drops,
+            intent=intent,
+        )
+        fd = self._require_fd()
+        write_all(fd, line + b"\n")
+        _fdatasync(fd)
+        self._pending_drops = 0
+        ino, size, msig = state.key
+        state.key = (ino, size + len(line) + 1, msig)
+        state.tip = ChainTip(next_seq=state.tip.next_seq + 1, prev_hash=link_hash(line))
+        state.has_entries = True
+        if intent is not None:
+            state.intent = intent
+        self._state = state
         return entry
+
+    def append_staged(self, load: Callable[[int], Sequence[StagedEntry]]) -> int:
+        """Append the staged entries the trail does not hold yet; return the newest intent.
+
+        ``load(after)`` returns the staged entries with an intent above ``after``, oldest
+        first; it runs under the append lock, so two processes never append one twice.
+        Entries that already reached the trail before a crash are recognised by their
+        ``intent`` and not appended again.
+
+        Raises:
+            AuditError: The trail could not be read or written (the entries stay staged).
+        """
+        appended: list[dict[str, Any]] = []
+        try:
+            with self._lock:
+                now = self._clock.now()
+                state = self._sync(now)
+                mark = self._intent_mark(state)
+                for staged in load(mark):
+                    entry = self._write(
+                        state, now, staged.event, staged.actor, staged.data, staged.intent
+                    )
+                    state = self._state or state
+                    appended.append(entry)
+                    mark = staged.intent
+        except (OSError, ValueError, AuditError, LockUnavailableError) as exc:
+            self._state = None
+            raise AuditError(f"audit append to {self._paths.active} failed: {exc}") from exc
+        finally:
+            self._notify(appended)
+        return mark
+
+    def _notify(self, entries: list[dict[str, Any]]) -> None:
+        if self._on_event is None:
+            return
+        for entry in entries:
+            try:
+                self._on_event(entry)
+            except Exception:
+                _log().exception("audit on_event callback failed (entry seq %s)", entry["seq"])
+
+    def _intent_mark(self, state: _State) -> int:
+        """The newest outbox intent the trail holds (0 when it holds none)."""
+        if state.intent is None:
+            state.intent = newest_intent(self._paths, read_all(self._require_fd()), state.manifest)
+        return state.intent
 
     # -- syncing with the disk ---------------------------------------------------------------
 
@@ -282,7 +343,10 @@ class AuditTrail:
         tip, has_entries = self._tip_from(last, manifest)
         st = os.fstat(fd)
         key = (st.st_ino, st.st_size, self._manifest_signature())
-        self._state = _State(key=key, tip=tip, has_entries=has_entries, manifest=manifest)
+        intent = _line_intent(last) if last is not None else None
+        self._state = _State(
+            key=key, tip=tip, has_entries=has_entries, manifest=manifest, intent=intent
+        )
         return self._state
 
     def _load_manifest(self, fd: int, now: _dt.datetime) -> Manifest:
@@ -387,4 +451,12 @@ class AuditTrail:
             tip=state.tip,
             has_entries=False,
             manifest=rotated,
+            intent=state.intent,
         )
+
+
+def _line_intent(raw: bytes) -> int | None:
+    try:
+        return line_info(raw).intent
+    except ValueError:
+        return None

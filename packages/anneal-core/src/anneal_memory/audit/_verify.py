@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import json
 import os
+import sqlite3
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,11 @@ class AuditVerifyResult:
         error: What failed, in words; None when valid.
         set_aside: Files repair or recovery set aside (kept on disk, not walked).
         untracked: Sealed-looking files the manifest does not list.
+        missing_entries: Audited changes whose entry never reached the trail: gaps in the
+            ``intent`` numbers the store gives each entry it stages.
+        repeated_entries: Entries whose ``intent`` was already in the trail (appended twice).
+        pending_entries: Entries staged in the database and not appended yet (delayed by a
+            crash or a failed append; the store's next open or write appends them).
     """
 
     valid: bool
@@ -52,6 +58,14 @@ class AuditVerifyResult:
     error: str | None = None
     set_aside: tuple[str, ...] = ()
     untracked: tuple[str, ...] = ()
+    missing_entries: int = 0
+    repeated_entries: int = 0
+    pending_entries: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """True when no audited change lacks its entry and none was appended twice."""
+        return self.missing_entries == 0 and self.repeated_entries == 0
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
@@ -68,6 +82,15 @@ class AuditVerifyResult:
                 text += f"; {self.skipped_lines} torn line(s) skipped"
             if self.dropped_entries:
                 text += f"; the trail reports {self.dropped_entries} dropped entr(ies)"
+            if self.missing_entries:
+                text += f"; GAP: {self.missing_entries} audited change(s) have no entry"
+            if self.repeated_entries:
+                text += f"; {self.repeated_entries} entr(ies) appended twice"
+            if self.pending_entries:
+                text += (
+                    f"; {self.pending_entries} entr(ies) staged in the database, not appended "
+                    "yet (the store's next open appends them)"
+                )
             return text
         text = f"Audit trail INVALID: {self.error}"
         if self.chain_break_file is not None:
@@ -96,11 +119,33 @@ class _Walk:
     files: int = 0
     skipped: int = 0
     dropped: int = 0
+    last_intent: int | None = None
+    missing: int = 0
+    repeated: int = 0
+
+    def saw_intent(self, raw: bytes) -> None:
+        """Follow the ``intent`` numbers: each should be one more than the one before."""
+        at = raw.rfind(_INTENT_KEY)
+        if at == -1:
+            return
+        start = at + len(_INTENT_KEY)
+        digits = raw[start : raw.find(b",", start)]
+        if not digits.isdigit():
+            return
+        intent = int(digits)
+        last = self.last_intent
+        if last is not None:
+            if intent <= last:
+                self.repeated += 1
+                return
+            self.missing += intent - last - 1
+        self.last_intent = intent
 
 
 _PREV_KEY = b'"prev_hash":"'
 _SEQ_KEY = b'","seq":'
 _DROPPED_KEY = b'"dropped_before":'
+_INTENT_KEY = b'"intent":'
 
 
 def _parsed_fields(raw: bytes, number: int, seq: int, filename: str) -> tuple[bytes, int, int]:
@@ -174,6 +219,7 @@ def walk_lines(lines: list[bytes], start: ChainTip, filename: str, walk: _Walk) 
         if got_prev != prev or got_seq != seq:
             walk.entries += number - 1
             raise _mismatch(got_prev, got_seq, prev, seq, filename=filename, number=number)
+        walk.saw_intent(raw)
         prev = b"sha256:" + sha256(raw).hexdigest().encode()
         seq += 1
     walk.entries += last
@@ -341,7 +387,31 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
         dropped_entries=walk.dropped,
         set_aside=set_aside,
         untracked=untracked,
+        missing_entries=walk.missing,
+        repeated_entries=walk.repeated,
+        pending_entries=_pending(paths, walk.last_intent or 0),
     )
+
+
+def _pending(paths: AuditPaths, newest: int) -> int:
+    """Entries staged in the database above the trail's newest intent (0 without a store)."""
+    db = paths.db_path
+    if not db.is_file():
+        return 0
+    from anneal_memory.errors import StoreDatabaseError
+    from anneal_memory.store._connection import connect
+
+    try:
+        conn = connect(db, read_only=True)
+    except StoreDatabaseError:
+        return 0
+    try:
+        row = conn.execute("SELECT count(*) FROM audit_outbox WHERE id > ?", (newest,)).fetchone()
+        return int(row[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
 
 
 def verify_trail(db_path: str | os.PathLike[str]) -> AuditVerifyResult:

@@ -22,7 +22,8 @@ Adding a command group (the plug-in convention):
    module that declares it, so keep the names complete (aliases too).
 
 A handler is ``def run_x(ctx: Context, args: argparse.Namespace) -> int``. It takes the store
-from ``ctx.store()`` (opened lazily; ``ctx.store(create=False)`` for read-only commands),
+from ``ctx.store()`` (opened lazily; ``ctx.store(create=False)`` when it needs an existing
+store, ``ctx.store(read_only=True)`` for commands that only read: they never write),
 prints through ``ctx.emit(data, text)`` / ``ctx.out`` (see ``_render.py``), and either returns
 an exit code (``ExitCode`` in ``_context.py``) or raises: ``CommandError`` for a refusal
 (exit 1, or its ``exit_code``), any ``AnnealMemoryError`` (exit 1, its message), ``OSError``

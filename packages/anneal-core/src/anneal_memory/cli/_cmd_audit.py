@@ -73,7 +73,7 @@ def run_verify(ctx: Context, args: argparse.Namespace) -> int:
 
     result = AuditTrail.verify(_db(ctx))
     ctx.emit(result.to_dict(), result.summary())
-    return ExitCode.OK if result.valid else ExitCode.FAILED
+    return ExitCode.OK if result.valid and result.complete else ExitCode.FAILED
 
 
 def _entry_line(entry: dict[str, object]) -> str:
@@ -101,6 +101,8 @@ def run_audit(ctx: Context, args: argparse.Namespace) -> int:
             since = parse_time_bound(args.since, SystemClock())
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        except OverflowError:
+            raise CommandError(f"--since {args.since!r} is out of range") from None
     if args.event is not None and args.event not in {e.value for e in AuditEvent}:
         known = ", ".join(e.value for e in AuditEvent)
         raise CommandError(f"unknown audit event {args.event!r}; use one of: {known}")

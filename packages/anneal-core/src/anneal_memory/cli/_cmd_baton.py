@@ -93,6 +93,6 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Show the gate's state."""
     from anneal_memory.gate import baton_status
 
-    status = baton_status(ctx.store(create=False))
+    status = baton_status(ctx.store(read_only=True))
     ctx.emit(status.to_dict(), _status_text(status))
     return ExitCode.OK

@@ -179,7 +179,7 @@ def run_get(ctx: Context, args: argparse.Namespace) -> int:
     """Show one crystal."""
     from anneal_memory.crystal import get_crystal
 
-    found = get_crystal(ctx.store(create=False), args.name)
+    found = get_crystal(ctx.store(read_only=True), args.name)
     ctx.emit(found.to_dict(), _block(found))
     return ExitCode.OK
 
@@ -189,7 +189,7 @@ def run_list(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.crystal import list_crystals
 
     found = list_crystals(
-        ctx.store(create=False),
+        ctx.store(read_only=True),
         permanence=args.permanence,
         activation_mode=args.activation_mode,
         activation=args.activation,
@@ -249,7 +249,7 @@ def run_index(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.cli._render import safe
     from anneal_memory.crystal import crystal_index
 
-    lines = crystal_index(ctx.store(create=False))
+    lines = crystal_index(ctx.store(read_only=True))
     text = "\n".join(safe(f"{i.name}: {i.clause}") for i in lines) or "No crystallized patterns."
     ctx.emit({"index": [i.to_dict() for i in lines]}, text)
     return ExitCode.OK
@@ -261,7 +261,7 @@ def run_recall(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.crystal import crystal_recall
 
     found = crystal_recall(
-        ctx.store(create=False),
+        ctx.store(read_only=True),
         args.query,
         max_patterns=args.max_patterns,
         associative=not args.no_associative,
@@ -284,7 +284,7 @@ def run_rewarm(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.continuity._prepare import graduating_lines
     from anneal_memory.crystal._candidates import propose, render_proposals
 
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     if not 1 <= args.episodes <= 10_000:
         raise CommandError(f"--episodes must be 1-10000, got {args.episodes}")
     document = _document.parse(store.load_continuity() or "")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from anneal_memory.cli._args import EPISODE_TYPES, json_object, non_negative_float
 from anneal_memory.cli._cmd_provenance import is_operator
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
+from anneal_memory.cli._files import RECORD_STDIN_MAX_BYTES, read_user_text
 from anneal_memory.cli._provenance_args import add_provenance_flags, provenance_kwargs
 
 __all__ = ["add_commands", "read_stdin_text"]
@@ -91,12 +92,9 @@ def _add_record(
     record.set_defaults(handler=run_record)
 
 
-def read_stdin_text() -> str:
-    """Read all of stdin as strict UTF-8 (an invalid byte is an error, not a guess)."""
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:  # a text-only stdin (embedding, tests)
-        return sys.stdin.read()
-    return bytes(stream.read()).decode("utf-8")
+def read_stdin_text(limit: int = RECORD_STDIN_MAX_BYTES) -> str:
+    """Read stdin as strict UTF-8, at most ``limit`` bytes (more, or a bad byte, is an error)."""
+    return read_user_text("-", limit=limit, what="the episode text")
 
 
 def run_record(ctx: Context, args: argparse.Namespace) -> int:
@@ -123,7 +121,7 @@ def run_get(ctx: Context, args: argparse.Namespace) -> int:
     """Show one episode."""
     from anneal_memory.cli._render import episode_block
 
-    episode = ctx.store(create=False).get(args.id)
+    episode = ctx.store(read_only=True).get(args.id)
     if episode is None:
         raise CommandError(f"no episode with id {args.id!r}")
     ctx.emit(episode.to_dict(), episode_block(episode))
@@ -180,13 +178,11 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _count_older(ctx: Context, days: float) -> tuple[str, int, tuple[str, ...]]:
-    import datetime as dt
-
-    from anneal_memory._clock import format_timestamp
     from anneal_memory.store._evidence import citing_crystals_before
+    from anneal_memory.store._params import prune_cutoff
 
-    store = ctx.store(create=False)
-    cutoff = format_timestamp(store.clock.now() - dt.timedelta(days=days))
+    store = ctx.store(read_only=True)
+    cutoff = prune_cutoff(store.clock.now(), days)
     with store._lock:  # the connection is shared by the threads of this process
         conn = store.connection("prune")
         row = conn.execute("SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,)).fetchone()

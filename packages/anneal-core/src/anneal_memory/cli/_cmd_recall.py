@@ -76,7 +76,7 @@ def add_commands(
 
 
 def _recall(ctx: Context, args: argparse.Namespace, keyword: str | None) -> RecallResult:
-    return ctx.store(create=False).recall(
+    return ctx.store(read_only=True).recall(
         keyword=keyword,
         episode_type=args.type,
         since=args.since,

@@ -145,7 +145,7 @@ def run_get(ctx: Context, args: argparse.Namespace) -> int:
     """Show one spore."""
     from anneal_memory.spores import get_spore
 
-    found = get_spore(ctx.store(create=False), args.spore_id)
+    found = get_spore(ctx.store(read_only=True), args.spore_id)
     ctx.emit(found.to_dict(), _block(found))
     return ExitCode.OK
 
@@ -155,7 +155,7 @@ def run_list(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.spores import list_spores
 
     found = list_spores(
-        ctx.store(create=False),
+        ctx.store(read_only=True),
         type=args.type,
         tier=args.tier,
         germination=args.germination,
@@ -169,7 +169,7 @@ def run_surface(ctx: Context, args: argparse.Namespace) -> int:
     """Show the open spores (or only the top of mind)."""
     from anneal_memory.spores import surface_spores
 
-    found = surface_spores(ctx.store(create=False), top_of_mind=args.top_of_mind)
+    found = surface_spores(ctx.store(read_only=True), top_of_mind=args.top_of_mind)
     return _emit_many(ctx, found, verbose=False, empty="No spores to surface.")
 
 

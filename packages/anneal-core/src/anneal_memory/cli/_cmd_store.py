@@ -70,18 +70,16 @@ def run_init(ctx: Context, args: argparse.Namespace) -> int:
     path = ctx.db_path
     if path.exists():
         raise CommandError(f"Store already exists: {path}")
-    store = ctx.store()
+    gated = not args.no_baton
+    store = ctx.store(gate_on_create=gated)
     if not store.created:  # another process created it between the check and the open
         raise CommandError(f"Store already exists: {store.path}")
     if args.schema != "default":
         from anneal_memory.continuity import set_section_schema
 
         set_section_schema(store, args.schema)
-    gated = not args.no_baton
-    if gated:
-        from anneal_memory.gate import claim_command, set_consolidate_policy
+    from anneal_memory.gate import claim_command
 
-        set_consolidate_policy(store, True)
     note = (
         f"\nWraps need the baton: give it to a session with: {claim_command(store)}"
         if gated
@@ -123,7 +121,7 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
     from anneal_memory.continuity import current_schema
 
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     status = store.status()
     schema = current_schema(store).name
     ctx.emit(
@@ -137,6 +135,6 @@ def run_stats(ctx: Context, args: argparse.Namespace) -> int:
     """Print the analytic view of the store."""
     from anneal_memory.cli._stats import collect_stats, stats_text
 
-    data: dict[str, Any] = collect_stats(ctx.store(create=False), days=args.days)
+    data: dict[str, Any] = collect_stats(ctx.store(read_only=True), days=args.days)
     ctx.emit(data, stats_text(data))
     return ExitCode.OK

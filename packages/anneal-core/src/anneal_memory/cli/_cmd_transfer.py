@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anneal_memory.cli._context import CommandError, Context, ExitCode
+from anneal_memory.cli._context import Context, ExitCode
 
 if TYPE_CHECKING:
     from anneal_memory.types import ImportReport
@@ -56,7 +56,7 @@ def add_commands(
 
 def run_export(ctx: Context, args: argparse.Namespace) -> int:
     """Export to stdout, or atomically to a file that must not exist (unless --force)."""
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     write = store.export_markdown if args.format == "markdown" else store.export_json
     if args.output is None:
         write(ctx.out)
@@ -65,14 +65,9 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
     import io
 
     from anneal_memory._fsio import atomic_write_text
+    from anneal_memory.cli._files import output_target
 
-    target = Path(args.output).expanduser()
-    if target.is_dir():
-        raise CommandError(f"{target} is a directory; -o takes a file path")
-    if target.exists() and not args.force:
-        raise CommandError(f"{target} already exists; pass --force to overwrite it")
-    if not target.parent.is_dir():
-        raise CommandError(f"folder {target.parent} does not exist")
+    target = output_target(args.output, force=args.force)
     buffer = io.StringIO()
     count = write(buffer)
     atomic_write_text(target, buffer.getvalue())
@@ -84,19 +79,14 @@ def run_export(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _spool_stdin(folder: Path) -> Path:
-    import sys
-
+    """Copy stdin to a private file, at most ``IMPORT_MAX_BYTES`` (a larger one is refused)."""
     from anneal_memory._fsio import ensure_private_file
+    from anneal_memory.cli._files import IMPORT_MAX_BYTES, read_user_text
 
+    text = read_user_text("-", limit=IMPORT_MAX_BYTES, what="the import on stdin")
     target = folder / "stdin"
     ensure_private_file(target)
-    stream = getattr(sys.stdin, "buffer", None)
-    with target.open("wb") as out:
-        if stream is None:  # a text-only stdin (embedding, tests)
-            out.write(sys.stdin.read().encode("utf-8"))
-        else:
-            while chunk := stream.read(1024 * 1024):
-                out.write(chunk)
+    target.write_text(text, encoding="utf-8")
     return target
 
 
@@ -147,13 +137,21 @@ def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
             Store(Path(folder) / "dry-run.db", audit=False) as scratch,
         ):
             return scratch.import_from(path, dry_run=True)
-    return ctx.store().import_from(path, dry_run=dry_run)
+    store = ctx.store()
+    try:
+        return store.import_from(path, dry_run=dry_run)
+    except BaseException:
+        ctx.discard_new_store()
+        raise
 
 
 def run_import(ctx: Context, args: argparse.Namespace) -> int:
     """Import a file (or stdin), or with --dry-run report what an import would do."""
     if args.file != "-":
+        from anneal_memory.cli._files import require_regular_file
+
         path = Path(args.file).expanduser()
+        require_regular_file(path)
         report = _run(ctx, path, dry_run=args.dry_run)
         origin = str(path)
     else:

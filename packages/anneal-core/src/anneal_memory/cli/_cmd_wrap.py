@@ -135,16 +135,9 @@ def run_prepare(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        from anneal_memory.cli._cmd_episodes import read_stdin_text
+    from anneal_memory.cli._files import CONTINUITY_MAX_BYTES, read_user_text
 
-        return read_stdin_text()
-    from pathlib import Path
-
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise CommandError(f"{path} is not UTF-8 text; nothing was saved") from None
+    return read_user_text(path, limit=CONTINUITY_MAX_BYTES, what="the continuity file")
 
 
 def _affect(args: argparse.Namespace) -> Any:
@@ -226,7 +219,7 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Show the open wrap and the waiting episodes."""
     from anneal_memory.continuity import wrap_status
 
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     wrap = wrap_status(store)
     waiting = store.status().episodes_since_wrap
     data = {

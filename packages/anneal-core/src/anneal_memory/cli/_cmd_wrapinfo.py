@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from anneal_memory.cli._args import positive_int
-from anneal_memory.cli._context import CommandError, Context, ExitCode
+from anneal_memory.cli._context import Context, ExitCode
 
 __all__ = ["add_commands"]
 
@@ -68,13 +68,14 @@ def add_commands(
     )
     graph.add_argument("--format", choices=("dot", "json"), default="dot", help="(dot)")
     graph.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    graph.add_argument("--force", action="store_true", help="overwrite FILE if it already exists")
     graph.add_argument("--min-strength", type=float, default=0.0, metavar="X", help="(0.0)")
     graph.set_defaults(handler=run_graph)
 
 
 def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
     """Print the continuity file."""
-    store = ctx.store(create=False)
+    store = ctx.store(read_only=True)
     text = store.load_continuity()
     path = store.sidecar(".continuity.md")
     data = {"path": str(path), "exists": text is not None, "chars": len(text or ""), "text": text}
@@ -92,7 +93,7 @@ def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
 def _pattern_history(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.continuity import pattern_history
 
-    events = pattern_history(ctx.store(create=False), args.pattern, limit=args.limit)
+    events = pattern_history(ctx.store(read_only=True), args.pattern, limit=args.limit)
     lines = [
         f"wrap {e.wrap_id:>4}: {e.level}x (claimed {e.claimed_level}x, {e.date or 'no date'})"
         + (" validated" if e.validated else "")
@@ -110,7 +111,7 @@ def run_history(ctx: Context, args: argparse.Namespace) -> int:
 
     if args.pattern is not None:
         return _pattern_history(ctx, args)
-    wraps = wrap_history(ctx.store(create=False), limit=args.limit)
+    wraps = wrap_history(ctx.store(read_only=True), limit=args.limit)
     lines = [
         f"{w.id:>4}  {w.status:<9}  {w.started_at}  {w.episode_count:>4} ep  "
         + (
@@ -148,7 +149,7 @@ def run_diff(ctx: Context, args: argparse.Namespace) -> int:
     """Show the metric progression of the last completed wraps."""
     from anneal_memory.continuity import wrap_history
 
-    done = wrap_history(ctx.store(create=False), limit=args.wraps, completed_only=True)
+    done = wrap_history(ctx.store(read_only=True), limit=args.wraps, completed_only=True)
     rows = _diff_rows(list(reversed(done)))
     lines = [
         f"wrap {r['wrap_id']:>4}: {r['chars']:>6} chars"
@@ -166,7 +167,7 @@ def run_associations(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.associations import associations
 
     links = associations(
-        ctx.store(create=False),
+        ctx.store(read_only=True),
         episode_id=args.episode,
         min_strength=args.min_strength,
         limit=args.limit,
@@ -184,16 +185,13 @@ def run_graph(ctx: Context, args: argparse.Namespace) -> int:
     """Export the association graph."""
     from anneal_memory.associations import associations, graph_dot, graph_json
 
-    links = associations(ctx.store(create=False), min_strength=args.min_strength, limit=1_000_000)
+    links = associations(ctx.store(read_only=True), min_strength=args.min_strength, limit=1_000_000)
     rendered = graph_dot(links) if args.format == "dot" else graph_json(links)
     if args.output:
-        from pathlib import Path
-
         from anneal_memory._fsio import atomic_write_text
+        from anneal_memory.cli._files import output_target
 
-        target = Path(args.output)
-        if target.is_dir():
-            raise CommandError(f"{target} is a directory; -o takes a file path")
+        target = output_target(args.output, force=args.force)
         atomic_write_text(target, rendered)
         ctx.emit(
             {"path": str(target), "edges": len(links)}, f"Wrote {len(links)} edge(s) to {target}"

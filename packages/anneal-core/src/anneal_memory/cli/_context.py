@@ -126,31 +126,61 @@ class Context:
             self._db_path = resolve_db_path(getattr(self.args, "db", None), self.env)
         return self._db_path
 
-    def store(self, *, create: bool = True, trust_ceiling: str = "agent") -> Store:
+    def store(
+        self,
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        gate_on_create: bool = False,
+        trust_ceiling: str = "agent",
+    ) -> Store:
         """Open the store on first use.
 
         Args:
-            create: Create the database when it does not exist. Read-only commands pass
-                False and get a clear error instead of a new empty file.
+            create: Create the database when it does not exist. Commands that need an
+                existing store pass False and get a clear error instead of a new empty file.
+            read_only: Open with ``Store(read_only=True)``: the command never writes,
+                migrates or creates anything (implies ``create=False``).
+            gate_on_create: A store this call creates gets the baton policy on, in the
+                same transaction as its schema.
             trust_ceiling: The highest trust this command may write (``operator`` only
                 behind the operator flag).
 
         Raises:
             CommandError: ``create`` is False and there is no database at the path.
         """
+        if self._store is not None and self._store.read_only and not read_only:
+            self._store.close()
+            self._store = None
         if self._store is None:
             path = self.db_path
             if path.is_dir():
                 raise CommandError(f"{path} is a directory; --db takes the database file's path")
-            if not create and not path.exists():
+            if (read_only or not create) and not path.exists():
                 raise CommandError(
                     f"database not found: {path}. Run 'anneal-memory init' (or record an "
                     f"episode) first, or point --db / {DB_ENV} at an existing store"
                 )
             from anneal_memory.store import Store
 
-            self._store = Store(path, project_name=self.project_name, trust_ceiling=trust_ceiling)
+            self._store = Store(
+                path,
+                project_name=self.project_name,
+                read_only=read_only,
+                consolidate_requires_baton_on_create=gate_on_create,
+                trust_ceiling=trust_ceiling,
+            )
         return self._store
+
+    def discard_new_store(self) -> None:
+        """Remove the store this command created (a create that failed leaves nothing)."""
+        store = self._store
+        if store is None or not store.created:
+            return
+        from anneal_memory.store._open import discard_created
+
+        self.close()
+        discard_created(store.path, store.created_dirs)
 
     def emit(self, data: Any, text: str | None = None) -> None:
         """Print ``data`` as JSON under ``--json`` (readable UTF-8, indented), else ``text``."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from anneal_memory.store._params import SQLITE_INT_MAX
+
 if TYPE_CHECKING:
     from anneal_memory.store import Store
 
@@ -44,7 +46,7 @@ def collect_stats(store: Store, *, days: int) -> dict[str, Any]:
             store,
             "SELECT substr(ts, 1, 10) AS day, count(*) FROM episodes "
             "GROUP BY day ORDER BY day DESC LIMIT ?",
-            (days,),
+            (min(days, SQLITE_INT_MAX),),
         )
         sizes = _content_sizes(store)
     total = status.total_episodes

@@ -28,6 +28,7 @@ from anneal_memory.types import Episode
 
 __all__ = [
     "DEFAULT_PACKAGE_CHARS",
+    "MAX_MAX_CHARS",
     "MIN_MAX_CHARS",
     "MIN_PACKAGE_CHARS",
     "prepare_wrap",
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 MIN_MAX_CHARS = 1000
+MAX_MAX_CHARS = 1_000_000
 DEFAULT_PACKAGE_CHARS = 60_000
 MIN_PACKAGE_CHARS = 5_000
 
@@ -72,10 +74,13 @@ def _check_args(max_chars: int | None, staleness_days: int, max_package_chars: i
             f"got {max_package_chars!r}"
         )
     if max_chars is not None and (
-        isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS
+        isinstance(max_chars, bool)
+        or not isinstance(max_chars, int)
+        or not MIN_MAX_CHARS <= max_chars <= MAX_MAX_CHARS
     ):
         raise InvalidInputError(
-            f"max_chars must be an integer >= {MIN_MAX_CHARS}, got {max_chars!r}"
+            f"max_chars must be an integer from {MIN_MAX_CHARS} to {MAX_MAX_CHARS:,}, "
+            f"got {max_chars!r}"
         )
     if (
         isinstance(staleness_days, bool)

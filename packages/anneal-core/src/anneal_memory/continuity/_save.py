@@ -16,6 +16,7 @@ A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wr
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from anneal_memory.errors import (
     InvalidInputError,
     NoWrapInProgressError,
     StoreDatabaseError,
+    StoreError,
     WrapTokenMismatchError,
 )
 from anneal_memory.gate import check_save, recheck_save
@@ -189,6 +191,9 @@ def _commit(
     ctx: _Context,
     affect: Affect | None,
     links: _updates.WrapLinks,
+    *,
+    actor: str,
+    allow_shrink: bool,
 ) -> _Written:
     text = _document.render(draft.document)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -221,18 +226,29 @@ def _commit(
                 save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
                 _updates.write_links(conn, links, now=format_timestamp(store.clock.now()))
                 counts = apply_associations(conn, ctx.wrap.id, save_no, deltas, affect_row)
-                write_continuity(path, text)
+                written = _Written(
+                    text=text,
+                    sha256=digest,
+                    marked=marked,
+                    graduations=graduations,
+                    demotions=demotions,
+                    counts=counts,
+                )
+                _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
+                try:
+                    write_continuity(path, text)
+                except OSError as exc:  # the transaction rolls back: nothing was saved
+                    raise StoreError(
+                        f"save_continuity failed: could not write {path}: "
+                        f"{exc.strerror or exc}; nothing was saved and the wrap stays open",
+                        operation="save_continuity",
+                        path=path,
+                    ) from exc
         except StoreDatabaseError:
             _restore(path, previous, text)
             raise
-    return _Written(
-        text=text,
-        sha256=digest,
-        marked=marked,
-        graduations=graduations,
-        demotions=demotions,
-        counts=counts,
-    )
+        store.flush_audit()
+    return written
 
 
 def _restore(target: Path, previous: str | None, written: str) -> None:
@@ -290,39 +306,52 @@ def _result(store: Store, draft: _judge.Draft, ctx: _Context, written: _Written)
     )
 
 
-def _emit(store: Store, result: SaveResult, ctx: _Context, actor: str, allow_shrink: bool) -> None:
-    codes = dict(Counter(f.code.value for f in result.findings))
-    store.emit_audit(
+@dataclass(frozen=True, slots=True)
+class _Trailed:
+    actor: str
+    allow_shrink: bool
+    finding_codes: dict[str, int]
+
+
+def _stage(
+    store: Store, conn: sqlite3.Connection, ctx: _Context, written: _Written, how: _Trailed
+) -> None:
+    """The save's audit entries, staged in its transaction: committed with it or not at all."""
+    store.stage_audit(
+        conn,
         "wrap_completed",
-        actor=actor,
+        actor=how.actor,
         data={
-            "wrap_id": result.wrap_id,
+            "wrap_id": ctx.wrap.id,
             "wrap_token_prefix": ctx.wrap.token[:8],
-            "episodes_compressed": result.episodes_compressed,
-            "graduations_validated": result.graduations_validated,
-            "demotions": result.demotions,
+            "episodes_compressed": written.marked,
+            "graduations_validated": written.graduations,
+            "demotions": written.demotions,
         },
     )
-    store.emit_audit(
+    store.stage_audit(
+        conn,
         "continuity_saved",
-        actor=actor,
+        actor=how.actor,
         data={
-            "wrap_id": result.wrap_id,
-            "chars": result.chars,
-            "content_hash": "sha256:" + result.sha256,
-            "allow_shrink": allow_shrink,
-            "findings": codes,
+            "wrap_id": ctx.wrap.id,
+            "chars": len(written.text),
+            "content_hash": "sha256:" + written.sha256,
+            "allow_shrink": how.allow_shrink,
+            "findings": how.finding_codes,
         },
     )
-    store.emit_audit(
+    counts = written.counts
+    store.stage_audit(
+        conn,
         "associations_updated",
-        actor=actor,
+        actor=how.actor,
         data={
-            "wrap_id": result.wrap_id,
-            "formed": result.associations_formed,
-            "strengthened": result.associations_strengthened,
-            "decayed": result.associations_decayed,
-            "pruned": result.associations_pruned,
+            "wrap_id": ctx.wrap.id,
+            "formed": counts.formed,
+            "strengthened": counts.strengthened,
+            "decayed": counts.decayed,
+            "pruned": counts.pruned,
         },
     )
 
@@ -379,9 +408,9 @@ def validated_save_continuity(
         links = _judge_draft(store, draft, ctx, allow_shrink=allow_shrink)
     except _judge.Refusal as refusal:
         raise _refused(store, ctx, draft.findings, refusal) from None
-    written = _commit(store, draft, ctx, affect, links)
+    actor = session_id or "agent"
+    written = _commit(store, draft, ctx, affect, links, actor=actor, allow_shrink=allow_shrink)
     draft.findings.extend(links.findings())
     result = _result(store, draft, ctx, written)
-    _emit(store, result, ctx, session_id or "agent", allow_shrink)
-    _updates.emit_links(store, links, actor=session_id or "agent")
+    _updates.emit_links(store, links, actor=actor)
     return result

@@ -34,5 +34,8 @@ def set_section_schema(store: Store, name: str) -> SectionSchema:
         conn = store.connection("set_section_schema")
         with write_transaction(conn, operation="set_section_schema", path=store.path):
             set_meta(conn, [(SCHEMA_META_KEY, schema.name)])
-    store.emit_audit("section_schema_set", actor="operator", data={"schema": schema.name})
+            store.stage_audit(
+                conn, "section_schema_set", actor="operator", data={"schema": schema.name}
+            )
+        store.flush_audit()
     return schema

@@ -7,15 +7,18 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from anneal_memory.store._check import CheckProblem, CheckReport
     from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
     from anneal_memory.store._validate import MAX_CONTENT_BYTES
 
 _EXPORTS: dict[str, str] = {
+    "CheckProblem": "anneal_memory.store._check",
+    "CheckReport": "anneal_memory.store._check",
     "DEFAULT_PROJECT_NAME": "anneal_memory.store._store",
     "MAX_CONTENT_BYTES": "anneal_memory.store._validate",
     "Store": "anneal_memory.store._store",
 }
 
-__all__ = ["DEFAULT_PROJECT_NAME", "MAX_CONTENT_BYTES", "Store"]
+__all__ = ["DEFAULT_PROJECT_NAME", "MAX_CONTENT_BYTES", "CheckProblem", "CheckReport", "Store"]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -28,12 +28,22 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from anneal_memory.errors import StoreDatabaseError
 
-__all__ = ["BUSY_TIMEOUT_MS", "WRITE_ATTEMPTS", "connect", "database_error", "write_transaction"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "WRITE_ATTEMPTS",
+    "connect",
+    "damage_of",
+    "database_error",
+    "is_corruption",
+    "mark_damaged",
+    "read_guard",
+    "write_transaction",
+]
 
 BUSY_TIMEOUT_MS = 5000
 WRITE_ATTEMPTS = 4
@@ -51,25 +61,87 @@ _PRAGMAS = (
 )
 
 
-def connect(path: Path, *, read_only: bool = False, new_file: bool = False) -> sqlite3.Connection:
+class _Connection(sqlite3.Connection):
+    """A connection that remembers SQLite reported its file damaged (writes are refused)."""
+
+    damaged: str | None = None
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True when SQLite says the file is damaged (malformed pages, not a database)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+def mark_damaged(conn: sqlite3.Connection, reason: str) -> None:
+    """Remember that ``conn``'s file is damaged: every later write transaction refuses."""
+    if isinstance(conn, _Connection) and conn.damaged is None:
+        words = " ".join(reason.replace("*** in database main ***", "").split())
+        conn.damaged = words[:300]
+
+
+def damage_of(conn: sqlite3.Connection) -> str | None:
+    """Why ``conn``'s file is known damaged, or None."""
+    return conn.damaged if isinstance(conn, _Connection) else None
+
+
+@contextlib.contextmanager
+def read_guard(
+    conn: sqlite3.Connection, *, operation: str, path: Path | None
+) -> Iterator[sqlite3.Connection]:
+    """Turn SQLite errors of a read into ``StoreDatabaseError`` (and remember damage).
+
+    Raises:
+        StoreDatabaseError: SQLite failed.
+    """
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        if is_corruption(exc):
+            mark_damaged(conn, str(exc))
+        raise database_error(exc, operation=operation, path=path) from exc
+
+
+def connect(
+    path: Path,
+    *,
+    read_only: bool = False,
+    new_file: bool = False,
+    inspect: Callable[[sqlite3.Connection], None] | None = None,
+) -> sqlite3.Connection:
     """Open ``path`` with the store's connection policy, in autocommit mode.
 
     Transactions are explicit: writes go through :func:`write_transaction`. ``new_file``
     says the database file was just created empty, so its page size can still be chosen.
+    ``inspect`` runs on the bare connection before any pragma changes the file (the journal
+    mode is written to the file): it may refuse the file by raising.
 
     Raises:
         StoreDatabaseError: SQLite could not open or configure the file.
     """
     try:
         conn = sqlite3.connect(  # noqa: TID251
-            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            str(path),
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            factory=_Connection,
         )
     except sqlite3.Error as exc:
         raise database_error(exc, operation="open", path=path) from exc
+    if read_only:
+        conn.execute("PRAGMA query_only=ON")
+    if inspect is not None:
+        try:
+            inspect(conn)
+        except BaseException:
+            conn.close()
+            raise
     pragmas = [*_NEW_FILE_PRAGMAS, *_PRAGMAS] if new_file else list(_PRAGMAS)
     if read_only:
-        pragmas = [p for p in pragmas if not p.startswith("PRAGMA journal_mode")]
-        pragmas.append("PRAGMA query_only=ON")
+        pragmas = [p for p in pragmas if not p.startswith(("PRAGMA journal_mode", "PRAGMA page"))]
     try:
         # One script: one call into SQLite for the whole policy (opening is a measured goal).
         conn.executescript(";".join(pragmas))
@@ -87,7 +159,12 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 def database_error(exc: sqlite3.Error, *, operation: str, path: Path | None) -> StoreDatabaseError:
     """Wrap a SQLite error in the library's error type, naming the operation."""
     busy = _is_busy(exc)
+    text = str(exc).lower()
     hint = " (the database stayed busy; retry later)" if busy else ""
+    if "readonly" in text or "read-only" in text:
+        hint = " (the store was opened read-only)"
+    elif "malformed" in text or "not a database" in text:
+        hint = " (the database file is damaged; run 'anneal-memory check' and restore a backup)"
     return StoreDatabaseError(
         f"{operation} failed: SQLite error: {exc}{hint}",
         operation=operation,
@@ -110,6 +187,15 @@ def write_transaction(
     Raises:
         StoreDatabaseError: SQLite failed, or the database stayed locked through every attempt.
     """
+    damage = damage_of(conn)
+    if damage is not None:
+        raise StoreDatabaseError(
+            f"{operation} refused: the database {path} is damaged ({damage}); nothing was "
+            "written. Run 'anneal-memory check', then restore a backup or export what still "
+            "reads",
+            operation=operation,
+            path=path,
+        )
     if not durable:
         # The safety level can only change outside a transaction; FULL comes back either way.
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -120,6 +206,8 @@ def write_transaction(
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
+            if is_corruption(exc):
+                mark_damaged(conn, str(exc))
             raise database_error(exc, operation=operation, path=path) from exc
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

@@ -1,13 +1,19 @@
-"""Long id lists go to SQLite in chunks, each with its ``?`` placeholder list.
+"""Parameters for SQLite: id lists in chunks, and numbers and ages SQLite can bind.
 
-Chunks stay well under the bound-variable limit of old SQLite builds (999).
+Chunks stay well under the bound-variable limit of old SQLite builds (999). Paging numbers
+above what SQLite binds mean "all"; an age older than the calendar means "nothing is older".
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Iterator, Sequence
 
-__all__ = ["in_chunks"]
+from anneal_memory._clock import format_timestamp
+
+__all__ = ["SQLITE_INT_MAX", "clamped_page", "in_chunks", "prune_cutoff"]
+
+SQLITE_INT_MAX = 2**63 - 1  # the largest integer SQLite binds; a larger limit means "all"
 
 
 def in_chunks(values: Sequence[str], size: int) -> Iterator[tuple[Sequence[str], str]]:
@@ -15,3 +21,21 @@ def in_chunks(values: Sequence[str], size: int) -> Iterator[tuple[Sequence[str],
     for start in range(0, len(values), size):
         chunk = values[start : start + size]
         yield chunk, ",".join("?" * len(chunk))
+
+
+def prune_cutoff(now: _dt.datetime, older_than_days: float) -> str:
+    """The timestamp before which ``prune(older_than_days)`` deletes (any finite age works)."""
+    try:
+        return format_timestamp(now - _dt.timedelta(days=older_than_days))
+    except OverflowError:  # older than the calendar: nothing is that old
+        return format_timestamp(_dt.datetime.min.replace(tzinfo=_dt.timezone.utc))
+
+
+_PAGE_MAX = SQLITE_INT_MAX // 2  # limit + offset must still bind
+
+
+def clamped_page(value: int) -> int:
+    """A paging number SQLite can bind: anything larger means "all" (or "skip all")."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > _PAGE_MAX:
+        return _PAGE_MAX
+    return value

@@ -10,7 +10,7 @@ from typing import Any
 
 from anneal_memory._hebbian import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
 from anneal_memory.immune._graduation import LineVerdict, PriorPattern
-from anneal_memory.store._params import in_chunks
+from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.store._wraps import saves_so_far
 
 _LN_PER_SAVE = -math.log(DECAY)
@@ -179,7 +179,7 @@ def pattern_events(conn: sqlite3.Connection, identity: str, *, limit: int) -> li
         "SELECT h.wrap_id, h.identity, h.level, h.written_level, h.line_date, h.explanation,"
         " h.validated, h.marks, w.completed_at FROM pattern_history h"
         " JOIN wraps w ON w.id = h.wrap_id WHERE h.identity = ? ORDER BY h.id DESC LIMIT ?",
-        (identity, limit),
+        (identity, min(limit, SQLITE_INT_MAX)),
     )
     return [
         PatternEvent(
@@ -293,7 +293,7 @@ def read_associations(
     if conditions:
         query += " WHERE " + " AND ".join(conditions)
     query += " ORDER BY decay_key DESC, a, b LIMIT ?"
-    params.append(limit)
+    params.append(min(limit, SQLITE_INT_MAX))
     links = [
         AssociationLink(
             a=str(r[0]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from anneal_memory.errors import StoreDatabaseError
@@ -346,6 +346,21 @@ _CRYSTALS_SPORES: Sequence[str] = (
     """,
 )
 
+# Audit entries are written here in the transaction of the change they describe and appended
+# to the JSONL trail after the commit (see audit/_sink.py): a crash delays an entry, never
+# loses it. ``data`` is already scrubbed (hashes, never episode text). The newest row is
+# kept after flushing, so row ids never repeat.
+_AUDIT_OUTBOX: Sequence[str] = (
+    """
+    CREATE TABLE audit_outbox (
+        id INTEGER PRIMARY KEY,
+        event TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        data TEXT NOT NULL
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
@@ -353,6 +368,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _SUPERSESSION_TRUST,
     _WRAP_LEASE,
     _CRYSTALS_SPORES,
+    _AUDIT_OUTBOX,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -362,11 +378,18 @@ def _user_version(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
-def migrate(conn: sqlite3.Connection, *, path: Path) -> int:
+def migrate(
+    conn: sqlite3.Connection,
+    *,
+    path: Path,
+    before_commit: Callable[[sqlite3.Connection, Path], None] | None = None,
+    on_migrated: Callable[[sqlite3.Connection, int], None] | None = None,
+) -> int:
     """Bring the schema up to :data:`SCHEMA_VERSION`; return the version found before.
 
     Safe to run from several processes at once: each migration re-checks the version inside
-    its write transaction.
+    its write transaction. ``before_commit(conn, path)`` and ``on_migrated(conn, found)``
+    run inside that transaction after the last migration (when one ran).
 
     Raises:
         StoreDatabaseError: The database is newer than this library, or a migration failed.
@@ -395,4 +418,9 @@ def migrate(conn: sqlite3.Connection, *, path: Path) -> int:
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION:d}")
         except sqlite3.Error as exc:
             raise database_error(exc, operation="migrate", path=path) from exc
+        if current < SCHEMA_VERSION:
+            if before_commit is not None:
+                before_commit(conn, path)
+            if on_migrated is not None:
+                on_migrated(conn, current)
     return found

@@ -3,40 +3,45 @@
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
-from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
-from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
+from anneal_memory.errors import (
+    InvalidInputError,
+    StoreClosedError,
+)
 from anneal_memory.store import _episodes, _recall, _supersession
-from anneal_memory.store._connection import connect, database_error, write_transaction
+from anneal_memory.store._audit_hooks import AuditHooks
+from anneal_memory.store._check import CheckReport, run_checks
+from anneal_memory.store._connection import read_guard, write_transaction
+from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
+from anneal_memory.store._open import open_database, remove_orphaned_temp_files
+from anneal_memory.store._params import prune_cutoff
 from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._provenance_api import (
     ProvenanceMixin,
+    RecordProvenance,
     apply_record_provenance,
     check_open_options,
     check_record_provenance,
 )
-from anneal_memory.store._schema import SCHEMA_VERSION, migrate
-from anneal_memory.store._transfer import import_document, iter_export_chunks
+from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.store._transfer_api import TransferMixin
 from anneal_memory.store._validate import validate_episode
 from anneal_memory.store._watermarks import counts_by_type
 from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
     Episode,
     EpisodeType,
-    ImportReport,
-    ImportResult,
     PruneResult,
     RecallResult,
     StoreStatus,
@@ -49,15 +54,16 @@ DEFAULT_PROJECT_NAME = "Agent"
 AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
-class Store(ProvenanceMixin):
+class Store(ProvenanceMixin, TransferMixin, AuditHooks):
     """An agent's episodic memory: typed, timestamped episodes in a local SQLite file.
 
     Several processes may open the same path at once; each write is one transaction.
     One ``Store`` object may be shared by threads of one process (calls are serialised).
 
     Args:
-        path: The database file. Its folder is created (mode 0700) and the file is created
-            mode 0600 before SQLite opens it.
+        path: The database file. Missing folders are created (mode 0700) and the file is
+            created mode 0600 before SQLite opens it. A file that is not an anneal-memory
+            store is refused before anything is written to it.
         project_name: The agent's name, used in the continuity file's header.
         clock: Where time comes from (tests pass a frozen clock).
         audit: Keep the hash-chained audit trail beside the database (default on).
@@ -71,9 +77,16 @@ class Store(ProvenanceMixin):
             ``project``); None keeps the stored one.
         retention_days: Delete episodes older than this many days on open (tombstones kept,
             audited as ``prune``); None keeps everything.
+        read_only: Open an existing store without ever writing: no creation, migration,
+            audit entries or tidying (SQLite ``query_only``); write calls raise
+            ``StoreDatabaseError``. ``section_schema`` and ``retention_days`` need a
+            writable store.
 
     Raises:
-        StoreDatabaseError: The file could not be opened or migrated.
+        StoreDatabaseError: The file could not be opened or migrated, is not an
+            anneal-memory store (another application's database, the public 1.0.2 format,
+            not SQLite), or is a store whose tables vanished. A store this call created is
+            removed again when opening fails.
     """
 
     def __init__(
@@ -88,42 +101,43 @@ class Store(ProvenanceMixin):
         trust_ceiling: Trust | str = Trust.AGENT,
         section_schema: str | None = None,
         retention_days: float | None = None,
+        read_only: bool = False,
     ) -> None:
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         check_open_options(section_schema, retention_days)
+        if read_only and (section_schema is not None or retention_days is not None):
+            raise InvalidInputError(
+                "section_schema and retention_days change the store; open it without "
+                "read_only=True to use them"
+            )
         self._path = Path(path).expanduser().absolute()
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
         self._lock = threading.RLock()
-        self._audit_sink: AuditSink | None = None
-        ensure_private_dir(self._path.parent)
-        self._created = ensure_private_file(self._path)
-        self._conn: sqlite3.Connection | None = connect(self._path, new_file=self._created)
-        try:
-            found_version = migrate(self._conn, path=self._path)
-        except BaseException:
-            self._conn.close()
-            self._conn = None
-            raise
+        self._read_only = read_only
         self._audit_trail: AuditTrail | None = None
-        if audit:
+        self._audit_sink: StoreAuditSink | None = None
+        if audit and not read_only:
             self._audit_trail = AuditTrail(self._path, clock=self._clock, on_event=on_audit_event)
-            sink = StoreAuditSink(self, self._audit_trail)
-            sink.recover()
-            self._audit_sink = sink
-        if 0 < found_version < SCHEMA_VERSION:
-            self.emit_audit(
-                "schema_migrated",
-                actor="agent",
-                data={"from_version": found_version, "to_version": SCHEMA_VERSION},
-            )
-        if self._created and consolidate_requires_baton_on_create:
-            from anneal_memory.gate import set_consolidate_policy  # gate imports the store
-
-            set_consolidate_policy(self, True, actor="agent")
-        self._apply_section_schema(section_schema)
-        if retention_days is not None:
-            self.prune(retention_days)
+            self._audit_sink = StoreAuditSink(self, self._audit_trail)
+        self._conn: sqlite3.Connection | None = None
+        opened = open_database(
+            self._path,
+            read_only=read_only,
+            on_migrated=lambda conn, found: self._on_migrated(
+                conn, found, gate_on_create=consolidate_requires_baton_on_create
+            ),
+        )
+        self._conn = opened.conn
+        self._created = opened.created
+        self._created_dirs = opened.created_dirs
+        if not read_only:
+            remove_orphaned_temp_files(self._path)
+            if self._audit_sink is not None:
+                self._audit_sink.recover()
+            self._apply_section_schema(section_schema)
+            if retention_days is not None:
+                self.prune(retention_days)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -133,9 +147,19 @@ class Store(ProvenanceMixin):
         return self._path
 
     @property
+    def read_only(self) -> bool:
+        """True when opened with ``read_only=True``: nothing is written, migrated or created."""
+        return self._read_only
+
+    @property
     def created(self) -> bool:
         """True when this ``Store`` created the database file."""
         return self._created
+
+    @property
+    def created_dirs(self) -> tuple[Path, ...]:
+        """Folders this ``Store`` created for the database (outermost first)."""
+        return self._created_dirs
 
     @property
     def clock(self) -> Clock:
@@ -162,6 +186,8 @@ class Store(ProvenanceMixin):
         """Close the database connection. Safe to call twice."""
         with self._lock:
             if self._conn is not None:
+                if self._audit_sink is not None:
+                    self._audit_sink.close()
                 self._conn.close()
                 self._conn = None
             if self._audit_trail is not None:
@@ -194,16 +220,6 @@ class Store(ProvenanceMixin):
 
     def _now(self) -> str:
         return format_timestamp(self._clock.now())
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """Log one event to the audit trail, after the commit it describes. Never raises.
-
-        Library modules call this for every mutating operation; without an audit trail
-        attached it does nothing.
-        """
-        sink = self._audit_sink
-        if sink is not None:
-            sink(event, actor, data)
 
     # -- episodes ----------------------------------------------------------------------------
 
@@ -261,22 +277,29 @@ class Store(ProvenanceMixin):
             derived_from=derived_from,
             ceiling=self._trust_ceiling,
         )
-        replaced: list[str] = []
         with self._lock:
             conn = self.connection("record")
             with write_transaction(conn, operation="record", path=self._path):
                 before = conn.total_changes
                 episode = _episodes.insert_episode(conn, item)
-                if not prov.is_default and conn.total_changes != before:
-                    episode, replaced = apply_record_provenance(
-                        conn, episode, prov, now=self._now()
-                    )
+                if conn.total_changes != before:  # not an idempotent retry
+                    episode = self._stage_record(conn, episode, prov)
+            self.flush_audit()
+        return episode
+
+    def _stage_record(
+        self, conn: sqlite3.Connection, episode: Episode, prov: RecordProvenance
+    ) -> Episode:
+        replaced: list[str] = []
+        if not prov.is_default:
+            episode, replaced = apply_record_provenance(conn, episode, prov, now=self._now())
         data = {"episode_id": episode.id, "type": episode.type.value, "content": episode.content}
         if episode.trust is not Trust.AGENT:
             data["trust"] = episode.trust.value
-        self.emit_audit("record", actor=episode.source, data=data)
+        self.stage_audit(conn, "record", actor=episode.source, data=data)
         for old_id in replaced:
-            self.emit_audit(
+            self.stage_audit(
+                conn,
                 "supersede",
                 actor=episode.source,
                 data={"old_id": old_id, "new_id": episode.id, "via": "explicit"},
@@ -313,19 +336,19 @@ class Store(ProvenanceMixin):
         )
         with self._lock:
             conn = self.connection("recall")
-            try:
+            with read_guard(conn, operation="recall", path=self._path):
                 if not include_superseded and _supersession.has_superseded(conn):
                     filters = _recall.hide_superseded(filters)
                 return _recall.recall(
                     conn, keyword=keyword, filters=filters, limit=limit, offset=offset
                 )
-            except sqlite3.Error as exc:
-                raise database_error(exc, operation="recall", path=self._path) from exc
 
     def get(self, episode_id: str) -> Episode | None:
         """Return the episode with this id, or None if it does not exist (or was deleted)."""
         with self._lock:
-            return _episodes.fetch_by_id(self.connection("get"), str(episode_id))
+            conn = self.connection("get")
+            with read_guard(conn, operation="get", path=self._path):
+                return _episodes.fetch_by_id(conn, str(episode_id))
 
     def delete(self, episode_id: str) -> bool:
         """Delete an episode: its row and index entry go, a tombstone keeps its id.
@@ -344,11 +367,14 @@ class Store(ProvenanceMixin):
                 deleted = _episodes.delete_episode(conn, str(episode_id), now=now, reason="delete")
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", now)])
-        if deleted:
-            data: dict[str, Any] = {"episode_id": str(episode_id)}
-            if losing:
-                data["crystals_losing_evidence"] = list(losing)
-            self.emit_audit("delete", actor="agent", data=data)
+                    purge_deleted_text(conn)
+                    data: dict[str, Any] = {"episode_id": str(episode_id)}
+                    if losing:
+                        data["crystals_losing_evidence"] = list(losing)
+                    self.stage_audit(conn, "delete", actor="agent", data=data)
+            self.flush_audit()
+            if deleted:
+                checkpoint_wal(conn)
         return deleted
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -366,7 +392,7 @@ class Store(ProvenanceMixin):
                 f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
             )
         now = self._clock.now()
-        cutoff = format_timestamp(now - _dt.timedelta(days=older_than_days))
+        cutoff = prune_cutoff(now, older_than_days)
         with self._lock:
             conn = self.connection("prune")
             with write_transaction(conn, operation="prune", path=self._path):
@@ -374,11 +400,14 @@ class Store(ProvenanceMixin):
                 deleted = _episodes.prune_before(conn, cutoff, now=format_timestamp(now))
                 if deleted:
                     _episodes.set_meta(conn, [("last_write", format_timestamp(now))])
-        if deleted:
-            data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
-            if losing:
-                data["crystals_losing_evidence"] = list(losing)
-            self.emit_audit("prune", actor="agent", data=data)
+                    purge_deleted_text(conn)
+                    data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
+                    if losing:
+                        data["crystals_losing_evidence"] = list(losing)
+                    self.stage_audit(conn, "prune", actor="agent", data=data)
+            self.flush_audit()
+            if deleted:
+                checkpoint_wal(conn)
         return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
     # -- status, export, import --------------------------------------------------------------
@@ -387,16 +416,20 @@ class Store(ProvenanceMixin):
         """Counts by type, deletions, unwrapped episodes, file sizes and the last write."""
         with self._lock:
             conn = self.connection("status")
-            counts = {t.value: 0 for t in EpisodeType}
-            counts.update(counts_by_type(conn))
-            unwrapped = unwrapped_count(conn)
-            # Records do not touch `meta` (one page less per commit); other writes stamp it.
-            last = conn.execute(
-                "SELECT max(coalesce((SELECT value FROM meta WHERE key = 'last_write'), ''),"
-                " coalesce((SELECT ts FROM episodes ORDER BY seq DESC LIMIT 1), ''))"
-            ).fetchone()
-            deleted = _episodes.tombstone_count(conn)
-            audit_failures = read_failure_count(conn)
+            with read_guard(conn, operation="status", path=self._path):
+                return self._status(conn)
+
+    def _status(self, conn: sqlite3.Connection) -> StoreStatus:
+        counts = {t.value: 0 for t in EpisodeType}
+        counts.update(counts_by_type(conn))
+        unwrapped = unwrapped_count(conn)
+        # Records do not touch `meta` (one page less per commit); other writes stamp it.
+        last = conn.execute(
+            "SELECT max(coalesce((SELECT value FROM meta WHERE key = 'last_write'), ''),"
+            " coalesce((SELECT ts FROM episodes ORDER BY seq DESC LIMIT 1), ''))"
+        ).fetchone()
+        deleted = _episodes.tombstone_count(conn)
+        audit_failures = read_failure_count(conn)
         wal = self._path.with_name(self._path.name + "-wal")
         return StoreStatus(
             path=str(self._path),
@@ -411,97 +444,15 @@ class Store(ProvenanceMixin):
             audit_write_failures=audit_failures,
         )
 
-    def export_json(self, out: IO[str]) -> int:
-        """Write every episode and tombstone as one JSON document; return the episode count."""
-        with self._lock:
-            conn = self.connection("export")
-            conn.execute("BEGIN")
-            try:
-                count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
-                for chunk in iter_export_chunks(
-                    conn, exported_at=self._now(), schema_version=SCHEMA_VERSION
-                ):
-                    out.write(chunk)
-            finally:
-                conn.execute("COMMIT")
-        return count
+    def check(self, *, full: bool = True) -> CheckReport:
+        """Look for damage without writing anything; see ``CheckReport.ok``.
 
-    def export_markdown(self, out: IO[str]) -> int:
-        """Write a readable dump (continuity, then episodes by day); return the episode count."""
-        from anneal_memory.store._transfer_markdown import iter_markdown_chunks
-
-        continuity = self.load_continuity()
-        with self._lock:
-            conn = self.connection("export")
-            conn.execute("BEGIN")
-            try:
-                count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
-                for chunk in iter_markdown_chunks(
-                    conn,
-                    exported_at=self._now(),
-                    project_name=self.project_name,
-                    continuity=continuity,
-                ):
-                    out.write(chunk)
-            finally:
-                conn.execute("COMMIT")
-        return count
-
-    def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
-        """Import an export (its text or parsed object) in one transaction.
-
-        Raises:
-            ImportFormatError: Not a valid export, or an id clash; nothing was written.
+        Runs SQLite's ``integrity_check`` (``quick_check`` with ``full=False``), then checks
+        the schema, the search index, the audit trail, the continuity file and orphaned
+        temp files. Each problem is named with what to do.
         """
-        if isinstance(document, str):
-            try:
-                document = json.loads(document)
-            except json.JSONDecodeError as exc:
-                raise ImportFormatError(f"import file is not JSON: {exc}") from None
         with self._lock:
-            conn = self.connection("import")
-            with write_transaction(conn, operation="import", path=self._path):
-                result = import_document(conn, document, clock=self._clock)
-                _episodes.set_meta(conn, [("last_write", self._now())])
-        self.emit_audit(
-            "import",
-            actor="operator",
-            data={"imported": result.imported, "tombstones_added": result.tombstones_added},
-        )
-        return result
-
-    def import_from(self, path: str | os.PathLike[str], *, dry_run: bool = False) -> ImportReport:
-        """Import a file, detecting its format, in one transaction (all or nothing).
-
-        Reads our own export, the public anneal-memory 1.0.2 JSON export, a 1.0.2 database
-        with the files beside it (opened read-only, never modified), and the MCP memory
-        server's ``memory.json``. Records already here are skipped, so a second run imports
-        nothing. ``dry_run`` does all the work, reports it and writes nothing.
-
-        Raises:
-            ImportFormatError: The file is not importable or clashes with this store; the
-                message names the place. Nothing was written.
-        """
-        from anneal_memory.store._import_apply import apply_import
-
-        with self._lock:
-            report = apply_import(
-                self.connection("import"),
-                Path(path).expanduser().absolute(),
-                db_path=self._path,
-                clock=self._clock,
-                continuity_file=self.sidecar(".continuity.md"),
-                dry_run=dry_run,
+            conn = self.connection("check")
+            return run_checks(
+                conn, self._path, continuity=self.sidecar(".continuity.md"), full=full
             )
-        if not dry_run:
-            self.emit_audit(
-                "import",
-                actor="operator",
-                data={
-                    "format": report.format,
-                    "source_sha256": report.sha256,
-                    "counts": {c.kind: c.imported for c in report.counts},
-                    "not_carried": {c.kind: c.not_carried for c in report.counts},
-                },
-            )
-        return report

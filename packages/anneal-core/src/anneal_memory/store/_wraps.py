@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
-from anneal_memory.store._params import in_chunks
+from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.types import Episode
 
 __all__ = [
@@ -374,6 +374,6 @@ def wrap_history(
     where = "WHERE status = 'completed'" if completed_only else ""
     rows = conn.execute(
         f"SELECT {_WRAP_COLUMNS} FROM wraps {where} ORDER BY id DESC LIMIT ?",  # noqa: S608
-        (limit,),
+        (min(limit, SQLITE_INT_MAX),),
     )
     return [_record(row) for row in rows]

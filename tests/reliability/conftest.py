@@ -1,0 +1,8 @@
+"""The reliability battery's CI tier: `import _crash` from its modules (importlib mode)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
