@@ -44,6 +44,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("anneal_memory.cli._cmd_audit", "verify", "audit", "audit-repair"),
     ("anneal_memory.cli._cmd_demo", "demo"),
     ("anneal_memory.cli._cmd_serve", "serve"),
+    ("anneal_memory.cli._cmd_http", "http-token"),
 )
 
 _GLOBAL_OPTIONS_WITH_VALUE = frozenset({"--db", "--project-name"})
