@@ -16,6 +16,11 @@ MAX_MODULE_LINES = 500
 # only, so SQLite-over-stdio users never need them (the wheel smoke test installs none).
 OPTIONAL_IMPORTS = {
     "mcp/_http_serve.py": {"uvicorn"},  # anneal-memory[http]
+    "store/_pg/_driver.py": {"psycopg", "psycopg_pool"},  # anneal-memory[postgres]
+    "store/_pg/_schema.py": {"psycopg"},
+    "store/_pg/_audit.py": {"psycopg"},
+    "store/_pg/_recall.py": {"psycopg"},
+    "store/_pg/_store.py": {"psycopg"},
 }
 
 

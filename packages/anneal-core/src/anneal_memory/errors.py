@@ -17,7 +17,8 @@ guards against ``ValueError`` keeps working.
     │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
     │   ├── StoreClosedError            the store was used after close()
     │   ├── EpisodeNotFoundError        no episode with that id (LookupError too)
-    │   └── StoreExistsError            init on a store that already exists
+    │   ├── StoreExistsError            init on a store that already exists
+    │   └── BackendNotSupportedError    not available on this backend (PostgreSQL) yet
     ├── LockUnavailableError            a cross-process lock was not acquired in time
     ├── WrapError                       the wrap lifecycle
     │   ├── WrapInProgressError         prepare while a wrap is open (.started_at)
@@ -42,6 +43,7 @@ __all__ = [
     "AuditChainBrokenError",
     "AuditError",
     "AuditRepairRefusedError",
+    "BackendNotSupportedError",
     "BatonHeldError",
     "ContinuityRejectedError",
     "EpisodeNotFoundError",
@@ -137,6 +139,22 @@ class EpisodeNotFoundError(StoreError, LookupError):
 
 class StoreExistsError(StoreError):
     """``init`` was asked to create a store that already exists."""
+
+
+class BackendNotSupportedError(StoreError, NotImplementedError):
+    """The operation exists on SQLite but is not available on this backend (PostgreSQL) yet.
+
+    Attributes:
+        backend: The backend's name, e.g. ``"postgresql"``.
+    """
+
+    def __init__(self, operation: str, *, backend: str = "postgresql") -> None:
+        super().__init__(
+            f"{operation} is not supported on PostgreSQL yet; use a SQLite store for it "
+            "(see docs/teams.md for what the PostgreSQL backend supports)",
+            operation=operation,
+        )
+        self.backend = backend
 
 
 class LockUnavailableError(AnnealMemoryError):

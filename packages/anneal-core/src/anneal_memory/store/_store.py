@@ -18,6 +18,7 @@ from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import ImportFormatError, InvalidInputError, StoreClosedError
 from anneal_memory.store import _episodes, _recall
+from anneal_memory.store._backend import backend_class, is_database_url
 from anneal_memory.store._connection import connect, database_error, write_transaction
 from anneal_memory.store._schema import SCHEMA_VERSION, migrate
 from anneal_memory.store._transfer import import_document, iter_export_chunks
@@ -59,6 +60,18 @@ class Store:
     Raises:
         StoreDatabaseError: The file could not be opened or migrated.
     """
+
+    def __new__(cls, path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> Store:
+        # A PostgreSQL URL selects the PostgreSQL backend (store/_pg, imported only then).
+        if cls is Store and is_database_url(path):
+            backend: Store = super().__new__(backend_class())
+            return backend
+        return super().__new__(cls)
+
+    @classmethod
+    def connect(cls, target: str | os.PathLike[str], **options: Any) -> Store:
+        """Open a store: a SQLite file path, or a ``postgresql://`` URL (needs the extra)."""
+        return cls(target, **options)
 
     def __init__(
         self,

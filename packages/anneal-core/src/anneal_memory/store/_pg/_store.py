@@ -1,0 +1,420 @@
+"""``PgStore``: the ``Store`` API on PostgreSQL (what is implemented so far).
+
+Every write is one transaction holding the change and its audit entry (the chain tip row is
+locked in it), so concurrent writers on any host lose nothing and the chain never forks.
+Validation is the SQLite store's own (``validate_episode``, ``build_filters``). Everything
+of ``Store`` not implemented here raises :class:`BackendNotSupportedError`: the methods
+listed in :data:`UNSUPPORTED`, and any library module asking for the SQLite connection.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, NoReturn
+
+from anneal_memory._clock import Clock, SystemClock, format_timestamp
+from anneal_memory.errors import (
+    BackendNotSupportedError,
+    IdempotencyConflictError,
+    InvalidInputError,
+    StoreClosedError,
+    StoreDatabaseError,
+)
+from anneal_memory.store._backend import redact_url
+from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store._pg import _audit, _recall
+from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
+from anneal_memory.store._recall import build_filters
+from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
+from anneal_memory.store._transfer import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
+from anneal_memory.store._validate import EpisodeInput, validate_episode
+from anneal_memory.types import Episode, EpisodeType, PruneResult, RecallResult, StoreStatus
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    import psycopg
+
+    from anneal_memory.audit._verify import AuditVerifyResult
+
+__all__ = ["UNSUPPORTED", "PgStore"]
+
+UNSUPPORTED = ("import_json", "load_continuity", "sidecar", "path", "audit_trail")
+"""``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
+
+_ID_ATTEMPTS = 64
+_INSERT = (
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
+    " SELECT %s, %s, %s, %s, %s, %s, %s"
+    " WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = %s)"
+    " ON CONFLICT DO NOTHING"
+)
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class PgStore(Store):
+    """A ``Store`` in a PostgreSQL database (``Store("postgresql://...")`` returns one).
+
+    Args:
+        path: The connection URL; credentials may come from ``PG*`` variables or ``.pgpass``.
+        project_name: The agent's name.
+        clock: Where time comes from.
+        audit: Keep the hash-chained audit trail (in the database, same transaction).
+        on_audit_event: Not supported on PostgreSQL yet (must be None).
+        consolidate_requires_baton_on_create: Not supported yet (must be False).
+
+    Raises:
+        StoreError: psycopg is not installed.
+        StoreDatabaseError: The database could not be reached or its tables created.
+        BackendNotSupportedError: An option this backend does not support yet.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        project_name: str = DEFAULT_PROJECT_NAME,
+        clock: Clock | None = None,
+        audit: bool = True,
+        on_audit_event: Callable[[dict[str, Any]], None] | None = None,
+        consolidate_requires_baton_on_create: bool = False,
+    ) -> None:
+        if on_audit_event is not None:
+            raise BackendNotSupportedError("Store(on_audit_event=...)")
+        if consolidate_requires_baton_on_create:
+            raise BackendNotSupportedError("the single-consolidator gate")
+        self._url = str(path)
+        self.project_name = project_name
+        self._clock = clock or SystemClock()
+        self._lock = threading.RLock()
+        self._audit_on = audit
+        self._conn = None
+        self._audit_sink = None
+        self._audit_trail = None
+        self._pool: Pool | None = Pool(self._url)
+        try:
+            with self._pool.transaction("open") as conn:
+                self._created = ensure_schema(conn)
+        except BaseException:
+            self._pool.close()
+            raise
+
+    # -- what this backend does not do yet ---------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        """Not a file: raises ``BackendNotSupportedError`` (see :attr:`url`)."""
+        raise BackendNotSupportedError("Store.path (a PostgreSQL store has no file; use .url)")
+
+    @property
+    def url(self) -> str:
+        """The connection URL without its password."""
+        return redact_url(self._url)
+
+    @property
+    def audit_trail(self) -> NoReturn:
+        """Not a file trail: use :meth:`verify_audit` and :meth:`export_audit`."""
+        raise BackendNotSupportedError("Store.audit_trail (use verify_audit / export_audit)")
+
+    def sidecar(self, suffix: str) -> NoReturn:
+        """Raises ``BackendNotSupportedError``: no files beside a database server."""
+        raise BackendNotSupportedError(f"sidecar files ({suffix})")
+
+    def load_continuity(self) -> NoReturn:
+        """Raises ``BackendNotSupportedError``: wraps and continuity are not on PostgreSQL yet."""
+        raise BackendNotSupportedError("the continuity (wraps)")
+
+    def import_json(self, document: str | Mapping[str, Any]) -> NoReturn:
+        """Raises ``BackendNotSupportedError``."""
+        raise BackendNotSupportedError("import_json")
+
+    def connection(self, operation: str) -> sqlite3.Connection:
+        """Library modules written for SQLite ask for this; on PostgreSQL it refuses."""
+        self._open_pool(operation)
+        raise BackendNotSupportedError(operation)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _open_pool(self, operation: str) -> Pool:
+        if self._pool is None:
+            raise StoreClosedError(
+                f"cannot {operation}: the store {self.url} is closed", operation=operation
+            )
+        return self._pool
+
+    def close(self) -> None:
+        """Close the connection pool. Safe to call twice."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
+        """Append one audit entry in a transaction of its own (library modules call this)."""
+        if not self._audit_on:
+            return
+        with self._open_pool("audit").transaction("audit") as conn:
+            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+
+    def _audited(
+        self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
+    ) -> None:
+        if self._audit_on:
+            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+
+    # -- episodes ----------------------------------------------------------------------------
+
+    def record(
+        self,
+        content: str,
+        episode_type: EpisodeType | str,
+        *,
+        source: str = "agent",
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: _dt.datetime | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Episode:
+        """Record one episode (see ``Store.record``); row and audit entry commit together."""
+        item = validate_episode(
+            content,
+            episode_type,
+            source=source,
+            metadata=metadata,
+            timestamp=timestamp,
+            idempotency_key=idempotency_key,
+            clock=self._clock,
+        )
+        with self._open_pool("record").transaction("record") as conn:
+            episode, new = _insert(conn, item)
+            if new:
+                data = {
+                    "episode_id": episode.id,
+                    "type": episode.type.value,
+                    "content": item.content,
+                }
+                self._audited(conn, "record", episode.source, data)
+        return episode
+
+    def recall(  # noqa: PLR0917 - positional order is the documented public API
+        self,
+        keyword: str | None = None,
+        episode_type: EpisodeType | str | None = None,
+        since: _dt.datetime | str | None = None,
+        until: _dt.datetime | str | None = None,
+        source: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> RecallResult:
+        """Find episodes (see ``Store.recall``), full text on PostgreSQL's ``tsvector``."""
+        filters = build_filters(
+            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
+        )
+        with self._open_pool("recall").transaction("recall") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return _recall.recall(
+                conn, keyword=keyword, filters=filters, limit=limit, offset=offset
+            )
+
+    def get(self, episode_id: str) -> Episode | None:
+        """The episode with this id, or None."""
+        with self._open_pool("get").transaction("get") as conn:
+            row = conn.execute(
+                f"SELECT {COLUMNS} FROM episodes WHERE id = %s",  # noqa: S608
+                (str(episode_id),),
+            ).fetchone()
+        return None if row is None else episode_from_row(row)
+
+    def delete(self, episode_id: str) -> bool:
+        """Delete an episode; a tombstone keeps its id. False when there was none."""
+        ident = str(episode_id)
+        with self._open_pool("delete").transaction("delete") as conn:
+            now = self._now()
+            gone = conn.execute("DELETE FROM episodes WHERE id = %s", (ident,)).rowcount
+            if gone:
+                conn.execute(
+                    "INSERT INTO tombstones (id, deleted_at, reason) VALUES (%s, %s, 'delete')"
+                    " ON CONFLICT DO NOTHING",
+                    (ident, now),
+                )
+                _set_last_write(conn, now)
+                self._audited(conn, "delete", "agent", {"episode_id": ident})
+        return bool(gone)
+
+    def prune(self, older_than_days: float) -> PruneResult:
+        """Delete every episode older than ``older_than_days`` days (tombstones kept)."""
+        if (
+            isinstance(older_than_days, bool)
+            or not isinstance(older_than_days, (int, float))
+            or not (older_than_days >= 0)
+        ):
+            raise InvalidInputError(
+                f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
+            )
+        moment = self._clock.now()
+        now = format_timestamp(moment)
+        cutoff = format_timestamp(moment - _dt.timedelta(days=older_than_days))
+        with self._open_pool("prune").transaction("prune") as conn:
+            deleted = conn.execute(
+                "WITH gone AS (DELETE FROM episodes WHERE ts < %s RETURNING id) "
+                "INSERT INTO tombstones (id, deleted_at, reason) "
+                "SELECT id, %s, 'prune' FROM gone ON CONFLICT DO NOTHING",
+                (cutoff, now),
+            ).rowcount
+            if deleted:
+                _set_last_write(conn, now)
+                self._audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
+        return PruneResult(deleted=deleted, cutoff=cutoff)
+
+    # -- status, export, audit ---------------------------------------------------------------
+
+    def status(self) -> StoreStatus:
+        """Counts by type, deletions, table sizes and the last write.
+
+        Wraps are not on PostgreSQL yet, so every episode counts as since the last wrap.
+        """
+        with self._open_pool("status").transaction("status") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            counts = {t.value: 0 for t in EpisodeType}
+            counts.update(
+                (str(k), int(n))
+                for k, n in conn.execute("SELECT type, count(*) FROM episodes GROUP BY type")
+            )
+            row = conn.execute(
+                "SELECT (SELECT count(*) FROM tombstones),"
+                " greatest((SELECT value FROM meta WHERE key = 'last_write'),"
+                " (SELECT max(ts) FROM episodes)),"
+                " (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c"
+                "  WHERE c.relnamespace = current_schema()::regnamespace"
+                "  AND c.relkind IN ('r', 'm'))"
+            ).fetchone()
+        deleted, last, size = row if row is not None else (0, None, 0)
+        total = sum(counts.values())
+        return StoreStatus(
+            path=self.url,
+            total_episodes=total,
+            episodes_by_type=counts,
+            deleted_episodes=int(deleted),
+            episodes_since_wrap=total,
+            db_bytes=int(size or 0),
+            wal_bytes=0,
+            last_write=None if last is None else str(last),
+            schema_version=PG_SCHEMA_VERSION,
+        )
+
+    def export_json(self, out: IO[str]) -> int:
+        """Write every episode and tombstone as one JSON document; return the episode count.
+
+        The SQLite store's format: a SQLite store imports it.
+        """
+        with self._open_pool("export").transaction("export") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            header = {
+                "format": EXPORT_FORMAT,
+                "format_version": EXPORT_FORMAT_VERSION,
+                "exported_at": self._now(),
+                "schema_version": PG_SCHEMA_VERSION,
+            }
+            out.write(_dump(header)[:-1] + ', "episodes": [')
+            count = 0
+            with conn.cursor(name="anneal_export") as cursor:
+                cursor.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY seq")  # noqa: S608
+                for row in cursor:
+                    out.write(
+                        ("\n" if count == 0 else ",\n") + _dump(episode_from_row(row).to_dict())
+                    )
+                    count += 1
+            out.write('\n], "tombstones": [')
+            rows = conn.execute(
+                "SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id"
+            )
+            for index, (ident, deleted_at, reason) in enumerate(rows):
+                item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
+                out.write(("\n" if index == 0 else ",\n") + _dump(item))
+            out.write("\n]}\n")
+        return count
+
+    def verify_audit(self) -> AuditVerifyResult:
+        """Verify the database-held audit chain (one consistent snapshot)."""
+        with self._open_pool("verify").transaction("verify") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return _audit.verify_chain(conn)
+
+    def export_audit(self, out: IO[str]) -> int:
+        """Write the audit trail as JSONL (the lines a SQLite store's trail holds)."""
+        with self._open_pool("export audit").transaction("export audit") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return _audit.export_lines(conn, out)
+
+    def _now(self) -> str:
+        return format_timestamp(self._clock.now())
+
+
+def _set_last_write(conn: psycopg.Connection[Any], now: str) -> None:
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('last_write', %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (now,),
+    )
+
+
+def _by_key(conn: psycopg.Connection[Any], key: str) -> Episode | None:
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM episodes WHERE idempotency_key = %s",  # noqa: S608
+        (key,),
+    ).fetchone()
+    return None if row is None else episode_from_row(row)
+
+
+def _same_key(conn: psycopg.Connection[Any], item: EpisodeInput) -> Episode | None:
+    if item.idempotency_key is None:
+        return None
+    first = _by_key(conn, item.idempotency_key)
+    if first is not None and (first.content != item.content or first.type is not item.type):
+        raise IdempotencyConflictError(
+            f"idempotency_key {item.idempotency_key!r} was already used for episode "
+            f"{first.id} with different content or type; use a new key for a new episode"
+        )
+    return first
+
+
+def _insert(conn: psycopg.Connection[Any], item: EpisodeInput) -> tuple[Episode, bool]:
+    """Insert under a fresh id (never a live or deleted one); (episode, True when new)."""
+    first = _same_key(conn, item)
+    if first is not None:
+        return first, False
+    for _ in range(_ID_ATTEMPTS):
+        ident = os.urandom(4).hex()
+        values = (
+            ident,
+            item.timestamp,
+            item.type.value,
+            item.content,
+            item.source,
+            item.metadata_json,
+            item.idempotency_key,
+            ident,
+        )
+        if conn.execute(_INSERT, values).rowcount == 1:
+            episode = Episode(
+                id=ident,
+                timestamp=item.timestamp,
+                type=item.type,
+                content=item.content,
+                source=item.source,
+                metadata=json.loads(item.metadata_json) if item.metadata_json else {},
+                idempotency_key=item.idempotency_key,
+            )
+            return episode, True
+        first = _same_key(conn, item)  # a concurrent writer may have used the key meanwhile
+        if first is not None:
+            return first, False
+    raise StoreDatabaseError("could not draw a free episode id", operation="record")

@@ -1,0 +1,60 @@
+"""Four processes writing one PostgreSQL store at once: nothing lost, one valid audit chain."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from anneal_memory import Store
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from backends import pg_url  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.e2e
+
+WRITER = """
+import sys
+from anneal_memory import Store
+url, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with Store(url) as store:
+    for i in range(count):
+        store.record(f"{name} wrote note {i}", "observation", source=name)
+"""
+
+
+def test_four_processes_lose_nothing_and_keep_one_chain(pg_url: str) -> None:  # noqa: F811
+    with Store(pg_url):
+        pass  # the tables exist before the writers race
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, pg_url, f"w{n}", "250"]) for n in range(4)
+    ]
+    assert [w.wait(timeout=600) for w in writers] == [0, 0, 0, 0]
+    with Store(pg_url) as store:
+        everything = store.recall(limit=10_000)
+        assert everything.total_matching == 1000
+        ids = {e.id for e in everything.episodes}
+        assert len(ids) == 1000
+        for n in range(4):
+            assert store.recall(source=f"w{n}").total_matching == 250
+        result = store.verify_audit()
+        assert (result.valid, result.total_entries) == (True, 1000)
+        out = io.StringIO()
+        store.export_audit(out)
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [line["seq"] for line in lines] == list(range(1, 1001))
+        assert {line["data"]["episode_id"] for line in lines} == ids
+
+
+def test_four_processes_creating_the_tables_at_once(pg_url: str) -> None:  # noqa: F811
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, pg_url, f"w{n}", "5"]) for n in range(4)
+    ]
+    assert [w.wait(timeout=600) for w in writers] == [0, 0, 0, 0]
+    with Store(pg_url) as store:
+        assert store.recall().total_matching == 20
+        assert store.verify_audit().valid
