@@ -279,3 +279,14 @@ def test_pg_audit_chain_is_in_the_database(pg_url: str) -> None:  # noqa: F811
     with Store(pg_url) as store:
         broken = store.verify_audit()
         assert (broken.valid, broken.chain_break_at) == (False, 3)  # the tip names the old line
+
+
+def test_a_page_past_the_end_still_counts_the_matches(store: Store) -> None:
+    for i in range(3):
+        store.record(f"gamma ray {i}", "observation")
+    store.record("the end", "observation")
+    past = store.recall("gamma", limit=5, offset=10)
+    assert (past.episodes, past.total_matching) == ((), 3)
+    assert store.recall("the", offset=5).total_matching == 1
+    assert store.recall(offset=10).total_matching == 4
+    assert store.recall(episode_type="decision", offset=10).total_matching == 0

@@ -69,9 +69,26 @@ class Pool:
             min_size=1,
             max_size=POOL_MAX,
             timeout=CONNECT_TIMEOUT_S,
+            kwargs={"autocommit": True},
             open=True,
             name="anneal-memory",
         )
+
+    @contextlib.contextmanager
+    def read(self, operation: str) -> Iterator[psycopg.Connection[Any]]:
+        """A connection for one read statement (autocommit: one snapshot, one round trip).
+
+        Raises:
+            StoreDatabaseError: PostgreSQL failed.
+        """
+        psycopg = self._psycopg
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise database_error(exc, operation=operation, url=self.url) from None
+        except self._pool_error() as exc:
+            raise database_error(exc, operation=operation, url=self.url) from None
 
     @contextlib.contextmanager
     def transaction(self, operation: str) -> Iterator[psycopg.Connection[Any]]:

@@ -35,8 +35,6 @@ MAX_QUERY_WORDS = 32
 COORDINATION_BONUS = 0.25
 MAX_RECALL_LIMIT = 10_000
 _WORD = re.compile(r"[^\W_]+")
-_STEMMED = "english"
-_AS_WRITTEN = "simple"
 
 
 def _words(keyword: str) -> list[str]:
@@ -60,11 +58,10 @@ def _check_page(limit: object, offset: object) -> tuple[int, int]:
     return limit, offset
 
 
-def _config(conn: psycopg.Connection[Any], words: list[str]) -> str:
-    row = conn.execute(
-        "SELECT numnode(plainto_tsquery(%s::regconfig, %s))", (_STEMMED, " ".join(words))
-    ).fetchone()
-    return _STEMMED if row is not None and int(row[0]) > 0 else _AS_WRITTEN
+_CONFIG = (
+    "CASE WHEN numnode(plainto_tsquery('english'::regconfig, %s)) > 0"
+    " THEN 'english'::regconfig ELSE 'simple'::regconfig END"
+)
 
 
 def _newest(
@@ -96,37 +93,34 @@ def _count(
 def _ranked(
     conn: psycopg.Connection[Any], words: list[str], filters: RecallFilters, limit: int, offset: int
 ) -> RecallResult:
-    config = _config(conn, words)
-    each = ", ".join(["plainto_tsquery(%s::regconfig, %s)"] * len(words))
-    chain = " || ".join(["plainto_tsquery(%s::regconfig, %s)"] * len(words))
+    each = ", ".join(["plainto_tsquery(c.cfg, %s)"] * len(words))
+    chain = " || ".join(["plainto_tsquery(c.cfg, %s)"] * len(words))
     hits = " + ".join(f"(e.tsv @@ w.q[{i + 1}])::int" for i in range(len(words)))
-    word_params: list[Any] = []
-    for word in words:
-        word_params += [config, word]
     sql = (
-        f"WITH w AS (SELECT ARRAY[{each}] AS q, ({chain}) AS anyq, "  # noqa: S608
-        "phraseto_tsquery(%s::regconfig, %s) AS phrase) "
+        f"WITH c AS (SELECT {_CONFIG} AS cfg), "  # noqa: S608
+        f"w AS (SELECT ARRAY[{each}] AS q, ({chain}) AS anyq, "
+        "phraseto_tsquery(c.cfg, %s) AS phrase FROM c) "
         f"SELECT {COLUMNS}, count(*) OVER () FROM episodes AS e, w "
         f"{_where(filters, 'e.tsv @@ w.anyq')} "
         "ORDER BY (numnode(w.phrase) > 0 AND e.tsv @@ w.phrase) DESC, "
         f"ts_rank(e.tsv, w.anyq, 1) * (1 + {COORDINATION_BONUS} * (({hits}) - 1)) DESC, "
         "e.seq DESC LIMIT %s OFFSET %s"
     )
-    params = (*word_params, *word_params, config, " ".join(words), *filters.params, limit, offset)
+    joined = " ".join(words)
+    params = (joined, *words, *words, joined, *filters.params, limit, offset)
     rows = conn.execute(sql, params).fetchall()
     total = int(rows[0][-1]) if rows else 0
     if not rows and offset:
-        total = _count_matches(conn, words, config, filters)
+        total = _count_matches(conn, words, filters)
     return RecallResult(
         episodes=tuple(episode_from_row(r[:-1]) for r in rows), total_matching=total
     )
 
 
-def _count_matches(
-    conn: psycopg.Connection[Any], words: list[str], config: str, filters: RecallFilters
-) -> int:
-    each = " || ".join(["plainto_tsquery(%s::regconfig, %s)"] * len(words))
-    params: tuple[Any, ...] = tuple(p for w in words for p in (config, w))
+def _count_matches(conn: psycopg.Connection[Any], words: list[str], filters: RecallFilters) -> int:
+    each = " || ".join([f"plainto_tsquery({_CONFIG}, %s)"] * len(words))
+    joined = " ".join(words)
+    params: tuple[Any, ...] = tuple(p for w in words for p in (joined, w))
     return _count(conn, filters, f"e.tsv @@ ({each})", params)
 
 
@@ -138,7 +132,7 @@ def recall(
     limit: object,
     offset: object,
 ) -> RecallResult:
-    """One recall inside the caller's transaction (one consistent state).
+    """One recall: one statement (one snapshot), plus a count when a page is past the end.
 
     Raises:
         InvalidQueryError: ``limit`` or ``offset`` is out of range, or ``keyword`` is not text.

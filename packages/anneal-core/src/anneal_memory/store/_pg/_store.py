@@ -218,15 +218,14 @@ class PgStore(Store):
         filters = build_filters(
             episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
         )
-        with self._open_pool("recall").transaction("recall") as conn:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        with self._open_pool("recall").read("recall") as conn:
             return _recall.recall(
                 conn, keyword=keyword, filters=filters, limit=limit, offset=offset
             )
 
     def get(self, episode_id: str) -> Episode | None:
         """The episode with this id, or None."""
-        with self._open_pool("get").transaction("get") as conn:
+        with self._open_pool("get").read("get") as conn:
             row = conn.execute(
                 f"SELECT {COLUMNS} FROM episodes WHERE id = %s",  # noqa: S608
                 (str(episode_id),),
