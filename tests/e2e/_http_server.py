@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 class HttpServer(NamedTuple):
     url: str
-    db: Path
+    db: Path | str
     tokens: dict[str, str]
     process: subprocess.Popen[bytes]
 
@@ -29,7 +29,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def cli(db: Path, *args: str) -> str:
+def cli(db: Path | str, *args: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "anneal_memory", "--db", str(db), *args],
         capture_output=True,
@@ -39,7 +39,9 @@ def cli(db: Path, *args: str) -> str:
     return done.stdout
 
 
-def add_token(db: Path, name: str, *, scope: str = "default", session_id: str = "") -> str:
+def add_token(
+    db: Path | str, name: str, *, scope: str = "default", session_id: str = "", tokens: str = ""
+) -> str:
     out = cli(
         db,
         "--json",
@@ -50,6 +52,7 @@ def add_token(db: Path, name: str, *, scope: str = "default", session_id: str = 
         scope,
         "--session-id",
         session_id or f"{name}-session",
+        *(["--tokens", tokens] if tokens else []),
     )
     return str(json.loads(out)["token"])
 
@@ -66,11 +69,13 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def running_server(
-    db: Path, names: Mapping[str, str] | None = None, *extra: str
+    db: Path | str, names: Mapping[str, str] | None = None, *extra: str, tokens_file: str = ""
 ) -> Iterator[HttpServer]:
     """Tokens ``{name: scope}`` (default: one ``alice`` token), then the server until exit."""
+    if tokens_file:
+        extra = (*extra, "--tokens", tokens_file)
     tokens = {
-        name: add_token(db, name, scope=scope)
+        name: add_token(db, name, scope=scope, tokens=tokens_file)
         for name, scope in (names or {"alice": "default"}).items()
     }
     port = free_port()

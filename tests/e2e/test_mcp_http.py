@@ -216,7 +216,7 @@ def test_modern_era_without_sessions_and_header_checks(tmp_path: Path) -> None:
 
 def test_scopes_are_separate_stores(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    with running_server(db, {"alice": "team-a", "bob": "team-b"}) as server:
+    with running_server(db, {"alice": "team_a", "bob": "team_b"}) as server:
         url = server.url
         for name in ("alice", "bob"):
             call = _modern(
@@ -239,7 +239,7 @@ def test_scopes_are_separate_stores(tmp_path: Path) -> None:
         assert "secret plan of alice" in text
         assert "bob" not in text
     folder = Path(str(db) + ".scopes")
-    assert sorted(p.name for p in folder.glob("*.db")) == ["team-a.db", "team-b.db"]
+    assert sorted(p.name for p in folder.glob("*.db")) == ["team_a.db", "team_b.db"]
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 
 
@@ -275,3 +275,60 @@ def test_serve_http_refuses_bad_setups(tmp_path: Path) -> None:
         assert done.returncode == 1, done
         assert message in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_a_postgresql_store_behind_http_with_scopes_as_schemas(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from backends import drop_schema, pg_base_url, with_schema
+
+    base = pg_base_url()
+    schema = f"t_http_{os.getpid()}"
+    url = with_schema(base, schema)
+    tokens = str(tmp_path / "tokens")
+    try:
+        names = {"alice": "default", "bob": "team_b"}
+        with running_server(url, names, tokens_file=tokens) as server:
+            for name in ("alice", "bob"):
+                call = _modern(
+                    "tools/call",
+                    {
+                        "name": "record",
+                        "arguments": {
+                            "content": f"fleet note of {name}",
+                            "episode_type": "decision",
+                        },
+                    },
+                )
+                reply = post(
+                    server.url,
+                    call,
+                    token=server.tokens[name],
+                    headers=_modern_headers("tools/call", "record"),
+                )
+                assert not reply.body["result"]["isError"], reply.body
+            recall = _modern("tools/call", {"name": "recall", "arguments": {"keyword": "fleet"}})
+            reply = post(
+                server.url,
+                recall,
+                token=server.tokens["alice"],
+                headers=_modern_headers("tools/call", "recall"),
+            )
+            text = reply.body["result"]["content"][0]["text"]
+            assert "(alice): fleet note of alice" in text
+            assert "bob" not in text
+            wrap = _modern("tools/call", {"name": "prepare_wrap", "arguments": {}})
+            reply = post(
+                server.url,
+                wrap,
+                token=server.tokens["alice"],
+                headers=_modern_headers("tools/call", "prepare_wrap"),
+            )
+            assert reply.body["result"]["isError"]
+            assert "not supported on PostgreSQL yet" in reply.body["result"]["content"][0]["text"]
+        from anneal_memory import Store
+
+        with Store(with_schema(base, "team_b")) as team_b:
+            assert [e.content for e in team_b.recall("fleet").episodes] == ["fleet note of bob"]
+    finally:
+        drop_schema(base, schema)
+        drop_schema(base, "team_b")

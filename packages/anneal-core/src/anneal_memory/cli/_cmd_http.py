@@ -92,12 +92,23 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
 
 
+def _database_url(ctx: Context) -> str | None:
+    from anneal_memory.cli._context import DB_ENV
+    from anneal_memory.store._backend import is_database_url
+
+    raw = getattr(ctx.args, "db", None) or ctx.env.get(DB_ENV) or None
+    return raw if is_database_url(raw) else None
+
+
 def _token_file(ctx: Context, args: argparse.Namespace) -> TokenFile:
     from anneal_memory.mcp._http_serve import default_token_path
     from anneal_memory.mcp._http_tokens import TokenFile
 
-    path = Path(args.tokens).expanduser() if args.tokens else default_token_path(ctx.db_path)
-    return TokenFile(path.absolute())
+    if args.tokens:
+        return TokenFile(Path(args.tokens).expanduser().absolute())
+    if _database_url(ctx) is not None:
+        raise CommandError("--db is a PostgreSQL URL: pass --tokens FILE for the token file")
+    return TokenFile(default_token_path(ctx.db_path).absolute())
 
 
 def run_add(ctx: Context, args: argparse.Namespace) -> int:
@@ -157,13 +168,16 @@ def run_http(ctx: Context, args: argparse.Namespace, tools: tuple[Tool, ...]) ->
         allowed_origins=hs.loopback_origins(port) | frozenset(args.allow_origin),
         max_body_bytes=max_body,
     )
-    servers = ScopeServers(ctx.db_path, project_name=ctx.project_name, tools=tools)
+    target: Path | str = _database_url(ctx) or ctx.db_path
+    servers = ScopeServers(target, project_name=ctx.project_name, tools=tools)
     if not hs.is_loopback(host):
         ctx.warn(
             f"warning: serving on {host}, not the loopback; put a TLS reverse proxy in front "
             "(tokens travel in clear HTTP)"
         )
     ctx.warn(f"anneal-memory MCP over HTTP on http://{host}:{port}/mcp (tokens: {tokens.path})")
+    if isinstance(target, str):
+        servers.open_default()  # a bad URL or missing driver fails now, not on the first call
     try:
         hs.serve_http(McpHttpApp(tokens, servers, settings), host, port)
     except ModuleNotFoundError as exc:

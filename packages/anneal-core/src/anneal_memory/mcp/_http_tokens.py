@@ -34,7 +34,7 @@ TOKEN_PREFIX = "amt_"
 MAX_TOKEN_FILE_BYTES = 1024 * 1024
 _FORMAT = "anneal-memory/http-tokens"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_SCOPE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+_SCOPE = re.compile(r"[a-z][a-z0-9_]{0,62}")
 _MAX_SESSION_ID = 128
 
 
@@ -55,15 +55,15 @@ class HttpToken(NamedTuple):
 
 
 def validate_scope(scope: str) -> str:
-    """Return ``scope`` if it is a valid scope name (lowercase letters, digits, ``_``, ``-``).
+    """Return ``scope`` if it is a valid scope name (also a plain PostgreSQL schema name).
 
     Raises:
         InvalidInputError: It is not.
     """
     if not _SCOPE.fullmatch(scope):
         raise InvalidInputError(
-            f"scope must be 1-64 lowercase letters, digits, '_' or '-' starting with a letter "
-            f"or digit, got {scope!r}"
+            f"scope must be 1-63 lowercase letters, digits or '_' starting with a letter, "
+            f"got {scope!r}"
         )
     return scope
 
