@@ -21,6 +21,8 @@ OPTIONAL_IMPORTS = {
     "store/_pg/_audit.py": {"psycopg"},
     "store/_pg/_recall.py": {"psycopg"},
     "store/_pg/_store.py": {"psycopg"},
+    "store/_pg/_rows.py": {"psycopg"},
+    "store/_pg/_transfer.py": {"psycopg"},
 }
 
 

@@ -16,6 +16,7 @@ from anneal_memory import Store
 from anneal_memory.errors import (
     BackendNotSupportedError,
     IdempotencyConflictError,
+    ImportFormatError,
     InvalidEpisodeError,
     InvalidInputError,
     InvalidQueryError,
@@ -227,6 +228,29 @@ def test_export_is_importable_by_a_sqlite_store(store: Store, tmp_path: Path) ->
         assert copy.get(kept.id) == kept
 
 
+def test_a_sqlite_export_imports_here_in_one_transaction(store: Store, tmp_path: Path) -> None:
+    with Store(tmp_path / "origin.db") as origin:
+        first = origin.record("from the laptop", "decision", idempotency_key="k")
+        gone = origin.record("deleted there", "observation")
+        origin.delete(gone.id)
+        out = io.StringIO()
+        origin.export_json(out)
+    result = store.import_json(out.getvalue())
+    assert (result.imported, result.skipped_existing, result.tombstones_added) == (1, 0, 1)
+    assert store.get(first.id) == first
+    assert store.recall("laptop").episodes[0].id == first.id
+    again = store.import_json(out.getvalue())
+    assert (again.imported, again.skipped_existing, again.tombstones_added) == (0, 1, 0)
+    clash = json.loads(out.getvalue())
+    clash["episodes"][0]["content"] = "something else"
+    clash["episodes"].append({**clash["episodes"][0], "id": "0badc0de"})
+    with pytest.raises(ImportFormatError):
+        store.import_json(clash)
+    assert store.status().total_episodes == 1  # nothing of the refused import was written
+    with pytest.raises(ImportFormatError):
+        store.import_json("not json")
+
+
 def test_a_closed_store_refuses_work(target: str) -> None:  # noqa: F811
     opened = Store(target)
     opened.close()
@@ -244,7 +268,6 @@ def test_pg_store_says_what_it_does_not_support_yet(pg_url: str) -> None:  # noq
         store.record("something", "decision")
         for call in (
             store.load_continuity,
-            lambda: store.import_json("{}"),
             lambda: store.path,
             lambda: store.sidecar(".continuity.md"),
             lambda: store.audit_trail,

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.errors import (
     BackendNotSupportedError,
-    IdempotencyConflictError,
+    ImportFormatError,
     InvalidInputError,
     StoreClosedError,
     StoreDatabaseError,
@@ -29,12 +29,20 @@ from anneal_memory.store._backend import redact_url
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._rows import same_key
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
 from anneal_memory.store._recall import build_filters
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
 from anneal_memory.store._transfer import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from anneal_memory.store._validate import EpisodeInput, validate_episode
-from anneal_memory.types import Episode, EpisodeType, PruneResult, RecallResult, StoreStatus
+from anneal_memory.types import (
+    Episode,
+    EpisodeType,
+    ImportResult,
+    PruneResult,
+    RecallResult,
+    StoreStatus,
+)
 
 if TYPE_CHECKING:
     import sqlite3
@@ -45,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["UNSUPPORTED", "PgStore"]
 
-UNSUPPORTED = ("import_json", "load_continuity", "sidecar", "path", "audit_trail")
+UNSUPPORTED = ("load_continuity", "sidecar", "path", "audit_trail")
 """``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
 
 _ID_ATTEMPTS = 64
@@ -133,9 +141,25 @@ class PgStore(Store):
         """Raises ``BackendNotSupportedError``: wraps and continuity are not on PostgreSQL yet."""
         raise BackendNotSupportedError("the continuity (wraps)")
 
-    def import_json(self, document: str | Mapping[str, Any]) -> NoReturn:
-        """Raises ``BackendNotSupportedError``."""
-        raise BackendNotSupportedError("import_json")
+    def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
+        """Import an export (see ``Store.import_json``) in one transaction with its audit entry.
+
+        Raises:
+            ImportFormatError: Not a valid export, or an id clash; nothing was written.
+        """
+        from anneal_memory.store._pg._transfer import import_document
+
+        if isinstance(document, str):
+            try:
+                document = json.loads(document)
+            except json.JSONDecodeError as exc:
+                raise ImportFormatError(f"import file is not JSON: {exc}") from None
+        with self._open_pool("import").transaction("import") as conn:
+            result = import_document(conn, document, clock=self._clock)
+            _set_last_write(conn, self._now())
+            data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
+            self._audited(conn, "import", "operator", data)
+        return result
 
     def connection(self, operation: str) -> sqlite3.Connection:
         """Library modules written for SQLite ask for this; on PostgreSQL it refuses."""
@@ -365,29 +389,9 @@ def _set_last_write(conn: psycopg.Connection[Any], now: str) -> None:
     )
 
 
-def _by_key(conn: psycopg.Connection[Any], key: str) -> Episode | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes WHERE idempotency_key = %s",  # noqa: S608
-        (key,),
-    ).fetchone()
-    return None if row is None else episode_from_row(row)
-
-
-def _same_key(conn: psycopg.Connection[Any], item: EpisodeInput) -> Episode | None:
-    if item.idempotency_key is None:
-        return None
-    first = _by_key(conn, item.idempotency_key)
-    if first is not None and (first.content != item.content or first.type is not item.type):
-        raise IdempotencyConflictError(
-            f"idempotency_key {item.idempotency_key!r} was already used for episode "
-            f"{first.id} with different content or type; use a new key for a new episode"
-        )
-    return first
-
-
 def _insert(conn: psycopg.Connection[Any], item: EpisodeInput) -> tuple[Episode, bool]:
     """Insert under a fresh id (never a live or deleted one); (episode, True when new)."""
-    first = _same_key(conn, item)
+    first = same_key(conn, item)
     if first is not None:
         return first, False
     for _ in range(_ID_ATTEMPTS):
@@ -413,7 +417,7 @@ def _insert(conn: psycopg.Connection[Any], item: EpisodeInput) -> tuple[Episode,
                 idempotency_key=item.idempotency_key,
             )
             return episode, True
-        first = _same_key(conn, item)  # a concurrent writer may have used the key meanwhile
+        first = same_key(conn, item)  # a concurrent writer may have used the key meanwhile
         if first is not None:
             return first, False
     raise StoreDatabaseError("could not draw a free episode id", operation="record")
