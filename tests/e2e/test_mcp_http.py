@@ -275,6 +275,18 @@ def test_serve_http_refuses_bad_setups(tmp_path: Path) -> None:
         assert done.returncode == 1, done
         assert message in done.stderr
         assert "Traceback" not in done.stderr
+    url = [sys.executable, "-m", "anneal_memory", "--db", "postgresql://nobody@127.0.0.1:1/x"]
+    for args, message in (
+        (["serve"], "serve over stdio does not take a PostgreSQL URL yet"),
+        (["serve", "--http", "127.0.0.1:1"], "pass --tokens FILE"),
+        (["http-token", "list"], "pass --tokens FILE"),
+    ):
+        done = subprocess.run(
+            [*url, *args], capture_output=True, text=True, env={**os.environ}, check=False
+        )
+        assert done.returncode == 1, done
+        assert message in done.stderr
+        assert "Traceback" not in done.stderr
 
 
 def test_a_postgresql_store_behind_http_with_scopes_as_schemas(tmp_path: Path) -> None:

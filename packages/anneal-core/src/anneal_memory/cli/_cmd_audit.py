@@ -70,8 +70,13 @@ def _db(ctx: Context) -> str:
 def run_verify(ctx: Context, args: argparse.Namespace) -> int:
     """Verify the chain; exit 1 when it is broken."""
     from anneal_memory.audit import AuditTrail
+    from anneal_memory.cli._context import DB_ENV
+    from anneal_memory.store._backend import database_url
 
-    result = AuditTrail.verify(_db(ctx))
+    if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
+        result = ctx.store().verify_audit()  # type: ignore[attr-defined]  # the PostgreSQL trail
+    else:
+        result = AuditTrail.verify(_db(ctx))
     ctx.emit(result.to_dict(), result.summary())
     return ExitCode.OK if result.valid else ExitCode.FAILED
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from anneal_memory.mcp._http_tokens import TokenFile
     from anneal_memory.mcp._tools import Tool
 
-__all__ = ["add_commands", "add_serve_options", "run_http"]
+__all__ = ["add_commands", "add_serve_options", "refuse_url_on_stdio", "run_http"]
 
 
 def _tokens_option(parser: argparse.ArgumentParser) -> None:
@@ -94,10 +94,18 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
 
 def _database_url(ctx: Context) -> str | None:
     from anneal_memory.cli._context import DB_ENV
-    from anneal_memory.store._backend import is_database_url
+    from anneal_memory.store._backend import database_url
 
-    raw = getattr(ctx.args, "db", None) or ctx.env.get(DB_ENV) or None
-    return raw if is_database_url(raw) else None
+    return database_url(getattr(ctx.args, "db", None), ctx.env.get(DB_ENV))
+
+
+def refuse_url_on_stdio(ctx: Context) -> None:
+    """``serve`` over stdio takes a SQLite file; a PostgreSQL URL is refused before serving."""
+    if _database_url(ctx) is not None:
+        raise CommandError(
+            "serve over stdio does not take a PostgreSQL URL yet; serve it over HTTP: "
+            "anneal-memory --db URL serve --http 127.0.0.1:8765 --tokens FILE"
+        )
 
 
 def _token_file(ctx: Context, args: argparse.Namespace) -> TokenFile:

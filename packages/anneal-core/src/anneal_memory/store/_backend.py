@@ -7,10 +7,9 @@ the PostgreSQL modules (:mod:`anneal_memory.store._pg`).
 from __future__ import annotations
 
 import importlib
-import urllib.parse
 from typing import Any
 
-__all__ = ["POSTGRES_SCHEMES", "backend_class", "is_database_url", "redact_url"]
+__all__ = ["POSTGRES_SCHEMES", "backend_class", "database_url", "is_database_url", "redact_url"]
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -18,6 +17,12 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 def is_database_url(target: object) -> bool:
     """True when ``target`` is a PostgreSQL connection URL (``postgresql://...``)."""
     return isinstance(target, str) and target.lower().startswith(POSTGRES_SCHEMES)
+
+
+def database_url(db_arg: str | None, env_value: str | None) -> str | None:
+    """The PostgreSQL URL a command names (``--db``, else ``$ANNEAL_MEMORY_DB``), or None."""
+    raw = db_arg or env_value or None
+    return raw if is_database_url(raw) else None
 
 
 def backend_class() -> Any:
@@ -41,6 +46,8 @@ def redact_url(url: str) -> str:
         authority = f"{user}@{host}" if user else host
     path, qmark, query = tail.partition("?")
     if qmark:
+        import urllib.parse
+
         pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
         if any(key.lower() == "password" for key, _ in pairs):
             query = urllib.parse.urlencode(
