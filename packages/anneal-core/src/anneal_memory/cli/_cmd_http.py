@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from anneal_memory.cli._context import CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
-    from anneal_memory.mcp._http_tokens import TokenFile
+    from anneal_memory.mcp._http._tokens import TokenFile
     from anneal_memory.mcp._tools import Tool
 
 __all__ = ["add_commands", "add_serve_options", "refuse_url_on_stdio", "run_http"]
@@ -109,8 +109,8 @@ def refuse_url_on_stdio(ctx: Context) -> None:
 
 
 def _token_file(ctx: Context, args: argparse.Namespace) -> TokenFile:
-    from anneal_memory.mcp._http_serve import default_token_path
-    from anneal_memory.mcp._http_tokens import TokenFile
+    from anneal_memory.mcp._http._serve import default_token_path
+    from anneal_memory.mcp._http._tokens import TokenFile
 
     if args.tokens:
         return TokenFile(Path(args.tokens).expanduser().absolute())
@@ -156,9 +156,9 @@ def run_list(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_http(ctx: Context, args: argparse.Namespace, tools: tuple[Tool, ...]) -> int:
     """Serve MCP over HTTP until interrupted."""
-    from anneal_memory.mcp import _http_serve as hs
-    from anneal_memory.mcp._http_app import MAX_BODY_BYTES, HttpSettings, McpHttpApp
-    from anneal_memory.mcp._http_scopes import ScopeServers
+    from anneal_memory.mcp._http import _serve as hs
+    from anneal_memory.mcp._http._app import MAX_BODY_BYTES, HttpSettings, McpHttpApp
+    from anneal_memory.mcp._http._scopes import ScopeServers
 
     if args.session_id is not None:
         raise CommandError("--session-id does not apply to --http: each token has its own")

@@ -16,7 +16,7 @@ order, the first failure deciding the status:
    request must name a session of the same token (400 without, 404 for an unknown one) and
    may not declare an unsupported ``MCP-Protocol-Version`` (400).
 
-The message then goes to the token's server (see :mod:`anneal_memory.mcp._http_scopes`) in a
+The message then goes to the token's server (see :mod:`anneal_memory.mcp._http._scopes`) in a
 worker thread. Notifications and responses get 202.
 """
 
@@ -32,8 +32,8 @@ from typing import Any, NamedTuple
 
 from anneal_memory.mcp import _eras
 from anneal_memory.mcp import _jsonrpc as rpc
-from anneal_memory.mcp._http_scopes import ScopeServers
-from anneal_memory.mcp._http_tokens import HttpToken, TokenFile
+from anneal_memory.mcp._http._scopes import ScopeServers
+from anneal_memory.mcp._http._tokens import HttpToken, TokenFile
 
 __all__ = ["HEADER_MISMATCH", "MAX_BODY_BYTES", "MAX_SESSIONS", "HttpSettings", "McpHttpApp"]
 

@@ -19,7 +19,7 @@ from anneal_memory.mcp._server import McpServer, ServerConfig
 
 if TYPE_CHECKING:
     from anneal_memory._clock import Clock
-    from anneal_memory.mcp._http_tokens import HttpToken
+    from anneal_memory.mcp._http._tokens import HttpToken
     from anneal_memory.mcp._tools import Tool
     from anneal_memory.store import Store
 

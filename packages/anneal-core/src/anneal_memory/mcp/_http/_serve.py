@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from anneal_memory.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from anneal_memory.mcp._http_app import McpHttpApp
+    from anneal_memory.mcp._http._app import McpHttpApp
 
 __all__ = [
     "DEFAULT_HOST",
