@@ -35,7 +35,9 @@ def test_cli_commands_on_postgresql(pg_url: str, run_cli, tmp_path: Path) -> Non
     assert status["path"].startswith("postgresql://")
     verified = pg("--json", "verify").assert_ok().json()
     assert (verified["valid"], verified["total_entries"]) == (True, 2)
-    for args in (("continuity",), ("prepare-wrap",), ("baton", "status")):
+    claimed = pg("--json", "baton", "claim", "alice").assert_ok().json()
+    assert claimed["baton_holder"] == "alice"
+    for args in (("continuity",), ("prepare-wrap", "--session-id", "alice"), ("history",)):
         err = pg(*args).assert_error(1)
         assert "not supported on PostgreSQL yet" in err, args
     assert json.loads(export.read_text())["format"] == "anneal-memory-export"

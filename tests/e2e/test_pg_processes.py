@@ -58,3 +58,35 @@ def test_four_processes_creating_the_tables_at_once(pg_url: str) -> None:  # noq
     with Store(pg_url) as store:
         assert store.recall().total_matching == 20
         assert store.verify_audit().valid
+
+
+CLAIMER = """
+import sys
+from anneal_memory import BatonHeldError, Store, claim_baton
+with Store(sys.argv[1]) as store:
+    try:
+        claim_baton(store, sys.argv[2])
+    except BatonHeldError:
+        sys.exit(3)
+"""
+
+
+def test_eight_hosts_claiming_the_baton_at_once_give_it_to_one(pg_url: str) -> None:  # noqa: F811
+    from anneal_memory import baton_status
+
+    with Store(pg_url, consolidate_requires_baton_on_create=True):
+        pass
+    claimers = [
+        subprocess.Popen([sys.executable, "-c", CLAIMER, pg_url, f"host{n}"]) for n in range(8)
+    ]
+    codes = [c.wait(timeout=600) for c in claimers]
+    assert sorted(codes) == [0] + [3] * 7
+    winner = f"host{codes.index(0)}"
+    with Store(pg_url) as store:
+        status = baton_status(store)
+        assert (status.consolidate_requires_baton, status.holder) == (True, winner)
+        assert store.verify_audit().valid
+        out = io.StringIO()
+        store.export_audit(out)
+        events = [json.loads(line)["event"] for line in out.getvalue().splitlines()]
+        assert events == ["consolidate_policy_set", "baton_claimed"]

@@ -261,8 +261,44 @@ def test_a_closed_store_refuses_work(target: str) -> None:  # noqa: F811
         opened.recall("x")
 
 
+def test_the_baton_gate(store: Store) -> None:
+    from anneal_memory import (
+        BatonHeldError,
+        GateError,
+        baton_status,
+        claim_baton,
+        release_baton,
+        set_consolidate_policy,
+    )
+    from anneal_memory.gate import consolidate_requires_baton
+
+    store.record("waiting", "observation")
+    first = baton_status(store)
+    assert (first.consolidate_requires_baton, first.holder, first.episodes_since_wrap) == (
+        False,
+        None,
+        1,
+    )
+    assert set_consolidate_policy(store, True) is False
+    assert consolidate_requires_baton(store) is True
+    held = claim_baton(store, "alice")
+    assert (held.holder, held.previous_holder) == ("alice", None)
+    assert claim_baton(store, "alice").holder == "alice"  # claiming what you hold: no change
+    with pytest.raises(BatonHeldError, match="--take") as caught:
+        claim_baton(store, "bob")
+    assert caught.value.holder == "alice"
+    taken = claim_baton(store, "bob", take=True)
+    assert (taken.holder, taken.previous_holder) == ("bob", "alice")
+    with pytest.raises(GateError, match="cannot release"):
+        release_baton(store, "alice")
+    released = release_baton(store, "bob")
+    assert (released.holder, released.previous_holder) == (None, "bob")
+    with pytest.raises(InvalidInputError):
+        claim_baton(store, " ")
+
+
 def test_pg_store_says_what_it_does_not_support_yet(pg_url: str) -> None:  # noqa: F811
-    from anneal_memory.gate import baton_status
+    from anneal_memory import prepare_wrap
 
     with Store.connect(pg_url) as store:
         store.record("something", "decision")
@@ -271,12 +307,12 @@ def test_pg_store_says_what_it_does_not_support_yet(pg_url: str) -> None:  # noq
             lambda: store.path,
             lambda: store.sidecar(".continuity.md"),
             lambda: store.audit_trail,
-            lambda: baton_status(store),
+            lambda: prepare_wrap(store, session_id="alice"),
         ):
             with pytest.raises(BackendNotSupportedError, match="not supported on PostgreSQL yet"):
                 call()
         with pytest.raises(BackendNotSupportedError):
-            Store(pg_url, consolidate_requires_baton_on_create=True)
+            Store(pg_url, on_audit_event=print)
         assert store.verify_audit().valid
 
 

@@ -74,7 +74,7 @@ class ScopeServers:
                 project_name=self._project_name,
                 clock=self._clock,
             )
-            if store.created and not isinstance(self._db_path, str):
+            if store.created:
                 _resources.enable_baton_policy(store)
             self._stores[scope] = store
         return store

@@ -43,6 +43,14 @@ _TABLES = (
         id text PRIMARY KEY, deleted_at text COLLATE "C" NOT NULL, reason text NOT NULL
     )""",
     "CREATE TABLE IF NOT EXISTS audit_entries (seq bigint PRIMARY KEY, line text NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS baton (
+        one smallint PRIMARY KEY CHECK (one = 1),
+        requires_baton boolean NOT NULL,
+        holder text,
+        claimed_at text,
+        previous_holder text,
+        epoch bigint NOT NULL
+    )""",
     """CREATE TABLE IF NOT EXISTS audit_tip (
         one smallint PRIMARY KEY CHECK (one = 1),
         next_seq bigint NOT NULL,
@@ -79,6 +87,9 @@ def ensure_schema(conn: psycopg.Connection[Any]) -> bool:
     conn.execute(
         "INSERT INTO audit_tip (one, next_seq, prev_hash) VALUES (1, 1, %s) ON CONFLICT DO NOTHING",
         (GENESIS_HASH,),
+    )
+    conn.execute(
+        "INSERT INTO baton (one, requires_baton, epoch) VALUES (1, false, 0) ON CONFLICT DO NOTHING"
     )
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (%s, %s), ('pg_schema_version', %s)"

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from anneal_memory.audit._verify import AuditVerifyResult
+    from anneal_memory.store._pg._gate import PgGate
 
 __all__ = ["UNSUPPORTED", "PgStore"]
 
@@ -78,7 +79,8 @@ class PgStore(Store):
         clock: Where time comes from.
         audit: Keep the hash-chained audit trail (in the database, same transaction).
         on_audit_event: Not supported on PostgreSQL yet (must be None).
-        consolidate_requires_baton_on_create: Not supported yet (must be False).
+        consolidate_requires_baton_on_create: Turn the gate on when this call creates the
+            tables.
 
     Raises:
         StoreError: psycopg is not installed.
@@ -98,8 +100,6 @@ class PgStore(Store):
     ) -> None:
         if on_audit_event is not None:
             raise BackendNotSupportedError("Store(on_audit_event=...)")
-        if consolidate_requires_baton_on_create:
-            raise BackendNotSupportedError("the single-consolidator gate")
         self._url = str(path)
         self.project_name = project_name
         self._clock = clock or SystemClock()
@@ -115,6 +115,8 @@ class PgStore(Store):
         except BaseException:
             self._pool.close()
             raise
+        if self._created and consolidate_requires_baton_on_create:
+            self.gate_backend().set_policy(True, actor="agent")
 
     # -- what this backend does not do yet ---------------------------------------------------
 
@@ -158,7 +160,7 @@ class PgStore(Store):
             result = import_document(conn, document, clock=self._clock)
             _set_last_write(conn, self._now())
             data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
-            self._audited(conn, "import", "operator", data)
+            self.audited(conn, "import", "operator", data)
         return result
 
     def connection(self, operation: str) -> sqlite3.Connection:
@@ -189,9 +191,27 @@ class PgStore(Store):
         with self._open_pool("audit").transaction("audit") as conn:
             _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
 
-    def _audited(
+    def pool(self, operation: str) -> Pool:
+        """The connection pool, for this backend's own modules (not a public API).
+
+        Raises:
+            StoreClosedError: The store was closed.
+        """
+        return self._open_pool(operation)
+
+    def gate_backend(self) -> PgGate:
+        """The single-consolidator gate's operations on this database.
+
+        ``anneal_memory.gate`` calls them; the baton is a row changed under its lock.
+        """
+        from anneal_memory.store._pg._gate import PgGate
+
+        return PgGate(self)
+
+    def audited(
         self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
     ) -> None:
+        """Append an audit entry inside ``conn``'s transaction (this backend's modules)."""
         if self._audit_on:
             _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
 
@@ -225,7 +245,7 @@ class PgStore(Store):
                     "type": episode.type.value,
                     "content": item.content,
                 }
-                self._audited(conn, "record", episode.source, data)
+                self.audited(conn, "record", episode.source, data)
         return episode
 
     def recall(  # noqa: PLR0917 - positional order is the documented public API
@@ -269,7 +289,7 @@ class PgStore(Store):
                     (ident, now),
                 )
                 _set_last_write(conn, now)
-                self._audited(conn, "delete", "agent", {"episode_id": ident})
+                self.audited(conn, "delete", "agent", {"episode_id": ident})
         return bool(gone)
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -294,7 +314,7 @@ class PgStore(Store):
             ).rowcount
             if deleted:
                 _set_last_write(conn, now)
-                self._audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
+                self.audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
         return PruneResult(deleted=deleted, cutoff=cutoff)
 
     # -- status, export, audit ---------------------------------------------------------------
