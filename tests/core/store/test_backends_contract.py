@@ -349,3 +349,14 @@ def test_a_page_past_the_end_still_counts_the_matches(store: Store) -> None:
     assert store.recall("the", offset=5).total_matching == 1
     assert store.recall(offset=10).total_matching == 4
     assert store.recall(episode_type="decision", offset=10).total_matching == 0
+
+
+def test_pg_store_refuses_options_it_does_not_have_and_sqlite_internals(
+    pg_url: str,  # noqa: F811
+) -> None:
+    with pytest.raises(BackendNotSupportedError, match=r"Store\(read_only=...\)"):
+        Store(pg_url, read_only=True)
+    with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
+        store.sidecar(".anything")
+    with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
+        _ = store._path

@@ -79,6 +79,7 @@ class PgStore(Store):
         clock: Where time comes from.
         audit: Keep the hash-chained audit trail (in the database, same transaction).
         on_audit_event: Not supported on PostgreSQL yet (must be None).
+        **options: Any other ``Store`` option: not supported on PostgreSQL yet.
         consolidate_requires_baton_on_create: Turn the gate on when this call creates the
             tables.
 
@@ -97,7 +98,10 @@ class PgStore(Store):
         audit: bool = True,
         on_audit_event: Callable[[dict[str, Any]], None] | None = None,
         consolidate_requires_baton_on_create: bool = False,
+        **options: Any,
     ) -> None:
+        for name in options:  # options of the SQLite store this backend does not have yet
+            raise BackendNotSupportedError(f"Store({name}=...)")
         if on_audit_event is not None:
             raise BackendNotSupportedError("Store(on_audit_event=...)")
         self._url = str(path)
@@ -124,6 +128,12 @@ class PgStore(Store):
     def path(self) -> Path:
         """Not a file: raises ``BackendNotSupportedError`` (see :attr:`url`)."""
         raise BackendNotSupportedError("Store.path (a PostgreSQL store has no file; use .url)")
+
+    @property
+    def _path(self) -> Path:  # type: ignore[override]
+        # The SQLite store's file; code written for it gets the documented error, not an
+        # AttributeError.
+        raise BackendNotSupportedError("a SQLite file path")
 
     @property
     def url(self) -> str:
