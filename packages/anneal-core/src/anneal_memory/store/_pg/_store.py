@@ -23,18 +23,16 @@ from anneal_memory.errors import (
     ImportFormatError,
     InvalidInputError,
     StoreClosedError,
-    StoreDatabaseError,
 )
 from anneal_memory.store._backend import redact_url
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._driver import Pool
-from anneal_memory.store._pg._rows import same_key
+from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
 from anneal_memory.store._recall import build_filters
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
-from anneal_memory.store._transfer import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from anneal_memory.store._validate import EpisodeInput, validate_episode
+from anneal_memory.store._validate import validate_episode
 from anneal_memory.types import (
     Episode,
     EpisodeType,
@@ -56,18 +54,6 @@ __all__ = ["UNSUPPORTED", "PgStore"]
 
 UNSUPPORTED = ("load_continuity", "sidecar", "path", "audit_trail")
 """``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
-
-_ID_ATTEMPTS = 64
-_INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-    " SELECT %s, %s, %s, %s, %s, %s, %s"
-    " WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = %s)"
-    " ON CONFLICT DO NOTHING"
-)
-
-
-def _dump(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 class PgStore(Store):
@@ -168,7 +154,7 @@ class PgStore(Store):
                 raise ImportFormatError(f"import file is not JSON: {exc}") from None
         with self._open_pool("import").transaction("import") as conn:
             result = import_document(conn, document, clock=self._clock)
-            _set_last_write(conn, self._now())
+            set_last_write(conn, self._now())
             data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
             self.audited(conn, "import", "operator", data)
         return result
@@ -248,7 +234,7 @@ class PgStore(Store):
             clock=self._clock,
         )
         with self._open_pool("record").transaction("record") as conn:
-            episode, new = _insert(conn, item)
+            episode, new = insert_episode(conn, item)
             if new:
                 data = {
                     "episode_id": episode.id,
@@ -298,7 +284,7 @@ class PgStore(Store):
                     " ON CONFLICT DO NOTHING",
                     (ident, now),
                 )
-                _set_last_write(conn, now)
+                set_last_write(conn, now)
                 self.audited(conn, "delete", "agent", {"episode_id": ident})
         return bool(gone)
 
@@ -323,7 +309,7 @@ class PgStore(Store):
                 (cutoff, now),
             ).rowcount
             if deleted:
-                _set_last_write(conn, now)
+                set_last_write(conn, now)
                 self.audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
         return PruneResult(deleted=deleted, cutoff=cutoff)
 
@@ -368,32 +354,11 @@ class PgStore(Store):
 
         The SQLite store's format: a SQLite store imports it.
         """
+        from anneal_memory.store._pg._transfer import export_document
+
         with self._open_pool("export").transaction("export") as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            header = {
-                "format": EXPORT_FORMAT,
-                "format_version": EXPORT_FORMAT_VERSION,
-                "exported_at": self._now(),
-                "schema_version": PG_SCHEMA_VERSION,
-            }
-            out.write(_dump(header)[:-1] + ', "episodes": [')
-            count = 0
-            with conn.cursor(name="anneal_export") as cursor:
-                cursor.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY seq")  # noqa: S608
-                for row in cursor:
-                    out.write(
-                        ("\n" if count == 0 else ",\n") + _dump(episode_from_row(row).to_dict())
-                    )
-                    count += 1
-            out.write('\n], "tombstones": [')
-            rows = conn.execute(
-                "SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id"
-            )
-            for index, (ident, deleted_at, reason) in enumerate(rows):
-                item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
-                out.write(("\n" if index == 0 else ",\n") + _dump(item))
-            out.write("\n]}\n")
-        return count
+            return export_document(conn, out, exported_at=self._now())
 
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the database-held audit chain (one consistent snapshot)."""
@@ -409,45 +374,3 @@ class PgStore(Store):
 
     def _now(self) -> str:
         return format_timestamp(self._clock.now())
-
-
-def _set_last_write(conn: psycopg.Connection[Any], now: str) -> None:
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES ('last_write', %s)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (now,),
-    )
-
-
-def _insert(conn: psycopg.Connection[Any], item: EpisodeInput) -> tuple[Episode, bool]:
-    """Insert under a fresh id (never a live or deleted one); (episode, True when new)."""
-    first = same_key(conn, item)
-    if first is not None:
-        return first, False
-    for _ in range(_ID_ATTEMPTS):
-        ident = os.urandom(4).hex()
-        values = (
-            ident,
-            item.timestamp,
-            item.type.value,
-            item.content,
-            item.source,
-            item.metadata_json,
-            item.idempotency_key,
-            ident,
-        )
-        if conn.execute(_INSERT, values).rowcount == 1:
-            episode = Episode(
-                id=ident,
-                timestamp=item.timestamp,
-                type=item.type,
-                content=item.content,
-                source=item.source,
-                metadata=json.loads(item.metadata_json) if item.metadata_json else {},
-                idempotency_key=item.idempotency_key,
-            )
-            return episode, True
-        first = same_key(conn, item)  # a concurrent writer may have used the key meanwhile
-        if first is not None:
-            return first, False
-    raise StoreDatabaseError("could not draw a free episode id", operation="record")

@@ -1,21 +1,29 @@
-"""Import of an export document into PostgreSQL (the checks are the SQLite import's own)."""
+"""Export and import documents on PostgreSQL (the format and checks of the SQLite store)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, StoreDatabaseError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._pg._rows import same_key
-from anneal_memory.store._transfer import _check_document, _parse_episode, _same
+from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION
+from anneal_memory.store._transfer import (
+    EXPORT_FORMAT,
+    EXPORT_FORMAT_VERSION,
+    _check_document,
+    _parse_episode,
+    _same,
+)
 from anneal_memory.types import ImportResult
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["import_document"]
+__all__ = ["export_document", "import_document"]
 
 _INSERT = (
     "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
@@ -90,3 +98,34 @@ def import_document(
             skipped += 1
     added = _tombstones(conn, tombstones)
     return ImportResult(imported=imported, skipped_existing=skipped, tombstones_added=added)
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def export_document(conn: psycopg.Connection[Any], out: IO[str], *, exported_at: str) -> int:
+    """Write the export document inside the caller's (repeatable read) transaction.
+
+    Episodes stream through a server-side cursor, so memory does not grow with the store.
+    """
+    header = {
+        "format": EXPORT_FORMAT,
+        "format_version": EXPORT_FORMAT_VERSION,
+        "exported_at": exported_at,
+        "schema_version": PG_SCHEMA_VERSION,
+    }
+    out.write(_dump(header)[:-1] + ', "episodes": [')
+    count = 0
+    with conn.cursor(name="anneal_export") as cursor:
+        cursor.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY seq")  # noqa: S608
+        for row in cursor:
+            out.write(("\n" if count == 0 else ",\n") + _dump(episode_from_row(row).to_dict()))
+            count += 1
+    out.write('\n], "tombstones": [')
+    rows = conn.execute("SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id")
+    for index, (ident, deleted_at, reason) in enumerate(rows):
+        item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
+        out.write(("\n" if index == 0 else ",\n") + _dump(item))
+    out.write("\n]}\n")
+    return count
