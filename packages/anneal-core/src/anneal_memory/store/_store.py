@@ -48,7 +48,8 @@ class Store:
 
     Args:
         path: The database file. Its folder is created (mode 0700) and the file is created
-            mode 0600 before SQLite opens it.
+            mode 0600 before SQLite opens it. A ``postgresql://`` URL opens the PostgreSQL
+            backend instead (the ``[postgres]`` extra; see ``docs/teams.md``).
         project_name: The agent's name, used in the continuity file's header.
         clock: Where time comes from (tests pass a frozen clock).
         audit: Keep the hash-chained audit trail beside the database (default on).
