@@ -154,6 +154,12 @@ def test_refusals(tmp_path: Path) -> None:
         # a revoked token is refused at once, without a restart
         cli(db, "http-token", "revoke", "bob")
         assert post(url, INIT, token=bob).status == 401
+        # a token file others may read stops the service rather than trusting it
+        token_file = Path(str(db) + ".http-tokens")
+        token_file.chmod(0o644)
+        assert post(url, INIT, token=alice).status == 503
+        token_file.chmod(0o600)
+        assert post(url, INIT, token=alice).status == 200
 
 
 def test_modern_era_without_sessions_and_header_checks(tmp_path: Path) -> None:

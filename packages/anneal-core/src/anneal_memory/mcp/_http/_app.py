@@ -26,10 +26,12 @@ import asyncio
 import base64
 import binascii
 import secrets
+import sys
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
+from anneal_memory.errors import AnnealMemoryError
 from anneal_memory.mcp import _eras
 from anneal_memory.mcp import _jsonrpc as rpc
 from anneal_memory.mcp._http._scopes import ScopeServers
@@ -146,7 +148,13 @@ class McpHttpApp:
         if origin is not None and origin not in self._settings.allowed_origins:
             raise _RefusedError(403, f"Forbidden: origin {origin[:200]!r} is not allowed")
         bearer = _bearer(headers)
-        token = None if bearer is None else self._tokens.authenticate(bearer)
+        try:
+            token = None if bearer is None else self._tokens.authenticate(bearer)
+        except AnnealMemoryError as exc:  # the file became unreadable or unsafe while serving
+            sys.stderr.write(f"anneal-memory: refusing requests: {exc}\n")
+            raise _RefusedError(
+                503, "Service unavailable: the server cannot read its token file"
+            ) from None
         if token is None:
             raise _RefusedError(401, "Unauthorized: send Authorization: Bearer <token>")
         return _Request(str(scope.get("method", "")), headers, token)
