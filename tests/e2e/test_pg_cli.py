@@ -35,6 +35,10 @@ def test_cli_commands_on_postgresql(pg_url: str, run_cli, tmp_path: Path) -> Non
     assert status["path"].startswith("postgresql://")
     verified = pg("--json", "verify").assert_ok().json()
     assert (verified["valid"], verified["total_entries"]) == (True, 2)
+    trail = pg("--json", "audit", "--event", "record", "--limit", "5").assert_ok().json()
+    assert [e["event"] for e in trail["entries"]] == ["record"]
+    assert "content_hash" in trail["entries"][0]["data"]
+    assert pg("--json", "audit", "--since", "1h").assert_ok().json()["count"] == 2
     claimed = pg("--json", "baton", "claim", "alice").assert_ok().json()
     assert claimed["baton_holder"] == "alice"
     for args in (("continuity",), ("prepare-wrap", "--session-id", "alice"), ("history",)):

@@ -109,7 +109,14 @@ def run_audit(ctx: Context, args: argparse.Namespace) -> int:
     if args.event is not None and args.event not in {e.value for e in AuditEvent}:
         known = ", ".join(e.value for e in AuditEvent)
         raise CommandError(f"unknown audit event {args.event!r}; use one of: {known}")
-    entries = read_entries(_db(ctx), since=since, event=args.event, limit=args.limit)
+    from anneal_memory.cli._context import DB_ENV
+    from anneal_memory.store._backend import database_url
+
+    if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
+        store = ctx.store()  # the PostgreSQL-held trail
+        entries = store.read_audit(since=since, event=args.event, limit=args.limit)  # type: ignore[attr-defined]
+    else:
+        entries = read_entries(_db(ctx), since=since, event=args.event, limit=args.limit)
     text = "\n".join(_entry_line(e) for e in entries) if entries else "No audit entries match."
     ctx.emit({"entries": entries, "count": len(entries)}, text)
     return ExitCode.OK

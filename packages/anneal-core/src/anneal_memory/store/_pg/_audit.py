@@ -22,7 +22,7 @@ from anneal_memory.store._pg._schema import SALT_KEY
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["append_entry", "export_lines", "verify_chain"]
+__all__ = ["append_entry", "export_lines", "read_entries", "verify_chain"]
 
 _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
 _BATCH = 1000
@@ -124,3 +124,22 @@ def export_lines(conn: psycopg.Connection[Any], out: IO[str]) -> int:
         out.write(line + "\n")
         count += 1
     return count
+
+
+def read_entries(
+    conn: psycopg.Connection[Any], *, since: str | None, event: str | None, limit: int | None
+) -> list[dict[str, Any]]:
+    """The newest ``limit`` entries matching the filters, oldest first (``audit.read_entries``)."""
+    clauses, params = [], []
+    if since is not None:
+        clauses.append("(line::jsonb ->> 'ts') >= %s")
+        params.append(since)
+    if event is not None:
+        clauses.append("(line::jsonb ->> 'event') = %s")
+        params.append(event)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    rows = conn.execute(
+        f"SELECT line FROM audit_entries {where} ORDER BY seq DESC LIMIT %s",  # noqa: S608
+        (*params, limit),
+    ).fetchall()
+    return [json.loads(str(row[0])) for row in reversed(rows)]

@@ -366,6 +366,13 @@ class PgStore(Store):
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             return _audit.verify_chain(conn)
 
+    def read_audit(
+        self, *, since: str | None = None, event: str | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The newest ``limit`` audit entries matching the filters, oldest first."""
+        with self._open_pool("read audit").read("read audit") as conn:
+            return _audit.read_entries(conn, since=since, event=event, limit=limit)
+
     def export_audit(self, out: IO[str]) -> int:
         """Write the audit trail as JSONL (the lines a SQLite store's trail holds)."""
         with self._open_pool("export audit").transaction("export audit") as conn:
