@@ -12,15 +12,30 @@ import anneal_memory
 CORE = Path(anneal_memory.__file__).parent
 MAX_MODULE_LINES = 500
 
+# The optional extras: each module named here may import these packages, inside functions
+# only, so SQLite-over-stdio users never need them (the wheel smoke test installs none).
+OPTIONAL_IMPORTS = {
+    "mcp/_http/_serve.py": {"uvicorn"},  # anneal-memory[http]
+    "store/_pg/_driver.py": {"psycopg", "psycopg_pool"},  # anneal-memory[postgres]
+    "store/_pg/_schema.py": {"psycopg"},
+    "store/_pg/_audit.py": {"psycopg"},
+    "store/_pg/_recall.py": {"psycopg"},
+    "store/_pg/_store.py": {"psycopg"},
+    "store/_pg/_rows.py": {"psycopg"},
+    "store/_pg/_transfer.py": {"psycopg"},
+    "store/_pg/_gate.py": {"psycopg"},
+}
+
 
 def core_modules() -> list[Path]:
     return sorted(CORE.rglob("*.py"))
 
 
 def test_core_imports_only_the_standard_library() -> None:
-    allowed = set(sys.stdlib_module_names) | {"anneal_memory", "__future__"}
+    stdlib = set(sys.stdlib_module_names) | {"anneal_memory", "__future__"}
     offenders = []
     for path in core_modules():
+        allowed = stdlib | OPTIONAL_IMPORTS.get(path.relative_to(CORE).as_posix(), set())
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -31,6 +46,16 @@ def test_core_imports_only_the_standard_library() -> None:
                 continue
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] not in allowed]
     assert offenders == []
+
+
+def test_optional_imports_happen_inside_functions_only() -> None:
+    for relative, packages in OPTIONAL_IMPORTS.items():
+        tree = ast.parse((CORE / relative).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                names.append(getattr(node, "module", None) or "")
+                assert not {n.split(".")[0] for n in names} & packages, relative
 
 
 def test_all_is_unique_and_complete() -> None:

@@ -14,7 +14,7 @@ guards against ``ValueError`` keeps working.
     │   ├── ImportFormatError           a file given to import is not an export
     │   ├── InvalidSchemaError          a continuity section schema is malformed
     │   ├── SupersessionError           a supersession link or state key was refused
-    │   └── TrustError                  a trust level above the ceiling, or a raise without operator
+    │   ├── TrustError                  a trust level above the ceiling, or a raise without operator
     │   ├── InvalidCrystalError         a crystal field (name, level, kind, date, size)
     │   └── InvalidSporeError           a spore field (type, tier, kind, date, size)
     ├── StoreError                      .operation, .path
@@ -24,7 +24,8 @@ guards against ``ValueError`` keeps working.
     │   ├── StoreExistsError            init on a store that already exists
     │   ├── CrystalNotFoundError        no crystal with that name (LookupError too)
     │   ├── SporeNotFoundError          no spore with that id (LookupError too)
-    │   └── RevisionConflictError       compare-and-set on a stale revision (.current)
+    │   ├── RevisionConflictError       compare-and-set on a stale revision (.current)
+    │   └── BackendNotSupportedError    not available on this backend (PostgreSQL) yet
     ├── LockUnavailableError            a cross-process lock was not acquired in time
     ├── WrapError                       the wrap lifecycle
     │   ├── WrapInProgressError         prepare while a wrap is open (.started_at)
@@ -49,6 +50,7 @@ __all__ = [
     "AuditChainBrokenError",
     "AuditError",
     "AuditRepairRefusedError",
+    "BackendNotSupportedError",
     "BatonHeldError",
     "ContinuityRejectedError",
     "CrystalNotFoundError",
@@ -187,6 +189,22 @@ class RevisionConflictError(StoreError):
     def __init__(self, message: str, *, current: int, operation: str = "") -> None:
         super().__init__(message, operation=operation)
         self.current = current
+
+
+class BackendNotSupportedError(StoreError, NotImplementedError):
+    """The operation exists on SQLite but is not available on this backend (PostgreSQL) yet.
+
+    Attributes:
+        backend: The backend's name, e.g. ``"postgresql"``.
+    """
+
+    def __init__(self, operation: str, *, backend: str = "postgresql") -> None:
+        super().__init__(
+            f"{operation} is not supported on PostgreSQL yet; use a SQLite store for it "
+            "(see docs/teams.md for what the PostgreSQL backend supports)",
+            operation=operation,
+        )
+        self.backend = backend
 
 
 class LockUnavailableError(AnnealMemoryError):

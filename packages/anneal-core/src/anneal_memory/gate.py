@@ -150,14 +150,24 @@ def _status(conn: sqlite3.Connection) -> BatonStatus:
     )
 
 
+def _table_gate(store: Store) -> Any:
+    # A PostgreSQL store keeps the baton in a row of its own (store/_pg/_gate.py).
+    backend = getattr(store, "gate_backend", None)
+    return None if backend is None else backend()
+
+
 def baton_status(store: Store) -> BatonStatus:
     """The policy, the holder and how many episodes wait for a wrap."""
+    if (table := _table_gate(store)) is not None:
+        return table.status()  # type: ignore[no-any-return]
     with store._lock:
         return _status(store.connection("baton status"))
 
 
 def consolidate_requires_baton(store: Store) -> bool:
     """True when only the baton holder may wrap this store."""
+    if (table := _table_gate(store)) is not None:
+        return bool(table.status().consolidate_requires_baton)
     with store._lock:
         conn = store.connection("baton status")
         return _meta(conn, POLICY_KEY).get(POLICY_KEY) == "1"
@@ -168,6 +178,8 @@ def set_consolidate_policy(store: Store, requires_baton: bool, *, actor: str = "
 
     The change is logged to the audit trail as ``consolidate_policy_set``.
     """
+    if (table := _table_gate(store)) is not None:
+        return bool(table.set_policy(requires_baton, actor=actor))
     with store._lock:
         conn = store.connection("set consolidate policy")
         with write_transaction(conn, operation="set consolidate policy", path=store.path):
@@ -192,6 +204,8 @@ def claim_baton(store: Store, session_id: str, *, take: bool = False) -> BatonSt
         InvalidInputError: ``session_id`` is not a valid session id.
         BatonHeldError: Another session holds it and ``take`` is False.
     """
+    if (table := _table_gate(store)) is not None:
+        return table.claim(session_id, take=take)  # type: ignore[no-any-return]
     session_id = validate_session_id(session_id)
     with store._lock:
         conn = store.connection("baton claim")
@@ -230,6 +244,8 @@ def release_baton(store: Store, session_id: str) -> BatonStatus:
     Raises:
         GateError: ``session_id`` does not hold the baton.
     """
+    if (table := _table_gate(store)) is not None:
+        return table.release(session_id)  # type: ignore[no-any-return]
     session_id = validate_session_id(session_id)
     with store._lock:
         conn = store.connection("baton release")

@@ -70,8 +70,13 @@ def _db(ctx: Context) -> str:
 def run_verify(ctx: Context, args: argparse.Namespace) -> int:
     """Verify the chain; exit 1 when it is broken."""
     from anneal_memory.audit import AuditTrail
+    from anneal_memory.cli._context import DB_ENV
+    from anneal_memory.store._backend import database_url
 
-    result = AuditTrail.verify(_db(ctx))
+    if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
+        result = ctx.store().verify_audit()  # type: ignore[attr-defined]  # the PostgreSQL trail
+    else:
+        result = AuditTrail.verify(_db(ctx))
     ctx.emit(result.to_dict(), result.summary())
     return ExitCode.OK if result.valid and result.complete else ExitCode.FAILED
 
@@ -106,7 +111,14 @@ def run_audit(ctx: Context, args: argparse.Namespace) -> int:
     if args.event is not None and args.event not in {e.value for e in AuditEvent}:
         known = ", ".join(e.value for e in AuditEvent)
         raise CommandError(f"unknown audit event {args.event!r}; use one of: {known}")
-    entries = read_entries(_db(ctx), since=since, event=args.event, limit=args.limit)
+    from anneal_memory.cli._context import DB_ENV
+    from anneal_memory.store._backend import database_url
+
+    if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
+        store = ctx.store()  # the PostgreSQL-held trail
+        entries = store.read_audit(since=since, event=args.event, limit=args.limit)  # type: ignore[attr-defined]
+    else:
+        entries = read_entries(_db(ctx), since=since, event=args.event, limit=args.limit)
     text = "\n".join(_entry_line(e) for e in entries) if entries else "No audit entries match."
     ctx.emit({"entries": entries, "count": len(entries)}, text)
     return ExitCode.OK

@@ -40,6 +40,9 @@ def add_commands(
         action="store_true",
         help="serve even when the tool descriptions differ from the shipped manifest",
     )
+    from anneal_memory.cli._cmd_http import add_serve_options
+
+    add_serve_options(serve)
     serve.set_defaults(handler=run_serve)
 
 
@@ -83,6 +86,11 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
     tools = _tools.TOOLS  # one lookup: the table checked is the table served
     if not args.skip_integrity:
         _check_integrity(tools)
+    from anneal_memory.cli._cmd_http import refuse_url_on_stdio, run_http
+
+    if args.http is not None:
+        return run_http(ctx, args, tools)
+    refuse_url_on_stdio(ctx)
     from anneal_memory.mcp._server import McpServer, ServerConfig, serve_stdio
 
     session_id = _session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)

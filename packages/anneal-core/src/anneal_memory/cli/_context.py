@@ -153,6 +153,14 @@ class Context:
             self._store.close()
             self._store = None
         if self._store is None:
+            from anneal_memory.store._backend import database_url
+
+            url = database_url(getattr(self.args, "db", None), self.env.get(DB_ENV))
+            if url is not None:  # a PostgreSQL store (what it does not support raises)
+                from anneal_memory.store import Store
+
+                self._store = Store(url, project_name=self.project_name)
+                return self._store
             path = self.db_path
             if path.is_dir():
                 raise CommandError(f"{path} is a directory; --db takes the database file's path")

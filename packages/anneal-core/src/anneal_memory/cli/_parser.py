@@ -55,6 +55,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("anneal_memory.cli._cmd_health", "check", "migrate"),
     ("anneal_memory.cli._cmd_demo", "demo"),
     ("anneal_memory.cli._cmd_serve", "serve"),
+    ("anneal_memory.cli._cmd_http", "http-token"),
 )
 
 _GLOBAL_OPTIONS_WITH_VALUE = frozenset({"--db", "--project-name"})

@@ -20,6 +20,7 @@ from anneal_memory.errors import (
 )
 from anneal_memory.store import _episodes, _recall, _supersession
 from anneal_memory.store._audit_hooks import AuditHooks
+from anneal_memory.store._backend import backend_class, is_database_url
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
@@ -64,6 +65,8 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         path: The database file. Missing folders are created (mode 0700) and the file is
             created mode 0600 before SQLite opens it. A file that is not an anneal-memory
             store is refused before anything is written to it.
+            A ``postgresql://`` URL opens the PostgreSQL backend instead (the
+            ``[postgres]`` extra; see ``docs/teams.md``).
         project_name: The agent's name, used in the continuity file's header.
         clock: Where time comes from (tests pass a frozen clock).
         audit: Keep the hash-chained audit trail beside the database (default on).
@@ -88,6 +91,18 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
             not SQLite), or is a store whose tables vanished. A store this call created is
             removed again when opening fails.
     """
+
+    def __new__(cls, path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> Store:
+        # A PostgreSQL URL selects the PostgreSQL backend (store/_pg, imported only then).
+        if cls is Store and is_database_url(path):
+            backend: Store = super().__new__(backend_class())
+            return backend
+        return super().__new__(cls)
+
+    @classmethod
+    def connect(cls, target: str | os.PathLike[str], **options: Any) -> Store:
+        """Open a store: a SQLite file path, or a ``postgresql://`` URL (needs the extra)."""
+        return cls(target, **options)
 
     def __init__(
         self,

@@ -1,0 +1,89 @@
+"""Run the HTTP application on uvicorn (the optional ``anneal-memory[http]`` extra).
+
+This is the only core module that imports a third-party package, and only inside
+:func:`serve_http`, so importing it (and everything else in the core) needs no extra; the
+stdlib-only contract test names it as the one allowed exception.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from anneal_memory.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from anneal_memory.mcp._http._app import McpHttpApp
+
+__all__ = [
+    "DEFAULT_HOST",
+    "HTTP_EXTRA_HINT",
+    "default_token_path",
+    "is_loopback",
+    "loopback_origins",
+    "parse_address",
+    "serve_http",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+HTTP_EXTRA_HINT = "install the HTTP extra: pip install 'anneal-memory[http]'"
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``[IPv6]:PORT``, or ``PORT`` alone for the loopback) as a pair.
+
+    Raises:
+        InvalidInputError: The text is not an address.
+    """
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = DEFAULT_HOST, text
+    host = host.strip("[]") or DEFAULT_HOST
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise InvalidInputError(f"--http wants HOST:PORT (e.g. 127.0.0.1:8765), got {text!r}")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback name or address."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_origins(port: int) -> frozenset[str]:
+    """The ``Origin`` values of pages served from this machine on ``port``."""
+    hosts = ("localhost", "127.0.0.1", "[::1]")
+    return frozenset(f"http://{h}:{port}" for h in hosts)
+
+
+def serve_http(app: McpHttpApp, host: str, port: int, *, log_level: str = "warning") -> None:
+    """Serve ``app`` on ``host:port`` until interrupted.
+
+    Raises:
+        ModuleNotFoundError: uvicorn is not installed (the message says what to install).
+    """
+    try:
+        import uvicorn
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(HTTP_EXTRA_HINT) from None
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        server_header=False,
+        access_log=False,
+        timeout_graceful_shutdown=5,
+    )
+    uvicorn.Server(config).run()
+
+
+def default_token_path(db_path: Path) -> Path:
+    """The token file used when ``--tokens`` is not given: ``<db>.http-tokens`` beside it."""
+    return Path(str(db_path) + ".http-tokens")

@@ -1,0 +1,409 @@
+"""``PgStore``: the ``Store`` API on PostgreSQL (what is implemented so far).
+
+Every write is one transaction holding the change and its audit entry (the chain tip row is
+locked in it), so concurrent writers on any host lose nothing and the chain never forks.
+Validation is the SQLite store's own (``validate_episode``, ``build_filters``). Everything
+of ``Store`` not implemented here raises :class:`BackendNotSupportedError`: the methods
+listed in :data:`UNSUPPORTED`, and any library module asking for the SQLite connection.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, NoReturn
+
+from anneal_memory._clock import Clock, SystemClock, format_timestamp
+from anneal_memory.errors import (
+    BackendNotSupportedError,
+    ImportFormatError,
+    InvalidInputError,
+    StoreClosedError,
+)
+from anneal_memory.store._backend import redact_url
+from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store._pg import _audit, _recall
+from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._rows import insert_episode, set_last_write
+from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
+from anneal_memory.store._recall import build_filters
+from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
+from anneal_memory.store._validate import validate_episode
+from anneal_memory.types import (
+    Episode,
+    EpisodeType,
+    ImportResult,
+    PruneResult,
+    RecallResult,
+    StoreStatus,
+    Trust,
+)
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    import psycopg
+
+    from anneal_memory.audit._verify import AuditVerifyResult
+    from anneal_memory.store._pg._gate import PgGate
+
+__all__ = ["UNSUPPORTED", "PgStore"]
+
+UNSUPPORTED = ("load_continuity", "sidecar", "path", "audit_trail")
+"""``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
+
+
+class PgStore(Store):
+    """A ``Store`` in a PostgreSQL database (``Store("postgresql://...")`` returns one).
+
+    Args:
+        path: The connection URL; credentials may come from ``PG*`` variables or ``.pgpass``.
+        project_name: The agent's name.
+        clock: Where time comes from.
+        audit: Keep the hash-chained audit trail (in the database, same transaction).
+        on_audit_event: Not supported on PostgreSQL yet (must be None).
+        **options: Any other ``Store`` option: not supported on PostgreSQL yet.
+        consolidate_requires_baton_on_create: Turn the gate on when this call creates the
+            tables.
+
+    Raises:
+        StoreError: psycopg is not installed.
+        StoreDatabaseError: The database could not be reached or its tables created.
+        BackendNotSupportedError: An option this backend does not support yet.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        project_name: str = DEFAULT_PROJECT_NAME,
+        clock: Clock | None = None,
+        audit: bool = True,
+        on_audit_event: Callable[[dict[str, Any]], None] | None = None,
+        consolidate_requires_baton_on_create: bool = False,
+        **options: Any,
+    ) -> None:
+        for name in options:  # options of the SQLite store this backend does not have yet
+            raise BackendNotSupportedError(f"Store({name}=...)")
+        if on_audit_event is not None:
+            raise BackendNotSupportedError("Store(on_audit_event=...)")
+        self._url = str(path)
+        self.project_name = project_name
+        self._clock = clock or SystemClock()
+        self._lock = threading.RLock()
+        self._audit_on = audit
+        self._conn = None
+        self._audit_sink = None
+        self._audit_trail = None
+        self._pool: Pool | None = Pool(self._url)
+        try:
+            with self._pool.transaction("open") as conn:
+                self._created = ensure_schema(conn)
+        except BaseException:
+            self._pool.close()
+            raise
+        if self._created and consolidate_requires_baton_on_create:
+            self.gate_backend().set_policy(True, actor="agent")
+
+    # -- what this backend does not do yet ---------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        """Not a file: raises ``BackendNotSupportedError`` (see :attr:`url`)."""
+        raise BackendNotSupportedError("Store.path (a PostgreSQL store has no file; use .url)")
+
+    @property
+    def _path(self) -> Path:  # type: ignore[override]
+        # The SQLite store's file; code written for it gets the documented error, not an
+        # AttributeError.
+        raise BackendNotSupportedError("a SQLite file path")
+
+    @property
+    def url(self) -> str:
+        """The connection URL without its password."""
+        return redact_url(self._url)
+
+    @property
+    def audit_trail(self) -> NoReturn:
+        """Not a file trail: use :meth:`verify_audit` and :meth:`export_audit`."""
+        raise BackendNotSupportedError("Store.audit_trail (use verify_audit / export_audit)")
+
+    def sidecar(self, suffix: str) -> NoReturn:
+        """Raises ``BackendNotSupportedError``: no files beside a database server."""
+        raise BackendNotSupportedError(f"sidecar files ({suffix})")
+
+    def load_continuity(self) -> NoReturn:
+        """Raises ``BackendNotSupportedError``: wraps and continuity are not on PostgreSQL yet."""
+        raise BackendNotSupportedError("the continuity (wraps)")
+
+    def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
+        """Import an export (see ``Store.import_json``) in one transaction with its audit entry.
+
+        Raises:
+            ImportFormatError: Not a valid export, or an id clash; nothing was written.
+        """
+        from anneal_memory.store._pg._transfer import import_document
+
+        if isinstance(document, str):
+            try:
+                document = json.loads(document)
+            except json.JSONDecodeError as exc:
+                raise ImportFormatError(f"import file is not JSON: {exc}") from None
+        with self._open_pool("import").transaction("import") as conn:
+            result = import_document(conn, document, clock=self._clock)
+            set_last_write(conn, self._now())
+            data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
+            self.audited(conn, "import", "operator", data)
+        return result
+
+    def connection(self, operation: str) -> sqlite3.Connection:
+        """Library modules written for SQLite ask for this; on PostgreSQL it refuses."""
+        self._open_pool(operation)
+        raise BackendNotSupportedError(operation)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _open_pool(self, operation: str) -> Pool:
+        if self._pool is None:
+            raise StoreClosedError(
+                f"cannot {operation}: the store {self.url} is closed", operation=operation
+            )
+        return self._pool
+
+    def close(self) -> None:
+        """Close the connection pool. Safe to call twice."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
+        """Append one audit entry in a transaction of its own (library modules call this)."""
+        if not self._audit_on:
+            return
+        with self._open_pool("audit").transaction("audit") as conn:
+            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+
+    def pool(self, operation: str) -> Pool:
+        """The connection pool, for this backend's own modules (not a public API).
+
+        Raises:
+            StoreClosedError: The store was closed.
+        """
+        return self._open_pool(operation)
+
+    def gate_backend(self) -> PgGate:
+        """The single-consolidator gate's operations on this database.
+
+        ``anneal_memory.gate`` calls them; the baton is a row changed under its lock.
+        """
+        from anneal_memory.store._pg._gate import PgGate
+
+        return PgGate(self)
+
+    def audited(
+        self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
+    ) -> None:
+        """Append an audit entry inside ``conn``'s transaction (this backend's modules)."""
+        if self._audit_on:
+            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+
+    # -- episodes ----------------------------------------------------------------------------
+
+    def record(
+        self,
+        content: str,
+        episode_type: EpisodeType | str,
+        *,
+        source: str = "agent",
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: _dt.datetime | str | None = None,
+        idempotency_key: str | None = None,
+        trust: Trust | str = Trust.AGENT,
+        supersedes: list[str] | tuple[str, ...] | None = None,
+        state_key: str | None = None,
+        derived_from: list[str] | tuple[str, ...] | None = None,
+    ) -> Episode:
+        """Record one episode (see ``Store.record``); row and audit entry commit together.
+
+        Trust classes, supersession, state keys and ``derived_from`` are SQLite-only for now.
+
+        Raises:
+            BackendNotSupportedError: A provenance argument other than the default was given.
+        """
+        if (
+            str(getattr(trust, "value", trust)) != "agent"
+            or supersedes
+            or state_key
+            or derived_from
+        ):
+            raise BackendNotSupportedError(
+                "record with trust, supersedes, state_key or derived_from"
+            )
+        item = validate_episode(
+            content,
+            episode_type,
+            source=source,
+            metadata=metadata,
+            timestamp=timestamp,
+            idempotency_key=idempotency_key,
+            clock=self._clock,
+        )
+        with self._open_pool("record").transaction("record") as conn:
+            episode, new = insert_episode(conn, item)
+            if new:
+                data = {
+                    "episode_id": episode.id,
+                    "type": episode.type.value,
+                    "content": item.content,
+                }
+                self.audited(conn, "record", episode.source, data)
+        return episode
+
+    def recall(  # noqa: PLR0917 - positional order is the documented public API
+        self,
+        keyword: str | None = None,
+        episode_type: EpisodeType | str | None = None,
+        since: _dt.datetime | str | None = None,
+        until: _dt.datetime | str | None = None,
+        source: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        *,
+        include_superseded: bool = False,
+    ) -> RecallResult:
+        """Find episodes (see ``Store.recall``), full text on PostgreSQL's ``tsvector``.
+
+        No episode is superseded on this backend yet, so ``include_superseded`` changes nothing.
+        """
+        del include_superseded
+        filters = build_filters(
+            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
+        )
+        with self._open_pool("recall").read("recall") as conn:
+            return _recall.recall(
+                conn, keyword=keyword, filters=filters, limit=limit, offset=offset
+            )
+
+    def get(self, episode_id: str) -> Episode | None:
+        """The episode with this id, or None."""
+        with self._open_pool("get").read("get") as conn:
+            row = conn.execute(
+                f"SELECT {COLUMNS} FROM episodes WHERE id = %s",  # noqa: S608
+                (str(episode_id),),
+            ).fetchone()
+        return None if row is None else episode_from_row(row)
+
+    def delete(self, episode_id: str) -> bool:
+        """Delete an episode; a tombstone keeps its id. False when there was none."""
+        ident = str(episode_id)
+        with self._open_pool("delete").transaction("delete") as conn:
+            now = self._now()
+            gone = conn.execute("DELETE FROM episodes WHERE id = %s", (ident,)).rowcount
+            if gone:
+                conn.execute(
+                    "INSERT INTO tombstones (id, deleted_at, reason) VALUES (%s, %s, 'delete')"
+                    " ON CONFLICT DO NOTHING",
+                    (ident, now),
+                )
+                set_last_write(conn, now)
+                self.audited(conn, "delete", "agent", {"episode_id": ident})
+        return bool(gone)
+
+    def prune(self, older_than_days: float) -> PruneResult:
+        """Delete every episode older than ``older_than_days`` days (tombstones kept)."""
+        if (
+            isinstance(older_than_days, bool)
+            or not isinstance(older_than_days, (int, float))
+            or not (older_than_days >= 0)
+        ):
+            raise InvalidInputError(
+                f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
+            )
+        moment = self._clock.now()
+        now = format_timestamp(moment)
+        cutoff = format_timestamp(moment - _dt.timedelta(days=older_than_days))
+        with self._open_pool("prune").transaction("prune") as conn:
+            deleted = conn.execute(
+                "WITH gone AS (DELETE FROM episodes WHERE ts < %s RETURNING id) "
+                "INSERT INTO tombstones (id, deleted_at, reason) "
+                "SELECT id, %s, 'prune' FROM gone ON CONFLICT DO NOTHING",
+                (cutoff, now),
+            ).rowcount
+            if deleted:
+                set_last_write(conn, now)
+                self.audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
+        return PruneResult(deleted=deleted, cutoff=cutoff)
+
+    # -- status, export, audit ---------------------------------------------------------------
+
+    def status(self) -> StoreStatus:
+        """Counts by type, deletions, table sizes and the last write.
+
+        Wraps are not on PostgreSQL yet, so every episode counts as since the last wrap.
+        """
+        with self._open_pool("status").transaction("status") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            counts = {t.value: 0 for t in EpisodeType}
+            counts.update(
+                (str(k), int(n))
+                for k, n in conn.execute("SELECT type, count(*) FROM episodes GROUP BY type")
+            )
+            row = conn.execute(
+                "SELECT (SELECT count(*) FROM tombstones),"
+                " greatest((SELECT value FROM meta WHERE key = 'last_write'),"
+                " (SELECT max(ts) FROM episodes)),"
+                " (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c"
+                "  WHERE c.relnamespace = current_schema()::regnamespace"
+                "  AND c.relkind IN ('r', 'm'))"
+            ).fetchone()
+        deleted, last, size = row if row is not None else (0, None, 0)
+        total = sum(counts.values())
+        return StoreStatus(
+            path=self.url,
+            total_episodes=total,
+            episodes_by_type=counts,
+            deleted_episodes=int(deleted),
+            episodes_since_wrap=total,
+            db_bytes=int(size or 0),
+            wal_bytes=0,
+            last_write=None if last is None else str(last),
+            schema_version=PG_SCHEMA_VERSION,
+        )
+
+    def export_json(self, out: IO[str]) -> int:
+        """Write every episode and tombstone as one JSON document; return the episode count.
+
+        The SQLite store's format: a SQLite store imports it.
+        """
+        from anneal_memory.store._pg._transfer import export_document
+
+        with self._open_pool("export").transaction("export") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return export_document(conn, out, exported_at=self._now())
+
+    def verify_audit(self) -> AuditVerifyResult:
+        """Verify the database-held audit chain (one consistent snapshot)."""
+        with self._open_pool("verify").transaction("verify") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return _audit.verify_chain(conn)
+
+    def read_audit(
+        self, *, since: str | None = None, event: str | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The newest ``limit`` audit entries matching the filters, oldest first."""
+        with self._open_pool("read audit").read("read audit") as conn:
+            return _audit.read_entries(conn, since=since, event=event, limit=limit)
+
+    def export_audit(self, out: IO[str]) -> int:
+        """Write the audit trail as JSONL (the lines a SQLite store's trail holds)."""
+        with self._open_pool("export audit").transaction("export audit") as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return _audit.export_lines(conn, out)
+
+    def _now(self) -> str:
+        return format_timestamp(self._clock.now())
