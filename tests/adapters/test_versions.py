@@ -9,10 +9,10 @@ from __future__ import annotations
 import importlib.metadata
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = sorted((ROOT / "packages").glob("anneal-*/pyproject.toml"))
