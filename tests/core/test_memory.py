@@ -377,7 +377,21 @@ def test_two_refusals_report_refused_and_free_the_wrap(memory: AgentMemory) -> N
     assert memory.wrap(Compressor(memory.store)).status == "saved"  # the wrap was cancelled
 
 
-def test_a_failing_model_propagates_and_frees_the_wrap(memory: AgentMemory) -> None:
+def test_a_failing_model_is_a_failed_outcome_and_frees_the_wrap(memory: AgentMemory) -> None:
+    seed(memory)
+
+    def broken(package: str) -> str:
+        raise TimeoutError("model timed out")
+
+    outcome = memory.wrap(broken)
+    assert outcome.status is WrapOutcomeStatus.FAILED
+    assert "TimeoutError: model timed out" in outcome.message
+    assert memory.failures.wrap == 1
+    assert memory.wrap(Compressor(memory.store)).status == "saved"
+
+
+def test_a_failing_model_raises_when_strict(store: Store) -> None:
+    memory = AgentMemory(store, session_id=SESSION, strict=True)
     seed(memory)
 
     def broken(package: str) -> str:

@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
+from anneal_memory._failures import FailureCounts, FailureKind, FailurePolicy
 from anneal_memory._recording import (
     RecordingPolicy,
     has_content_words,
@@ -67,6 +68,11 @@ class AgentMemory:
         context_chars: Size bound of a ``context_for`` block.
         startup_chars: Size bound of the ``start()`` block.
         clock: Clock for a store opened from a path (tests pass a frozen one).
+        strict: Raise run-time failures of record, recall and wrap instead of absorbing
+            them. By default a failure (locked or unwritable store, a failing model in the
+            wrap) is logged on the ``anneal_memory`` logger and counted in :attr:`failures`,
+            and the call returns None, "" or a ``failed`` wrap outcome: memory never takes
+            the agent's run or answer down.
 
     Raises:
         InvalidInputError: A bound is not a positive int.
@@ -83,6 +89,7 @@ class AgentMemory:
         context_chars: int = 2000,
         startup_chars: int = 24000,
         clock: Clock | None = None,
+        strict: bool = False,
     ) -> None:
         self.recall_limit = _positive("recall_limit", recall_limit)
         self.context_chars = _positive("context_chars", context_chars)
@@ -98,6 +105,7 @@ class AgentMemory:
         self._seen_lock = threading.Lock()
         self._turn: tuple[tuple[str, object], str] | None = None
         self._turn_lock = threading.Lock()
+        self._failures = FailurePolicy(strict=strict)
 
     @classmethod
     def of(
@@ -120,6 +128,16 @@ class AgentMemory:
     def store(self) -> Store:
         """The episodic store this memory writes to."""
         return self._store
+
+    @property
+    def strict(self) -> bool:
+        """Whether run-time failures raise instead of being logged and counted."""
+        return self._failures.strict
+
+    @property
+    def failures(self) -> FailureCounts:
+        """How many records, recalls and wraps failed so far, and the last failure."""
+        return self._failures.counts
 
     def close(self) -> None:
         """Close the store if this object opened it. Safe to call twice."""
@@ -145,7 +163,12 @@ class AgentMemory:
         Today that is the continuity file (what earlier sessions consolidated); "" when
         there is none yet.
         """
-        return render_startup(self._store.load_continuity(), self.startup_chars)
+        try:
+            continuity = self._store.load_continuity()
+        except Exception as exc:
+            self._failures.absorb(FailureKind.RECALL, "start", exc)
+            return ""
+        return render_startup(continuity, self.startup_chars)
 
     # -- recording -------------------------------------------------------------------------
 
@@ -162,9 +185,11 @@ class AgentMemory:
         Blank text and text this session already recorded with the same type are skipped;
         text over ``policy.max_chars`` is cut with a marker saying how much was cut.
 
+        A store failure returns None (logged and counted, see ``strict``).
+
         Raises:
             InvalidEpisodeError: The type, source or metadata is invalid.
-            StoreDatabaseError: SQLite failed; nothing was written.
+            StoreDatabaseError: SQLite failed and ``strict`` is set; nothing was written.
         """
         kind = EpisodeType.parse(episode_type)
         if not isinstance(text, str):
@@ -176,7 +201,13 @@ class AgentMemory:
         with self._seen_lock:
             if self.policy.skip_duplicates and key in self._seen:
                 return None
-            episode = self._store.record(content, kind, source=source, metadata=metadata)
+            try:
+                episode = self._store.record(content, kind, source=source, metadata=metadata)
+            except InvalidInputError:
+                raise
+            except Exception as exc:
+                self._failures.absorb(FailureKind.RECORD, "record", exc)
+                return None
             self._seen.add(key)
         return episode
 
@@ -220,7 +251,11 @@ class AgentMemory:
         query = prompt[: self.policy.query_chars] if isinstance(prompt, str) else ""
         if not has_content_words(query):
             return ""
-        found = self._store.recall(keyword=query, limit=self.recall_limit)
+        try:
+            found = self._store.recall(keyword=query, limit=self.recall_limit)
+        except Exception as exc:
+            self._failures.absorb(FailureKind.RECALL, "context_for", exc)
+            return ""
         return render_context(found.episodes, self.context_chars)
 
     def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
@@ -250,17 +285,33 @@ class AgentMemory:
         async when no event loop is running; inside one use :meth:`awrap`). ``affect`` is an
         ``Affect``, or a callable that gets the compressed text and returns one (or None),
         passed to the save. A refused save is retried once with the refusal appended to the
-        package. Lifecycle outcomes (empty, downgraded, refused) are returned, not raised.
+        package. Lifecycle outcomes (empty, downgraded, refused) are returned, not raised; so is
+        a failure (the model or the store raised): ``failed``, logged and counted, the wrap
+        cancelled so its episodes wait for the next one (``strict`` raises it instead).
 
         Raises:
             InvalidInputError: ``compress`` returned something other than text, or an async
                 callable was used from inside a running event loop.
         """
-        return run_sync(self._steps(affect), compress, affect)
+        try:
+            return run_sync(self._steps(affect), compress, affect)
+        except Exception as exc:
+            return self._failed_wrap("wrap", exc)
 
     async def awrap(self, compress: Compressor, *, affect: AffectSource = None) -> WrapOutcome:
         """Async :meth:`wrap`: ``compress`` and ``affect`` may be sync or async."""
-        return await run_async(self._steps(affect), compress, affect)
+        try:
+            return await run_async(self._steps(affect), compress, affect)
+        except Exception as exc:
+            return self._failed_wrap("awrap", exc)
+
+    def _failed_wrap(self, operation: str, exc: Exception) -> WrapOutcome:
+        failure = self._failures.absorb(FailureKind.WRAP, operation, exc)
+        return WrapOutcome(
+            status=WrapOutcomeStatus.FAILED,
+            message=f"The wrap failed; nothing was saved and its episodes wait for the next "
+            f"wrap. {failure.error}",
+        )
 
     def _steps(self, affect: AffectSource) -> Generator[Ask, Any, WrapOutcome]:
         fixed: Affect | None = None if callable(affect) else affect
