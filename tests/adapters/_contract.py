@@ -32,7 +32,9 @@ The harness contract:
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,6 +284,97 @@ def test_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) ->
     assert again.wrap is not None
     assert again.wrap.status == "saved", again.wrap.message
     assert again.wrap.episodes_compressed == 3
+
+
+# -- failures: memory never takes the run or the answer down ---------------------------------
+
+
+@contextlib.contextmanager
+def write_locked(store: Store) -> Iterator[None]:
+    """Hold the store's write lock from a second, real connection (the store waits briefly)."""
+    store._conn.execute("PRAGMA busy_timeout = 20")  # type: ignore[union-attr]
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+        store._conn.execute("PRAGMA busy_timeout = 5000")  # type: ignore[union-attr]
+
+
+def _logged(caplog: Any) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "anneal_memory"]
+
+
+def test_a_locked_store_never_fails_the_run(
+    harness: AdapterHarness, memory: AgentMemory, caplog: Any
+) -> None:
+    """A store another process holds locked: the tool result still reaches the model, the run
+    ends with its answer, and both lost episodes are logged and counted."""
+    with write_locked(memory.store), caplog.at_level(logging.WARNING, logger="anneal_memory"):
+        result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
+    assert len(result.model_inputs) == 2
+    assert TOOL_OUTPUT in result.model_inputs[1]
+    assert memory.failures.record == 2, memory.failures
+    assert len(_logged(caplog)) == 2
+    assert _episodes(memory.store, EpisodeType.OBSERVATION) == []
+
+
+def test_a_failing_wrap_model_never_fails_the_run(
+    harness: AdapterHarness, memory: AgentMemory, caplog: Any
+) -> None:
+    """The wrap's model call raises: the run still ends, the wrap is ``failed`` (logged and
+    counted), and its episodes wait for the next wrap."""
+
+    def broken(_: str) -> Reply:
+        raise RuntimeError("the provider is down")
+
+    with caplog.at_level(logging.WARNING, logger="anneal_memory"):
+        result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER), broken], wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "failed", result.wrap.message
+    assert "the provider is down" in result.wrap.message
+    assert memory.failures.wrap == 1
+    assert _logged(caplog)
+    assert len(_episodes(memory.store, EpisodeType.OUTCOME)) == 1
+    packages: list[str] = []
+    again = AgentMemory(memory.store, session_id=memory.session_id)
+    second = harness.run(
+        again,
+        SECOND_PROMPT,
+        [answer(SECOND_ANSWER), compress_step(memory.store, packages)],
+        wrap=True,
+    )
+    assert second.wrap is not None
+    assert second.wrap.status == "saved", second.wrap.message
+    assert second.wrap.episodes_compressed == 3
+
+
+def test_an_unparseable_wrap_reply_is_refused(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """A wrap reply that is no continuity at all is refused twice, not raised."""
+    nonsense = answer("Sorry, I can't help with that.")
+    result = harness.run(memory, FIRST_PROMPT, [answer(ANSWER), nonsense, nonsense], wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "refused", result.wrap.message
+    assert result.wrap.attempts == 2
+    assert memory.failures.total == 0
+
+
+def test_an_unwritable_continuity_never_fails_the_run(
+    harness: AdapterHarness, memory: AgentMemory
+) -> None:
+    """The continuity file cannot be read or written: no startup context, the run answers,
+    the wrap is ``failed``; recall and recording keep working."""
+    memory.store.sidecar(".continuity.md").mkdir()
+    packages: list[str] = []
+    steps = [call_tool, answer(ANSWER), compress_step(memory.store, packages)]
+    result = harness.run(memory, FIRST_PROMPT, steps, wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "failed", result.wrap.message
+    assert memory.failures.recall >= 1
+    assert memory.failures.wrap == 1
+    assert len(_episodes(memory.store, EpisodeType.OBSERVATION)) == 1
 
 
 README_MAX_LINES = 20

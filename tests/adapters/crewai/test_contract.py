@@ -1,6 +1,10 @@
 """The adapter contract (tests/adapters/_contract.py), run against CrewAI (a scripted BaseLLM)."""
 
 from _contract import (  # noqa: F401 - pytest collects the shared contract tests here
+    test_a_failing_wrap_model_never_fails_the_run,
+    test_a_locked_store_never_fails_the_run,
+    test_an_unparseable_wrap_reply_is_refused,
+    test_an_unwritable_continuity_never_fails_the_run,
     test_baton_store_downgrades,
     test_empty_wrap_calls_no_model,
     test_records_tool_result_and_answer,

@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
-from anneal_memory._failures import FailureCounts, FailureKind, FailurePolicy
+from anneal_memory._failures import FailureCounts, FailureKind, FailurePolicy, MemoryFailure
 from anneal_memory._recording import (
     RecordingPolicy,
     has_content_words,
@@ -45,7 +45,14 @@ if TYPE_CHECKING:
     from anneal_memory import Affect
     from anneal_memory._wrapflow import AffectSource, Compressor
 
-__all__ = ["AgentMemory", "RecordingPolicy", "WrapOutcome", "WrapOutcomeStatus"]
+__all__ = [
+    "AgentMemory",
+    "FailureCounts",
+    "MemoryFailure",
+    "RecordingPolicy",
+    "WrapOutcome",
+    "WrapOutcomeStatus",
+]
 
 
 def _positive(name: str, value: object) -> int:
