@@ -31,10 +31,12 @@ The harness contract:
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import logging
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,6 +286,35 @@ def test_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) ->
     assert again.wrap is not None
     assert again.wrap.status == "saved", again.wrap.message
     assert again.wrap.episodes_compressed == 3
+
+
+def test_concurrent_runs_never_echo_their_own_tool_result(
+    harness: AdapterHarness, memory: AgentMemory
+) -> None:
+    """Four runs on one ``AgentMemory`` at once, each calling the tool: no run's model call
+    after its tool call gets "Relevant memory" back (the store was empty when the turns
+    began, so anything recalled there would be what the turns themselves just recorded)."""
+    runs = 4
+    started, tools_done = (threading.Barrier(runs, timeout=120) for _ in range(2))
+
+    def first(text: str) -> ToolCall:
+        started.wait()  # every run has its turn's memory block before any tool runs
+        return call_tool(text)
+
+    def after_tool(_: str) -> Reply:
+        tools_done.wait()  # every run has run (and recorded) its tool
+        return Reply(ANSWER)
+
+    with concurrent.futures.ThreadPoolExecutor(runs) as pool:
+        futures = [
+            pool.submit(harness.run, memory, FIRST_PROMPT, [first, after_tool], wrap=False)
+            for _ in range(runs)
+        ]
+        results = [f.result(timeout=300) for f in futures]
+    for result in results:
+        assert len(result.model_inputs) == 2
+        assert TOOL_OUTPUT in result.model_inputs[1]
+        assert "Relevant memory:" not in result.model_inputs[1]
 
 
 # -- failures: memory never takes the run or the answer down ---------------------------------

@@ -201,3 +201,27 @@ def test_the_wrap_follows_a_run_config_model_override(
     assert hooks.last_wrap is not None
     assert hooks.last_wrap.status == "saved", hooks.last_wrap.message
     assert len(packages) == 1
+
+
+def test_concurrent_runs_on_one_hooks_instance_keep_their_own_turn(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    """Run B starts and ends while run A waits on its tool: A's call after the tool still
+    gets A's turn block (empty here), not a new recall holding its own tool result."""
+    hooks = AnnealHooks(memory, wrap_on_end=False)
+    config = hooks.run_config(CONFIG)
+    first = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    second = scripted_model(steps=[_contract.answer(_contract.SECOND_ANSWER)])
+    tool = function_tool(_contract.lookup_fact)
+    agent_a = Agent(name="a", model=first, tools=[tool])
+    agent_b = Agent(name="b", model=second, tools=[tool])
+
+    async def both() -> None:
+        await asyncio.gather(
+            Runner.run(agent_a, _contract.FIRST_PROMPT, hooks=hooks, run_config=config),
+            Runner.run(agent_b, _contract.FIRST_PROMPT, hooks=hooks, run_config=config),
+        )
+
+    asyncio.run(both())
+    assert _contract.TOOL_OUTPUT in first.received[1]
+    assert "Relevant memory:" not in first.received[1]

@@ -156,3 +156,24 @@ def test_a_failing_wrap_model_keeps_the_output_and_leaves_no_wrap_open(
     packages: list[str] = []
     compressor = scripted_function([_contract.compress_step(memory.store, packages)])
     assert capability.wrap(FunctionModel(compressor)).status == "saved"  # not left open
+
+
+def test_concurrent_runs_on_one_capability_keep_their_own_turn(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    """Run B starts and ends while run A waits on its tool: A's request after the tool still
+    gets A's turn block (empty here), and ``last_wrap`` reaches the capability you hold."""
+    capability = AnnealCapability(memory, wrap_on_end=False)
+    first = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    second = scripted_function([_contract.answer(_contract.SECOND_ANSWER)])
+    agent_a = Agent(FunctionModel(first), tools=[_contract.lookup_fact], capabilities=[capability])
+    agent_b = Agent(FunctionModel(second), tools=[_contract.lookup_fact], capabilities=[capability])
+
+    async def both() -> None:
+        await asyncio.gather(
+            agent_a.run(_contract.FIRST_PROMPT), agent_b.run(_contract.FIRST_PROMPT)
+        )
+
+    asyncio.run(both())
+    assert _contract.TOOL_OUTPUT in first.received[1]
+    assert "Relevant memory:" not in first.received[1]

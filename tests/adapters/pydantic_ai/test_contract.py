@@ -6,6 +6,7 @@ from _contract import (  # noqa: F401 - pytest collects the shared contract test
     test_an_unparseable_wrap_reply_is_refused,
     test_an_unwritable_continuity_never_fails_the_run,
     test_baton_store_downgrades,
+    test_concurrent_runs_never_echo_their_own_tool_result,
     test_empty_wrap_calls_no_model,
     test_records_tool_result_and_answer,
     test_second_run_recalls,

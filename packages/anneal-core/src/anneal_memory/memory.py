@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Generator, Hashable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,9 @@ __all__ = [
     "WrapOutcome",
     "WrapOutcomeStatus",
 ]
+
+
+TURN_CACHE_SIZE = 256
 
 
 def _positive(name: str, value: object) -> int:
@@ -110,7 +114,7 @@ class AgentMemory:
             self._owns_store = True
         self._seen: set[bytes] = set()
         self._seen_lock = threading.Lock()
-        self._turn: tuple[tuple[str, object], str] | None = None
+        self._turns: OrderedDict[tuple[str, object], str] = OrderedDict()
         self._turn_lock = threading.Lock()
         self._failures = FailurePolicy(strict=strict)
 
@@ -272,16 +276,25 @@ class AgentMemory:
         joined by one blank line ("" when both are empty). It is computed once and returned
         again while ``turn`` stays equal (``==``), so the model calls after a tool call in
         the same turn do not get back what the turn itself just recorded. When ``turn`` is
-        None, the prompt text is the key. Pass a new key (a counter, a fresh ``object()``)
-        to recall again, for example after a wrap. One block is kept per ``AgentMemory``:
-        the one for the last key asked.
+        None, the prompt text is the key, kept until another prompt without a turn is asked.
+        Pass a new key (a counter, a fresh ``object()``) to recall again, for example after a
+        wrap. The blocks of the most recent ``TURN_CACHE_SIZE`` keys are kept, so runs
+        interleaved on one ``AgentMemory`` (each with its own key) never recall again mid-turn.
         """
         key = ("prompt", prompt) if turn is None else ("turn", turn)
         with self._turn_lock:
-            if self._turn is None or self._turn[0] != key:
+            block = self._turns.get(key)
+            if block is None:
+                if turn is None:  # a prompt key lasts until another prompt is asked
+                    for stale in [k for k in self._turns if k[0] == "prompt"]:
+                        del self._turns[stale]
                 blocks = (self.start(), self.context_for(prompt))
-                self._turn = (key, "\n\n".join(b.strip() for b in blocks if b.strip()))
-            return self._turn[1]
+                block = "\n\n".join(b.strip() for b in blocks if b.strip())
+                self._turns[key] = block
+                while len(self._turns) > TURN_CACHE_SIZE:
+                    self._turns.popitem(last=False)
+            self._turns.move_to_end(key)
+            return block
 
     # -- session end -----------------------------------------------------------------------
 

@@ -181,8 +181,10 @@ class AnnealListener(BaseEventListener):
         if has_memory_message(messages):
             return  # recalled once per conversation: its own new episodes are not echoed
         query = query_text(getattr(context.task, "description", None), messages)
-        # A fresh turn key: the conversation itself carries the block from now on.
-        message = memory_message(self.memory.turn_context(query, turn=object()))
+        # One turn per conversation (its executor and live message list): when nothing was
+        # recalled at its first call, its later calls are not handed its own new episodes.
+        turn = ("crewai", id(context.executor), id(messages), query)
+        message = memory_message(self.memory.turn_context(query, turn=turn))
         if message is not None:
             messages.insert(insert_position(messages), message)  # type: ignore[arg-type]
 

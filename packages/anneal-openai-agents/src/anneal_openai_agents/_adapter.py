@@ -12,6 +12,7 @@ from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, RunHooks, 
 from agents import function_tool as _function_tool
 from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
+from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
 
 from anneal_openai_agents._convert import join_blocks, latest_user_text
@@ -102,10 +103,21 @@ class AnnealHooks(RunHooks[Any]):
         get the same block, so what the run just recorded is not echoed back to the model.
         """
         self._agent = data.agent
-        prompt = latest_user_text(data.model_data.input)
-        block = self.memory.turn_context(prompt, turn=(self._turn, prompt))
+        items = data.model_data.input
+        prompt = latest_user_text(items)
+        block = self.memory.turn_context(prompt, turn=(self._run_key(items), prompt))
         instructions = join_blocks(data.model_data.instructions, block)
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
+
+    def _run_key(self, items: str | list[Any]) -> object:
+        # Every Runner.run sets its own trace as the current one (a no-op trace when tracing
+        # is off), in the context all its model calls share: the trace tells this run from
+        # concurrent ones. Runs inside one user trace are told apart by their user turns.
+        trace = get_current_trace()
+        users = sum(1 for i in items if isinstance(i, dict) and i.get("role") == "user")
+        if trace is None or isinstance(items, str):
+            return self._turn  # outside any run's trace: this instance's turn, renewed per run
+        return (_Identity(trace), users)
 
     def recall_tool(self) -> FunctionTool:
         """Return a function tool the model can call to search memory itself."""
@@ -183,3 +195,18 @@ class AnnealHooks(RunHooks[Any]):
         self.last_wrap = self.memory.wrap(compress, affect=self.affect)
         self._turn = object()
         return self.last_wrap
+
+
+class _Identity:
+    """A key equal only to a key of the very same object (held, so its id is never reused)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -89,6 +90,7 @@ class AnnealCapability(AbstractCapability[Any]):
         self.last_wrap = None
         self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._run_model: Any = None  # the run's model (its type differs across versions)
+        self._root = self  # the capability the user holds; per-run copies report to it
 
     # -- recall before every model request ---------------------------------------------
 
@@ -101,6 +103,15 @@ class AnnealCapability(AbstractCapability[Any]):
         if not self.recall_tool:
             return None
         return FunctionToolset([Tool(self._recall_memory, name=RECALL_TOOL_NAME)])
+
+    async def for_run(self, ctx: RunContext[Any]) -> AnnealCapability:
+        """Return this run's own copy: concurrent runs never share a turn's memory block.
+
+        The copy shares the memory and reports ``last_wrap`` to the capability you hold.
+        """
+        run = copy.copy(self)
+        run._turn = object()
+        return run
 
     async def before_run(self, ctx: RunContext[Any]) -> None:
         """Start a new turn: the run's first model request loads memory afresh."""
@@ -142,7 +153,7 @@ class AnnealCapability(AbstractCapability[Any]):
         self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
     ) -> AgentRunResult[Any]:
         """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
-        self._run_model = ctx.model
+        self._run_model = self._root._run_model = ctx.model
         output = result.output
         self.memory.record_answer(output)
         self._turn = object()
@@ -168,9 +179,10 @@ class AnnealCapability(AbstractCapability[Any]):
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
+        outcome = await self.memory.awrap(compress, affect=self.affect)
+        self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
-        return self.last_wrap
+        return outcome
 
     def wrap(self, model: Model | str | None = None) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
@@ -179,6 +191,7 @@ class AnnealCapability(AbstractCapability[Any]):
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        outcome = self.memory.wrap(compress, affect=self.affect)
+        self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
-        return self.last_wrap
+        return outcome
