@@ -71,7 +71,8 @@ def test_adapter_refuses_a_1_x_core_by_name(tmp_path: Path, module: str) -> None
     last = done.stderr.strip().splitlines()[-1]
     assert "needs anneal-memory 2.x" in last, done.stderr
     assert "anneal-memory 1.0.2 is installed" in last
-    assert "pip install --pre" in last
+    assert 'pip install "anneal-memory[' in last
+    assert ']>=2.0.0.dev0"' in last
 
 
 def test_langgraph_import_error_names_the_missing_module(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ if not str(getattr(_core, "__version__", "")).startswith("2."):
     raise ImportError(
         "anneal_llamaindex needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
         f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
-        'from the same release: pip install --pre "anneal-memory[llamaindex]>=2.0.0.dev0"'
+        'from the same release: pip install "anneal-memory[llamaindex]>=2.0.0.dev0"'
     )
 
 try:
@@ -19,7 +19,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "anneal_llamaindex needs LlamaIndex: pip install anneal-llamaindex "
-        '(or pip install "anneal-memory[llamaindex]")'
+        '(or pip install "anneal-memory[llamaindex]>=2.0.0.dev0")'
     ) from exc
 
 from anneal_llamaindex._adapter import AnnealLlamaIndex
