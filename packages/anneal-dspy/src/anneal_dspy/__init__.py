@@ -18,7 +18,8 @@ try:
     import dspy as _dspy  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        'anneal_dspy needs DSPy: pip install anneal-dspy (or pip install "anneal-memory[dspy]>=2.0.0.dev0")'
+        "anneal_dspy needs DSPy: pip install anneal-dspy "
+        '(or pip install "anneal-memory[dspy]>=2.0.0.dev0")'
     ) from exc
 
 from anneal_dspy._callback import AnnealCallback
