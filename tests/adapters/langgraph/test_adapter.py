@@ -201,3 +201,22 @@ def test_a_repeated_question_after_a_wrap_gets_the_new_continuity(
     assert middleware.wrap().status == "saved"
     agent.invoke(QUESTION)
     assert f"# {store.project_name} — Memory (v1)" in system_text(model.received[2])
+
+
+def test_memory_is_scoped_by_the_runs_user_id(memory: AgentMemory, scripted_model: Any) -> None:
+    """Alice's tool result is recalled in Alice's next run, never in Bob's."""
+    middleware = AnnealMiddleware(memory, wrap_on_end=False)
+
+    def run(user: str, steps: list[Any]) -> str:
+        model = scripted_model(steps=steps)
+        agent = create_agent(model, tools=[_contract.lookup_fact], middleware=[middleware])
+        state = {"messages": [{"role": "user", "content": _contract.FIRST_PROMPT}]}
+        agent.invoke(state, config={"configurable": {"user_id": user}})
+        return "\n".join(message_text(m) for m in model.received[0])
+
+    run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("I don't know.")])
+    assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
+    scopes = {e.content: e for e in memory.store.recall(scope="user_id=alice").episodes}
+    assert _contract.ANSWER in scopes
+    assert memory.store.recall(scope="user_id=bob").total_matching == 1  # Bob's answer

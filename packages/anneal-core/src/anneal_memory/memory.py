@@ -84,6 +84,10 @@ class AgentMemory:
             wrap) is logged on the ``anneal_memory`` logger and counted in :attr:`failures`,
             and the call returns None, "" or a ``failed`` wrap outcome: memory never takes
             the agent's run or answer down.
+        scope: The memory this agent works in (a user, a thread, an agent name): episodes
+            are recorded in it and recall only finds that scope's episodes, so one store
+            holds several scopes side by side. None (the default) records into the shared
+            scope "" and recalls across every scope. Each call may name another ``scope``.
 
     Raises:
         InvalidInputError: A bound is not a positive int.
@@ -101,6 +105,7 @@ class AgentMemory:
         startup_chars: int = 24000,
         clock: Clock | None = None,
         strict: bool = False,
+        scope: str | None = None,
     ) -> None:
         self.recall_limit = _positive("recall_limit", recall_limit)
         self.context_chars = _positive("context_chars", context_chars)
@@ -117,6 +122,7 @@ class AgentMemory:
         self._turns: OrderedDict[tuple[str, object], str] = OrderedDict()
         self._turn_lock = threading.Lock()
         self._failures = FailurePolicy(strict=strict)
+        self.scope = scope
 
     @classmethod
     def of(
@@ -190,8 +196,9 @@ class AgentMemory:
         *,
         source: str = "agent",
         metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
     ) -> Episode | None:
-        """Record a moment under the policy; None when the policy skipped it.
+        """Record a moment under the policy, in ``scope`` (default :attr:`scope`); None if skipped.
 
         Blank text and text this session already recorded with the same type are skipped;
         text over ``policy.max_chars`` is cut with a marker saying how much was cut.
@@ -208,12 +215,15 @@ class AgentMemory:
         content = shape_text(text, self.policy.max_chars)
         if content is None:
             return None
-        key = hashlib.blake2b(f"{kind.value}\0{content}".encode(), digest_size=16).digest()
+        where = self._scope(scope) or ""
+        key = hashlib.blake2b(f"{where}\0{kind.value}\0{content}".encode(), digest_size=16).digest()
         with self._seen_lock:
             if self.policy.skip_duplicates and key in self._seen:
                 return None
             try:
-                episode = self._store.record(content, kind, source=source, metadata=metadata)
+                episode = self._store.record(
+                    content, kind, source=source, metadata=metadata, scope=where
+                )
             except InvalidInputError:
                 raise
             except Exception as exc:
@@ -223,7 +233,12 @@ class AgentMemory:
         return episode
 
     def record_tool_result(
-        self, tool_name: str, result: object, *, metadata: Mapping[str, Any] | None = None
+        self,
+        tool_name: str,
+        result: object,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
     ) -> Episode | None:
         """Record what a tool returned (as ``"name -> result"``); None when skipped."""
         policy = self.policy
@@ -234,10 +249,15 @@ class AgentMemory:
             policy.tool_result_type,
             source=policy.tool_source,
             metadata={"tool": tool_name, **(metadata or {})},
+            scope=scope,
         )
 
     def record_answer(
-        self, answer: object, *, metadata: Mapping[str, Any] | None = None
+        self,
+        answer: object,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
     ) -> Episode | None:
         """Record the agent's final answer; None when skipped.
 
@@ -248,12 +268,19 @@ class AgentMemory:
         if not policy.record_answers:
             return None
         return self.record(
-            render_value(answer), policy.answer_type, source=policy.answer_source, metadata=metadata
+            render_value(answer),
+            policy.answer_type,
+            source=policy.answer_source,
+            metadata=metadata,
+            scope=scope,
         )
 
     # -- recall ----------------------------------------------------------------------------
 
-    def context_for(self, prompt: str) -> str:
+    def _scope(self, scope: str | None) -> str | None:
+        return self.scope if scope is None else scope
+
+    def context_for(self, prompt: str, *, scope: str | None = None) -> str:
         """Return the memory relevant to ``prompt`` as a bounded block; "" when none is.
 
         The block starts with ``Relevant memory:`` and lists ``- (id) [type] content`` lines,
@@ -263,13 +290,17 @@ class AgentMemory:
         if not has_content_words(query):
             return ""
         try:
-            found = self._store.recall(keyword=query, limit=self.recall_limit)
+            found = self._store.recall(
+                keyword=query, limit=self.recall_limit, scope=self._scope(scope)
+            )
         except Exception as exc:
             self._failures.absorb(FailureKind.RECALL, "context_for", exc)
             return ""
         return render_context(found.episodes, self.context_chars)
 
-    def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
+    def turn_context(
+        self, prompt: str, *, turn: Hashable | None = None, scope: str | None = None
+    ) -> str:
         """Return the memory block for one turn's model calls: startup context plus recall.
 
         The block is :meth:`start` and :meth:`context_for` of ``prompt``, each stripped and
@@ -281,14 +312,15 @@ class AgentMemory:
         wrap. The blocks of the most recent ``TURN_CACHE_SIZE`` keys are kept, so runs
         interleaved on one ``AgentMemory`` (each with its own key) never recall again mid-turn.
         """
-        key = ("prompt", prompt) if turn is None else ("turn", turn)
+        where = self._scope(scope)
+        key = ("prompt", (prompt, where)) if turn is None else ("turn", (turn, where))
         with self._turn_lock:
             block = self._turns.get(key)
             if block is None:
                 if turn is None:  # a prompt key lasts until another prompt is asked
                     for stale in [k for k in self._turns if k[0] == "prompt"]:
                         del self._turns[stale]
-                blocks = (self.start(), self.context_for(prompt))
+                blocks = (self.start(), self.context_for(prompt, scope=scope))
                 block = "\n\n".join(b.strip() for b in blocks if b.strip())
                 self._turns[key] = block
                 while len(self._turns) > TURN_CACHE_SIZE:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
@@ -12,6 +13,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
 from langgraph.constants import TAG_NOSTREAM
 from typing_extensions import NotRequired
 
@@ -34,6 +36,7 @@ __all__ = ["AnnealMiddleware"]
 
 # langchain 1.0 keeps the system prompt as text; 1.1 made it a SystemMessage.
 _HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
+_MAX_SCOPE_CHARS = 64
 _WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"])
 
 
@@ -62,6 +65,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         wrap_model: The model that compresses the session; defaults to the agent's model.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+        scope_by: Keys of the run's ``config["configurable"]`` that scope the memory (default
+            ``user_id``): a run invoked with ``{"configurable": {"user_id": "alice"}}``
+            records into and recalls from Alice's memory only; a run without them uses
+            the ``AgentMemory``'s own scope. Pass ``("user_id", "thread_id")`` for memory
+            per conversation, or ``()`` for one memory shared by every run.
 
     Attributes:
         memory: The ``AgentMemory`` this middleware drives.
@@ -79,8 +87,10 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         wrap_model: BaseChatModel | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
+        scope_by: Sequence[str] = ("user_id",),
     ) -> None:
         super().__init__()
+        self.scope_by = tuple(scope_by)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
         self.wrap_model = wrap_model
@@ -110,7 +120,9 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         self._agent_model = request.model
         state = request.state
         turn = (state.get("anneal_run"), *user_turn(state.get("messages") or request.messages))
-        block = self.memory.turn_context(last_user_text(request.messages), turn=turn)
+        block = self.memory.turn_context(
+            last_user_text(request.messages), turn=turn, scope=self._scope()
+        )
         if not block:
             return request
         system = with_memory(request.system_prompt, block)
@@ -140,7 +152,10 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         if isinstance(result, ToolMessage):
             metadata = {"status": result.status} if result.status != "success" else None
             self.memory.record_tool_result(
-                request.tool_call["name"], message_text(result), metadata=metadata
+                request.tool_call["name"],
+                message_text(result),
+                metadata=metadata,
+                scope=self._scope(),
             )
 
     def wrap_tool_call(
@@ -184,7 +199,23 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     def _record_answer(self, state: AnnealState) -> None:
         answer = final_answer(state.get("messages", []))
         if answer is not None:
-            self.memory.record_answer(answer)
+            self.memory.record_answer(answer, scope=self._scope())
+
+    def _scope(self) -> str | None:
+        """The run's scope from its config (``scope_by`` keys), or None outside any run."""
+        if not self.scope_by:
+            return None
+        try:
+            configurable = get_config().get("configurable") or {}
+        except RuntimeError:  # called outside a graph run
+            return None
+        parts = [f"{key}={configurable[key]}" for key in self.scope_by if configurable.get(key)]
+        if not parts:
+            return None
+        scope = ",".join(parts)
+        if len(scope) > _MAX_SCOPE_CHARS or not scope.isprintable():
+            scope = "sha256:" + hashlib.sha256(scope.encode()).hexdigest()[:32]
+        return scope
 
     def _compressor_model(self) -> BaseChatModel:
         model = self.wrap_model or self._agent_model

@@ -225,7 +225,18 @@ _SEQ_RANGES_V3: Sequence[str] = (
     """,
 )
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_V1, _WRAPS_V2, _SEQ_RANGES_V3)
+# Episodes belong to a scope (a user, a thread, an agent); "" is the shared, unscoped memory.
+_EPISODE_SCOPES: Sequence[str] = (
+    "ALTER TABLE episodes ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX episodes_by_scope ON episodes(scope, seq)",
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (
+    _EPISODES_V1,
+    _WRAPS_V2,
+    _SEQ_RANGES_V3,
+    _EPISODE_SCOPES,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
@@ -21,7 +22,7 @@ from anneal_memory.store import _episodes, _recall
 from anneal_memory.store._connection import connect, database_error, write_transaction
 from anneal_memory.store._schema import SCHEMA_VERSION, migrate
 from anneal_memory.store._transfer import import_document, iter_export_chunks
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store._watermarks import counts_by_type
 from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
@@ -192,6 +193,7 @@ class Store:
         metadata: Mapping[str, Any] | None = None,
         timestamp: _dt.datetime | str | None = None,
         idempotency_key: str | None = None,
+        scope: str = "",
     ) -> Episode:
         """Record one episode and return it.
 
@@ -202,6 +204,8 @@ class Store:
             metadata: A JSON object stored with the episode.
             timestamp: When it happened (aware datetime or ISO-8601); defaults to now.
             idempotency_key: Retrying with the same key returns the first episode.
+            scope: The memory this episode belongs to (a user, a thread, an agent); ""
+                is the shared memory. ``recall(scope=...)`` finds only that scope's episodes.
 
         Raises:
             InvalidEpisodeError: A field is invalid; nothing was written.
@@ -217,6 +221,7 @@ class Store:
             idempotency_key=idempotency_key,
             clock=self._clock,
         )
+        item = dataclasses.replace(item, scope=validate_scope(scope))
         with self._lock:
             conn = self.connection("record")
             with write_transaction(conn, operation="record", path=self._path):
@@ -237,17 +242,26 @@ class Store:
         source: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        *,
+        scope: str | None = None,
     ) -> RecallResult:
         """Find episodes: by relevance to ``keyword``, or newest first without one.
 
         Any string is a valid keyword; its words are matched literally (see ``_search``).
         ``since``/``until`` take aware datetimes, ISO-8601 strings or ages like ``7d``.
+        ``scope`` keeps the episodes recorded in that scope ("" is the shared one); None
+        searches every scope.
 
         Raises:
             InvalidQueryError: A filter, ``limit`` or ``offset`` is invalid.
         """
         filters = _recall.build_filters(
-            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
+            episode_type=episode_type,
+            since=since,
+            until=until,
+            source=source,
+            clock=self._clock,
+            scope=scope,
         )
         with self._lock:
             conn = self.connection("recall")
