@@ -431,7 +431,8 @@ def default_event_loop_closed() -> Iterator[None]:
         yield
     finally:
         policy = asyncio.get_event_loop_policy()
-        policy.get_event_loop().close()
+        with contextlib.suppress(RuntimeError):  # a later asyncio.run() already unset it
+            policy.get_event_loop().close()
         policy.set_event_loop(None)
 
 

@@ -535,3 +535,13 @@ def test_of_returns_the_same_memory_or_builds_one(store) -> None:  # type: ignor
     assert built.session_id == "s1"
     assert built.policy.max_chars == 50
     assert AgentMemory.of(built, session_id="other") is built
+
+
+def test_wrap_due_counts_the_episodes_waiting(memory: AgentMemory) -> None:
+    assert memory.wrap_due(None) is False
+    assert memory.wrap_due(1) is False
+    seed(memory)
+    assert memory.wrap_due(1) is True
+    assert memory.wrap_due(2) is False
+    with pytest.raises(InvalidInputError, match="every"):
+        memory.wrap_due(0)

@@ -81,7 +81,7 @@ def test_wrap_model_overrides_the_agent_model(store: Store, scripted_model: Any)
     packages: list[str] = []
     agent_model = scripted_model(steps=[_contract.answer(_contract.ANSWER)])
     wrap_model = scripted_model(steps=[_contract.compress_step(store, packages)])
-    middleware = AnnealMiddleware(store, wrap_model=wrap_model)
+    middleware = AnnealMiddleware(store, wrap_model=wrap_model, wrap_on_end=True)
     create_agent(agent_model, middleware=[middleware]).invoke(QUESTION)
     assert middleware.last_wrap is not None
     assert middleware.last_wrap.status == "saved"
@@ -97,7 +97,7 @@ def test_wrapping_before_any_model_call_needs_a_model(store: Store) -> None:
 def test_the_wrap_reply_is_not_streamed_to_the_user(store: Store, scripted_model: Any) -> None:
     packages: list[str] = []
     steps = [_contract.answer(_contract.ANSWER), _contract.compress_step(store, packages)]
-    middleware = AnnealMiddleware(AgentMemory(store))
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=True)
     agent = create_agent(scripted_model(steps=steps), middleware=[middleware])
     streamed = [chunk.content for chunk, _meta in agent.stream(QUESTION, stream_mode="messages")]
     assert middleware.last_wrap is not None
@@ -114,7 +114,7 @@ def test_async_agents_use_the_async_hooks(store: Store, scripted_model: Any) -> 
         _contract.answer(_contract.ANSWER),
         _contract.compress_step(store, packages),
     ]
-    middleware = AnnealMiddleware(AgentMemory(store))
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=True)
     agent = create_agent(
         scripted_model(steps=steps), tools=[_contract.lookup_fact], middleware=[middleware]
     )
@@ -220,3 +220,31 @@ def test_memory_is_scoped_by_the_runs_user_id(memory: AgentMemory, scripted_mode
     scopes = {e.content: e for e in memory.store.recall(scope="user_id=alice").episodes}
     assert _contract.ANSWER in scopes
     assert memory.store.recall(scope="user_id=bob").total_matching == 1  # Bob's answer
+
+
+def test_a_run_wraps_only_when_wrap_every_episodes_wait(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    """By default a run (one turn) does not wrap; it does once ``wrap_every`` episodes wait."""
+    packages: list[str] = []
+
+    def run(middleware: AnnealMiddleware, steps: list[Any]) -> None:
+        agent = create_agent(
+            scripted_model(steps=steps), tools=[_contract.lookup_fact], middleware=[middleware]
+        )
+        agent.invoke({"messages": [{"role": "user", "content": _contract.FIRST_PROMPT}]})
+
+    default = AnnealMiddleware(memory)
+    run(default, [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert default.last_wrap is None  # two episodes wait: one model call per turn saved
+    every_three = AnnealMiddleware(memory, wrap_every=3)
+    run(
+        every_three,
+        [
+            _contract.answer(_contract.SECOND_ANSWER),
+            _contract.compress_step(memory.store, packages),
+        ],
+    )
+    assert every_three.last_wrap is not None
+    assert every_three.last_wrap.status == "saved", every_three.last_wrap.message
+    assert every_three.last_wrap.episodes_compressed == 3

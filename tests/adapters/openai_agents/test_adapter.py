@@ -168,7 +168,7 @@ def test_a_failing_wrap_model_keeps_the_result_and_leaves_no_wrap_open(
     def broken(_: str) -> _contract.Reply:
         raise ConnectionError("model unreachable")
 
-    hooks = AnnealHooks(memory)
+    hooks = AnnealHooks(memory, wrap_on_end=True)
     model = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER), broken])
     agent = Agent(name="t", model=model, tools=[function_tool(_contract.lookup_fact)])
     result = _run(agent, _contract.FIRST_PROMPT, hooks, hooks.run_config(CONFIG))
@@ -194,7 +194,7 @@ def test_the_wrap_follows_a_run_config_model_override(
             _contract.compress_step(memory.store, packages),
         ]
     )
-    hooks = AnnealHooks(memory)
+    hooks = AnnealHooks(memory, wrap_on_end=True)
     config = hooks.run_config(RunConfig(model=model, tracing_disabled=True))
     agent = Agent(name="t", tools=[function_tool(_contract.lookup_fact)])  # no model of its own
     _run(agent, _contract.FIRST_PROMPT, hooks, config)

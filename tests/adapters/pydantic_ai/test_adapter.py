@@ -111,7 +111,7 @@ def test_wrap_before_any_run_needs_a_model(memory: AgentMemory) -> None:
 def test_wrap_model_replaces_the_runs_model(memory: AgentMemory, scripted_function: Any) -> None:
     packages: list[str] = []
     compressor = scripted_function([_contract.compress_step(memory.store, packages)])
-    capability = AnnealCapability(memory, wrap_model=FunctionModel(compressor))
+    capability = AnnealCapability(memory, wrap_model=FunctionModel(compressor), wrap_on_end=True)
     chat = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
     agent = Agent(FunctionModel(chat), tools=[_contract.lookup_fact], capabilities=[capability])
     asyncio.run(agent.run(_contract.FIRST_PROMPT))
@@ -146,7 +146,7 @@ def test_a_failing_wrap_model_keeps_the_output_and_leaves_no_wrap_open(
         raise ConnectionError("model unreachable")
 
     function = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER), broken])
-    capability = AnnealCapability(memory)
+    capability = AnnealCapability(memory, wrap_on_end=True)
     agent = Agent(FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability])
     result = asyncio.run(agent.run(_contract.FIRST_PROMPT))
     assert result.output == _contract.ANSWER

@@ -330,6 +330,22 @@ class AgentMemory:
 
     # -- session end -----------------------------------------------------------------------
 
+    def wrap_due(self, every: int | None) -> bool:
+        """Whether at least ``every`` episodes wait for a wrap (False for None).
+
+        Adapters whose run is one turn of a longer session wrap at a run's end only when
+        this holds, instead of spending a model call on every run. A store failure counts
+        as not due (logged and counted, see ``strict``).
+        """
+        if every is None:
+            return False
+        limit = _positive("every", every)
+        try:
+            return self._store.status().episodes_since_wrap >= limit
+        except Exception as exc:
+            self._failures.absorb(FailureKind.WRAP, "wrap_due", exc)
+            return False
+
     def wrap(self, compress: Compressor, *, affect: AffectSource = None) -> WrapOutcome:
         """Consolidate this session's episodes into the continuity file with ``compress``.
 

@@ -60,8 +60,12 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         memory: An ``AgentMemory``, a ``Store``, or a database path.
         session_id: This session's id for the wrap (needed on baton-protected stores).
             Ignored when ``memory`` is an ``AgentMemory``.
-        wrap_on_end: Wrap after every agent run. Set False for multi-turn sessions and call
-            :meth:`wrap` / :meth:`awrap` when the session ends.
+        wrap_on_end: Wrap after every agent run (for one-shot agents, whose run is the whole
+            session). Default False: call :meth:`wrap` / :meth:`awrap` when the
+            conversation ends, and let ``wrap_every`` wrap long conversations on the way.
+        wrap_every: At a run's end, also wrap once this many episodes wait since the last
+            wrap (default 20). A run of this framework is one turn of a conversation, so
+            wrapping after every run would spend a model call per turn.
         wrap_model: The model that compresses the session; defaults to the agent's model.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
@@ -83,7 +87,8 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         memory: AgentMemory | Store | str | os.PathLike[str],
         *,
         session_id: str | None = None,
-        wrap_on_end: bool = True,
+        wrap_on_end: bool = False,
+        wrap_every: int | None = 20,
         wrap_model: BaseChatModel | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
@@ -93,6 +98,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         self.scope_by = tuple(scope_by)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
+        self.wrap_every = wrap_every
         self.wrap_model = wrap_model
         self.affect = affect
         self.last_wrap: WrapOutcome | None = None
@@ -181,9 +187,9 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     # -- session end -------------------------------------------------------------------
 
     def after_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Record the final answer, then wrap the session when ``wrap_on_end`` is set."""
+        """Record the final answer, then wrap when ``wrap_on_end`` or ``wrap_every`` says so."""
         self._record_answer(state)
-        if self.wrap_on_end:
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             self.wrap()
         return None
 
@@ -192,7 +198,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     ) -> dict[str, Any] | None:
         """Async :meth:`after_agent`."""
         self._record_answer(state)
-        if self.wrap_on_end:
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap()
         return None
 

@@ -41,8 +41,12 @@ class AnnealHooks(RunHooks[Any]):
         memory: An ``AgentMemory``, a ``Store``, or a database path.
         session_id: This session's id for the wrap (needed on baton-protected stores).
             Ignored when ``memory`` is an ``AgentMemory``.
-        wrap_on_end: Wrap when the agent produces its final output. Set False for chat loops
-            and call :meth:`wrap` / :meth:`awrap` when the session ends.
+        wrap_on_end: Wrap when the agent produces its final output (for one-shot agents,
+            whose run is the whole session). Default False: call :meth:`wrap` / :meth:`awrap`
+            when the conversation ends, and let ``wrap_every`` wrap long ones on the way.
+        wrap_every: At a run's end, also wrap once this many episodes wait since the last
+            wrap (default 20). A run of this framework is one turn of a conversation, so
+            wrapping after every run would spend a model call per turn.
         wrap_model: The model (name or ``Model``) that compresses the session; defaults to
             the model of the agent that finished.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
@@ -59,7 +63,8 @@ class AnnealHooks(RunHooks[Any]):
         memory: AgentMemory | Store | str | os.PathLike[str],
         *,
         session_id: str | None = None,
-        wrap_on_end: bool = True,
+        wrap_on_end: bool = False,
+        wrap_every: int | None = 20,
         wrap_model: str | Model | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
@@ -67,6 +72,7 @@ class AnnealHooks(RunHooks[Any]):
     ) -> None:
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
+        self.wrap_every = wrap_every
         self.wrap_model = wrap_model
         self.affect = affect
         self.recall_tool_name = recall_tool_name
@@ -151,7 +157,7 @@ class AnnealHooks(RunHooks[Any]):
         self._agent = agent
         self.memory.record_answer(output)
         self._turn = object()
-        if self.wrap_on_end:
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap(agent)
 
     def _compressor(self, agent: Agent[Any] | None) -> Callable[[str], Awaitable[str]]:

@@ -44,8 +44,12 @@ class AnnealCapability(AbstractCapability[Any]):
         memory: An ``AgentMemory``, a ``Store``, or a database path.
         session_id: This session's id for the wrap (needed on baton-protected stores).
             Ignored when ``memory`` is an ``AgentMemory``.
-        wrap_on_end: Wrap after every run. Set False for chat loops and call :meth:`wrap` /
-            :meth:`awrap` when the session ends.
+        wrap_on_end: Wrap after every run (for one-shot agents, whose run is the whole
+            session). Default False: call :meth:`wrap` / :meth:`awrap` when the
+            conversation ends, and let ``wrap_every`` wrap long conversations on the way.
+        wrap_every: At a run's end, also wrap once this many episodes wait since the last
+            wrap (default 20). A run of this framework is one turn of a conversation, so
+            wrapping after every run would spend a model call per turn.
         wrap_model: The model (name or ``Model``) that compresses the session; defaults to
             the model of the last run.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
@@ -60,6 +64,7 @@ class AnnealCapability(AbstractCapability[Any]):
 
     memory: AgentMemory
     wrap_on_end: bool
+    wrap_every: int | None
     wrap_model: Model | str | None
     affect: AffectSource
     recall_tool: bool
@@ -70,7 +75,8 @@ class AnnealCapability(AbstractCapability[Any]):
         memory: AgentMemory | Store | str | os.PathLike[str],
         *,
         session_id: str | None = None,
-        wrap_on_end: bool = True,
+        wrap_on_end: bool = False,
+        wrap_every: int | None = 20,
         wrap_model: Model | str | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
@@ -81,6 +87,7 @@ class AnnealCapability(AbstractCapability[Any]):
     ) -> None:
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
+        self.wrap_every = wrap_every
         self.wrap_model = wrap_model
         self.affect = affect
         self.recall_tool = recall_tool
@@ -157,7 +164,7 @@ class AnnealCapability(AbstractCapability[Any]):
         output = result.output
         self.memory.record_answer(output)
         self._turn = object()
-        if self.wrap_on_end:
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap()
         return result
 
