@@ -137,6 +137,27 @@ def test_truncation_sheds_recall_before_the_continuity(memory: AgentMemory) -> N
     assert asyncio.run(block.atruncate(content, 1000)) is None
 
 
+def test_a_token_limit_trims_the_block_to_fit_instead_of_dropping_it(
+    store: Any, make_llm: Any, run_agent: Any
+) -> None:
+    """``Memory(token_limit=3000)`` with a continuity larger than that: the block is cut to
+    fit (its first lines kept), not dropped whole."""
+    lines = [
+        f"- host 10.0.{i}.17 serves port {6000 + i} (ticket OPS-{i:04d}, id {i:08x})"
+        for i in range(400)
+    ]
+    store.sidecar(".continuity.md").write_text("# Agent\n\n## State\n" + "\n".join(lines))
+    memory = AgentMemory(store, startup_chars=24000)
+    llm, script = make_llm([_contract.answer("ok")])
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[], llm=llm)
+        run_agent(agent, _contract.SECOND_PROMPT, anneal, token_limit=3000)
+    received = script.received[0]
+    assert lines[0] in received
+    assert lines[-1] not in received
+    assert _contract.SECOND_PROMPT in received
+
+
 def test_a_tight_token_limit_drops_the_block_not_the_chat(
     memory: AgentMemory, make_llm: Any, run_agent: Any
 ) -> None:

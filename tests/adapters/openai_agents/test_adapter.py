@@ -225,3 +225,20 @@ def test_concurrent_runs_on_one_hooks_instance_keep_their_own_turn(
     asyncio.run(both())
     assert _contract.TOOL_OUTPUT in first.received[1]
     assert "Relevant memory:" not in first.received[1]
+
+
+def test_a_failing_tool_is_recorded_as_a_failure_not_as_knowledge(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    def broken_lookup(topic: str) -> str:
+        """Look up a fact about the project's infrastructure."""
+        raise TimeoutError("the CMDB timed out")
+
+    hooks = AnnealHooks(memory)
+    tool = function_tool(broken_lookup, name_override=_contract.TOOL_NAME)
+    model = scripted_model(steps=[_contract.call_tool, _contract.answer("The lookup failed.")])
+    _run(Agent(name="t", model=model, tools=[tool]), _contract.FIRST_PROMPT, hooks, CONFIG)
+    assert memory.store.recall(episode_type=EpisodeType.OBSERVATION).total_matching == 0
+    outcomes = [e.content for e in memory.store.recall(episode_type=EpisodeType.OUTCOME).episodes]
+    assert f"{_contract.TOOL_NAME} failed: the CMDB timed out" in outcomes
+    assert not any("Please try again" in text for text in outcomes)

@@ -23,6 +23,7 @@ __all__ = [
     "has_content_words",
     "render_context",
     "render_startup",
+    "render_tool_failure",
     "render_tool_result",
     "shape_text",
     "truncate",
@@ -55,6 +56,8 @@ class RecordingPolicy:
         skip_duplicates: Skip text already recorded with the same type by this session.
         ignore_tools: Tool names whose results are never recorded.
         query_chars: How much of a prompt ``context_for`` searches with (its start).
+        record_tool_failures: Record a failed tool call as an ``outcome`` episode saying
+            that the tool failed (never its error text as if it were knowledge).
     """
 
     record_tool_results: bool = True
@@ -67,6 +70,7 @@ class RecordingPolicy:
     skip_duplicates: bool = True
     ignore_tools: frozenset[str] = field(default_factory=frozenset)
     query_chars: int = 1000
+    record_tool_failures: bool = True
 
     def __post_init__(self) -> None:
         for name in ("max_chars", "query_chars"):
@@ -132,6 +136,12 @@ def render_tool_result(tool_name: str, result: object) -> str:
     """Render a tool call's result as one episode text: ``name -> result``."""
     name = tool_name.strip() or "tool"
     return f"{name} -> {render_value(result)}"
+
+
+def render_tool_failure(tool_name: str, error: object) -> str:
+    """Render a failed tool call as one episode text: ``name failed: error``."""
+    name = tool_name.strip() or "tool"
+    return f"{name} failed: {render_value(error)}"
 
 
 def has_content_words(text: str) -> bool:

@@ -25,6 +25,7 @@ from anneal_memory._recording import (
     has_content_words,
     render_context,
     render_startup,
+    render_tool_failure,
     render_tool_result,
     render_value,
     shape_text,
@@ -249,6 +250,29 @@ class AgentMemory:
             policy.tool_result_type,
             source=policy.tool_source,
             metadata={"tool": tool_name, **(metadata or {})},
+            scope=scope,
+        )
+
+    def record_tool_failure(
+        self,
+        tool_name: str,
+        error: object,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
+    ) -> Episode | None:
+        """Record that a tool call failed, as an ``outcome`` ``"name failed: error"``.
+
+        None when skipped (``policy.record_tool_failures`` off, or an ignored tool).
+        """
+        policy = self.policy
+        if not policy.record_tool_failures or tool_name in policy.ignore_tools:
+            return None
+        return self.record(
+            render_tool_failure(tool_name, error),
+            EpisodeType.OUTCOME,
+            source=policy.tool_source,
+            metadata={"tool": tool_name, "status": "error", **(metadata or {})},
             scope=scope,
         )
 

@@ -15,7 +15,7 @@ from agents.run_config import CallModelData, ModelInputData
 from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
 
-from anneal_openai_agents._convert import join_blocks, latest_user_text
+from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -144,8 +144,17 @@ class AnnealHooks(RunHooks[Any]):
     async def on_tool_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
     ) -> None:
-        """Record a tool result (what the recall tool returns is not new knowledge)."""
-        if tool.name != self.recall_tool_name:
+        """Record a tool result (what the recall tool returns is not new knowledge).
+
+        A failed call (the SDK hands the model its generic error text instead of a result)
+        is recorded as an outcome saying the tool failed, not as knowledge.
+        """
+        if tool.name == self.recall_tool_name:
+            return
+        error = tool_error(result)
+        if error is not None:
+            self.memory.record_tool_failure(tool.name, error)
+        else:
             self.memory.record_tool_result(tool.name, result)
 
     # -- session end -------------------------------------------------------------------
