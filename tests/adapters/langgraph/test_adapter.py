@@ -248,3 +248,24 @@ def test_a_run_wraps_only_when_wrap_every_episodes_wait(
     assert every_three.last_wrap is not None
     assert every_three.last_wrap.status == "saved", every_three.last_wrap.message
     assert every_three.last_wrap.episodes_compressed == 3
+
+
+def test_the_wrap_reply_is_not_in_the_users_event_stream(store: Store, scripted_model: Any) -> None:
+    """``astream_events`` (which ignores the nostream tag) shows the answer, never the wrap."""
+    packages: list[str] = []
+    steps = [_contract.answer(_contract.ANSWER), _contract.compress_step(store, packages)]
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=True)
+    agent = create_agent(scripted_model(steps=steps), middleware=[middleware])
+
+    async def events() -> list[str]:
+        return [
+            str(event["data"])
+            async for event in agent.astream_events(QUESTION, version="v2")
+            if event["event"].startswith("on_chat_model")
+        ]
+
+    seen = asyncio.run(events())
+    assert middleware.last_wrap is not None
+    assert middleware.last_wrap.status == "saved"
+    assert any(_contract.ANSWER in text for text in seen)
+    assert not any("Memory (v1)" in text for text in seen)

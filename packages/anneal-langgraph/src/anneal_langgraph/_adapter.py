@@ -37,7 +37,10 @@ __all__ = ["AnnealMiddleware"]
 # langchain 1.0 keeps the system prompt as text; 1.1 made it a SystemMessage.
 _HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
 _MAX_SCOPE_CHARS = 64
-_WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"])
+# The wrap's model call is not part of the user's run: no callbacks inherited from the graph
+# (so neither `stream_mode="messages"` nor `astream_events` shows its reply), and tagged
+# nostream for stream modes that look at tags.
+_WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"], callbacks=[])
 
 
 class AnnealState(AgentState[Any]):
