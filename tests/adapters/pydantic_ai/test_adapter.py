@@ -177,3 +177,33 @@ def test_concurrent_runs_on_one_capability_keep_their_own_turn(
     asyncio.run(both())
     assert _contract.TOOL_OUTPUT in first.received[1]
     assert "Relevant memory:" not in first.received[1]
+
+
+UNCLOSED_SYNC_STREAM = """
+import sys
+from pydantic_ai import Agent
+from pydantic_ai.models.test import TestModel
+from anneal_pydantic_ai import AnnealCapability
+
+capability = AnnealCapability(sys.argv[1], recall_tool=True)
+agent = Agent(TestModel(custom_output_text="hello there", call_tools=[]), capabilities=[capability])
+result = agent.run_stream_sync("hi")
+print("".join(result.stream_text(delta=True)))
+"""
+
+
+def test_an_unclosed_sync_stream_lets_the_process_exit(tmp_path: Any) -> None:
+    """A sync stream read but never closed: the memory hooks leave no worker thread behind,
+    so the interpreter exits (it used to wait forever at shutdown)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", UNCLOSED_SYNC_STREAM, str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hello there"

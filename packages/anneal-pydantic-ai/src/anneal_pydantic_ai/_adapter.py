@@ -101,7 +101,7 @@ class AnnealCapability(AbstractCapability[Any]):
 
     # -- recall before every model request ---------------------------------------------
 
-    def get_instructions(self) -> Callable[[RunContext[Any]], str]:
+    def get_instructions(self) -> Callable[[RunContext[Any]], Awaitable[str]]:
         """Return the instruction function that adds memory to every model request."""
         return self._memory_instructions
 
@@ -124,13 +124,15 @@ class AnnealCapability(AbstractCapability[Any]):
         """Start a new turn: the run's first model request loads memory afresh."""
         self._turn = object()
 
-    def _memory_instructions(self, ctx: RunContext[Any]) -> str:
+    async def _memory_instructions(self, ctx: RunContext[Any]) -> str:
+        # Async on purpose: Pydantic AI runs sync functions in a worker thread, and a sync
+        # stream left unclosed keeps that thread (and the process at exit) alive.
         # Recall once per run and prompt: later requests of the run (after tool calls) get
         # the same block, so what the run itself just recorded is not echoed back.
         query = prompt_text(ctx.prompt)
         return self.memory.turn_context(query, turn=(self._turn, query))
 
-    def _recall_memory(self, query: str) -> str:
+    async def _recall_memory(self, query: str) -> str:
         """Search long-term memory for episodes relevant to a query.
 
         Args:
