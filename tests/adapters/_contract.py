@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import pytest
 from anneal_memory import AgentMemory, EpisodeType, Store, WrapOutcome, gate
 
 TOOL_NAME = "lookup_fact"
@@ -315,6 +316,48 @@ def test_concurrent_runs_never_echo_their_own_tool_result(
         assert len(result.model_inputs) == 2
         assert TOOL_OUTPUT in result.model_inputs[1]
         assert "Relevant memory:" not in result.model_inputs[1]
+
+
+def test_session_two_in_a_new_process_gets_session_one(
+    harness: AdapterHarness, tmp_path: Path
+) -> None:
+    """Session 1 (a tool call, the answer, the wrap) and session 2 each run in a new process on
+    one database: what the tool returned in session 1 is in session 2's first model input,
+    as a recalled episode and through the continuity file."""
+    import json
+    import subprocess
+    import sys
+
+    if getattr(harness, "use_async", False) or getattr(harness, "kickoff", "kickoff") != "kickoff":
+        pytest.skip("one mode per framework is enough across processes (each costs seconds)")
+    conftest = sys.modules[type(harness).__module__].__file__
+    child = Path(__file__).parent / "_session_child.py"
+    db = tmp_path / "cross-process.db"
+
+    def session(number: str) -> list[str]:
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(child),
+                str(conftest),
+                type(harness).__name__,
+                json.dumps(vars(harness)),
+                str(db),
+                number,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    session("1")
+    first_input = session("2")[0]
+    assert TOOL_OUTPUT in first_input
+    assert "Relevant memory:" in first_input
+    assert PATTERN_NAME in first_input  # the continuity session 1 saved
 
 
 # -- failures: memory never takes the run or the answer down ---------------------------------

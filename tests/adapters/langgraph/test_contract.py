@@ -10,5 +10,6 @@ from _contract import (  # noqa: F401 - pytest collects the shared contract test
     test_empty_wrap_calls_no_model,
     test_records_tool_result_and_answer,
     test_second_run_recalls,
+    test_session_two_in_a_new_process_gets_session_one,
     test_wrap_saves_one_graduation,
 )
