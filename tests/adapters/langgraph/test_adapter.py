@@ -269,3 +269,30 @@ def test_the_wrap_reply_is_not_in_the_users_event_stream(store: Store, scripted_
     assert middleware.last_wrap.status == "saved"
     assert any(_contract.ANSWER in text for text in seen)
     assert not any("Memory (v1)" in text for text in seen)
+
+
+def test_memory_failures_show_in_the_runs_result(memory: AgentMemory, scripted_model: Any) -> None:
+    """A store locked by another process: the run answers, and its result says what failed."""
+    middleware = AnnealMiddleware(memory)
+    agent = create_agent(
+        scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)]),
+        tools=[_contract.lookup_fact],
+        middleware=[middleware],
+    )
+    with _contract.write_locked(memory.store):
+        result = agent.invoke(QUESTION)
+    assert result["messages"][-1].content == _contract.ANSWER
+    report = result["anneal_memory"]
+    assert report["wrap"] is None
+    assert report["failures"]["record"] == 2
+    assert report["failures"]["last"].startswith("StoreDatabaseError")
+
+
+def test_a_run_without_failures_or_wrap_adds_nothing(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    agent = create_agent(
+        scripted_model(steps=[_contract.answer(_contract.ANSWER)]),
+        middleware=[AnnealMiddleware(memory)],
+    )
+    assert "anneal_memory" not in agent.invoke(QUESTION)

@@ -44,9 +44,14 @@ _WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"], callbac
 
 
 class AnnealState(AgentState[Any]):
-    """Agent state plus this run's id, private to this middleware (part of the turn key)."""
+    """Agent state plus this middleware's keys.
+
+    ``anneal_run`` (private) is this run's id, part of the turn key; ``anneal_memory`` is in
+    the run's result when it wrapped or something failed: the wrap outcome and the failures.
+    """
 
     anneal_run: NotRequired[Annotated[str, PrivateStateAttr]]
+    anneal_memory: NotRequired[dict[str, Any]]
 
 
 class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
@@ -192,18 +197,40 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     def after_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Record the final answer, then wrap when ``wrap_on_end`` or ``wrap_every`` says so."""
         self._record_answer(state)
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
+        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every)
+        if wrapped:
             self.wrap()
-        return None
+        return self._report(wrapped=wrapped)
 
     async def aafter_agent(
         self, state: AnnealState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Async :meth:`after_agent`."""
         self._record_answer(state)
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
+        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every)
+        if wrapped:
             await self.awrap()
-        return None
+        return self._report(wrapped=wrapped)
+
+    def _report(self, *, wrapped: bool) -> dict[str, Any] | None:
+        """The ``anneal_memory`` state update: the wrap's outcome and the failures so far."""
+        failures = self.memory.failures
+        if not wrapped and not failures.total:
+            return None
+        wrap = self.last_wrap if wrapped else None
+        return {
+            "anneal_memory": {
+                "wrap": None
+                if wrap is None
+                else {"status": str(wrap.status), "message": wrap.message},
+                "failures": {
+                    "record": failures.record,
+                    "recall": failures.recall,
+                    "wrap": failures.wrap,
+                    "last": None if failures.last is None else failures.last.error,
+                },
+            }
+        }
 
     def _record_answer(self, state: AnnealState) -> None:
         answer = final_answer(state.get("messages", []))
