@@ -163,14 +163,13 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     # -- recording ---------------------------------------------------------------------
 
     def _record_tool(self, request: ToolCallRequest, result: ToolMessage | Command[Any]) -> None:
-        if isinstance(result, ToolMessage):
-            metadata = {"status": result.status} if result.status != "success" else None
-            self.memory.record_tool_result(
-                request.tool_call["name"],
-                message_text(result),
-                metadata=metadata,
-                scope=self._scope(),
-            )
+        if not isinstance(result, ToolMessage):
+            return
+        name, text, scope = request.tool_call["name"], message_text(result), self._scope()
+        if result.status == "error":  # the tool raised; its error text is no knowledge
+            self.memory.record_tool_failure(name, text, scope=scope)
+        else:
+            self.memory.record_tool_result(name, text, scope=scope)
 
     def wrap_tool_call(
         self,
