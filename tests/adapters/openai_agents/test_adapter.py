@@ -242,3 +242,30 @@ def test_a_failing_tool_is_recorded_as_a_failure_not_as_knowledge(
     outcomes = [e.content for e in memory.store.recall(episode_type=EpisodeType.OUTCOME).episodes]
     assert f"{_contract.TOOL_NAME} failed: the CMDB timed out" in outcomes
     assert not any("Please try again" in text for text in outcomes)
+
+
+def test_scope_from_the_run_context_keeps_users_apart(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    hooks = AnnealHooks(memory, scope_from=lambda ctx: f"user:{ctx['user']}")
+    config = hooks.run_config(CONFIG)
+    tool = function_tool(_contract.lookup_fact)
+
+    def run(user: str, steps: list[Any]) -> str:
+        model = scripted_model(steps=steps)
+        agent = Agent(name="t", model=model, tools=[tool])
+        asyncio.run(
+            Runner.run(
+                agent,
+                _contract.FIRST_PROMPT,
+                hooks=hooks,
+                run_config=config,
+                context={"user": user},
+            )
+        )
+        return model.received[0]
+
+    run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("No idea.")])
+    assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
+    assert memory.store.recall(scope="user:bob").total_matching == 1

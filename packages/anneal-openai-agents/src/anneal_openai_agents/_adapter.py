@@ -52,6 +52,9 @@ class AnnealHooks(RunHooks[Any]):
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool_name: Name of the tool :meth:`recall_tool` builds.
+        scope_from: Memory per user or conversation: called with the run's context object
+            (``Runner.run(..., context=...)``) and returns its scope (``ctx.user_id``, a
+            session id) or None for the ``AgentMemory``'s own scope.
 
     Attributes:
         memory: The ``AgentMemory`` these hooks drive.
@@ -69,6 +72,7 @@ class AnnealHooks(RunHooks[Any]):
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
         recall_tool_name: str = "recall_memory",
+        scope_from: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
@@ -76,6 +80,7 @@ class AnnealHooks(RunHooks[Any]):
         self.wrap_model = wrap_model
         self.affect = affect
         self.recall_tool_name = recall_tool_name
+        self.scope_from = scope_from
         self.last_wrap: WrapOutcome | None = None
         self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._agent: Agent[Any] | None = None
@@ -111,9 +116,14 @@ class AnnealHooks(RunHooks[Any]):
         self._agent = data.agent
         items = data.model_data.input
         prompt = latest_user_text(items)
-        block = self.memory.turn_context(prompt, turn=(self._run_key(items), prompt))
+        block = self.memory.turn_context(
+            prompt, turn=(self._run_key(items), prompt), scope=self._scope(data.context)
+        )
         instructions = join_blocks(data.model_data.instructions, block)
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
+
+    def _scope(self, user_context: object) -> str | None:
+        return None if self.scope_from is None else self.scope_from(user_context)
 
     def _run_key(self, items: str | list[Any]) -> object:
         # Every Runner.run sets its own trace as the current one (a no-op trace when tracing
@@ -151,11 +161,11 @@ class AnnealHooks(RunHooks[Any]):
         """
         if tool.name == self.recall_tool_name:
             return
-        error = tool_error(result)
+        error, scope = tool_error(result), self._scope(context.context)
         if error is not None:
-            self.memory.record_tool_failure(tool.name, error)
+            self.memory.record_tool_failure(tool.name, error, scope=scope)
         else:
-            self.memory.record_tool_result(tool.name, result)
+            self.memory.record_tool_result(tool.name, result, scope=scope)
 
     # -- session end -------------------------------------------------------------------
 
@@ -164,7 +174,7 @@ class AnnealHooks(RunHooks[Any]):
     ) -> None:
         """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
         self._agent = agent
-        self.memory.record_answer(output)
+        self.memory.record_answer(output, scope=self._scope(context.context))
         self._turn = object()
         if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap(agent)
