@@ -207,3 +207,25 @@ def test_an_unclosed_sync_stream_lets_the_process_exit(tmp_path: Any) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hello there"
+
+
+def test_scope_from_the_run_deps_keeps_users_apart(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    capability = AnnealCapability(memory, scope_from=lambda ctx: f"user:{ctx.deps}")
+
+    def run(user: str, steps: list[Any]) -> str:
+        function = scripted_function(steps)
+        agent = Agent(
+            FunctionModel(function),
+            deps_type=str,
+            tools=[_contract.lookup_fact],
+            capabilities=[capability],
+        )
+        asyncio.run(agent.run(_contract.FIRST_PROMPT, deps=user))
+        return function.received[0]
+
+    run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("No idea.")])
+    assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
+    assert memory.store.recall(scope="user:bob").total_matching == 1

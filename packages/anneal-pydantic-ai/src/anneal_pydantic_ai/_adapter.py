@@ -55,6 +55,9 @@ class AnnealCapability(AbstractCapability[Any]):
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool: Also give the model a ``recall_memory`` tool to search memory itself.
+        scope_from: Memory per user or conversation: called with the run's ``RunContext``
+            and returns its scope (``lambda ctx: ctx.deps.user_id``), or None for the
+            ``AgentMemory``'s own scope.
         id: The capability's id within a run.
 
     Attributes:
@@ -68,6 +71,7 @@ class AnnealCapability(AbstractCapability[Any]):
     wrap_model: Model | str | None
     affect: AffectSource
     recall_tool: bool
+    scope_from: Callable[[RunContext[Any]], str | None] | None
     last_wrap: WrapOutcome | None = field(default=None, init=False, repr=False)
 
     def __init__(
@@ -81,6 +85,7 @@ class AnnealCapability(AbstractCapability[Any]):
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
         recall_tool: bool = False,
+        scope_from: Callable[[RunContext[Any]], str | None] | None = None,
         id: str | None = "anneal_memory",
         description: str | None = None,
         defer_loading: bool = False,
@@ -91,6 +96,7 @@ class AnnealCapability(AbstractCapability[Any]):
         self.wrap_model = wrap_model
         self.affect = affect
         self.recall_tool = recall_tool
+        self.scope_from = scope_from
         self.id = id
         self.description = description
         self.defer_loading = defer_loading
@@ -130,7 +136,10 @@ class AnnealCapability(AbstractCapability[Any]):
         # Recall once per run and prompt: later requests of the run (after tool calls) get
         # the same block, so what the run itself just recorded is not echoed back.
         query = prompt_text(ctx.prompt)
-        return self.memory.turn_context(query, turn=(self._turn, query))
+        return self.memory.turn_context(query, turn=(self._turn, query), scope=self._scope(ctx))
+
+    def _scope(self, ctx: RunContext[Any]) -> str | None:
+        return None if self.scope_from is None else self.scope_from(ctx)
 
     async def _recall_memory(self, query: str) -> str:
         """Search long-term memory for episodes relevant to a query.
@@ -153,7 +162,7 @@ class AnnealCapability(AbstractCapability[Any]):
     ) -> Any:
         """Record a tool result (what the recall tool returns is not new knowledge)."""
         if call.tool_name != RECALL_TOOL_NAME:
-            self.memory.record_tool_result(call.tool_name, result)
+            self.memory.record_tool_result(call.tool_name, result, scope=self._scope(ctx))
         return result
 
     # -- session end -------------------------------------------------------------------
@@ -164,7 +173,7 @@ class AnnealCapability(AbstractCapability[Any]):
         """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
         self._run_model = self._root._run_model = ctx.model
         output = result.output
-        self.memory.record_answer(output)
+        self.memory.record_answer(output, scope=self._scope(ctx))
         self._turn = object()
         if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap()
