@@ -227,7 +227,7 @@ def pydantic_ai_step(memory: AgentMemory) -> Step:
     cap = AnnealCapability(memory, wrap_on_end=False)
 
     def step(i: int, question: str, result: str) -> None:
-        cap._memory_instructions(SimpleNamespace(prompt=question))  # type: ignore[arg-type]
+        drive(cap._memory_instructions(SimpleNamespace(prompt=question)))  # type: ignore[arg-type]
         call = ToolCallPart("search", {"q": question})
         drive(cap.after_tool_execute(None, call=call, tool_def=None, args={}, result=result))  # type: ignore[arg-type]
 

@@ -3,7 +3,8 @@
 Each example is executed by its test (`tests/adapters/<framework>/test_readme.py`, which swaps
 in the framework's offline fake model) in a fresh interpreter, so the figure includes Python
 start-up, pytest and the framework's import: an upper bound for "the example runs in under
-10 s". Prints one JSON summary.
+10 s". Prints one JSON summary. ``--quick`` (for CI): one run each of the two lightest
+frameworks (LangGraph, Pydantic AI).
 """
 
 from __future__ import annotations
@@ -37,12 +38,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--quick", action="store_true", help="one run of two frameworks")
     args = parser.parse_args()
+    frameworks = ("langgraph", "pydantic_ai") if args.quick else FRAMEWORKS
+    reps = 1 if args.quick else args.reps
     results = {}
-    for framework in FRAMEWORKS:
+    for framework in frameworks:
         if not (ROOT / "tests" / "adapters" / framework / "test_readme.py").exists():
             continue
-        times = [run_once(framework) for _ in range(args.reps)]
+        times = [run_once(framework) for _ in range(reps)]
         median = statistics.median(times)
         results[framework] = {
             "median_s": round(median, 2),

@@ -9,10 +9,16 @@ there. ``tests/adapters/conftest.py`` blocks sockets and switches telemetry off 
 Usage in ``tests/adapters/<framework>/test_contract.py``::
 
     from _contract import (  # noqa: F401 - pytest collects the shared tests here
+        test_a_failing_wrap_model_never_fails_the_run,
+        test_a_locked_store_never_fails_the_run,
+        test_an_unparseable_wrap_reply_is_refused,
+        test_an_unwritable_continuity_never_fails_the_run,
         test_baton_store_downgrades,
+        test_concurrent_runs_never_echo_their_own_tool_result,
         test_empty_wrap_calls_no_model,
         test_records_tool_result_and_answer,
         test_second_run_recalls,
+        test_session_two_in_a_new_process_gets_session_one,
         test_wrap_saves_one_graduation,
     )
 
@@ -31,13 +37,18 @@ The harness contract:
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import logging
 import re
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import pytest
 from anneal_memory import AgentMemory, EpisodeType, Store, WrapOutcome, gate
 
 TOOL_NAME = "lookup_fact"
@@ -286,6 +297,168 @@ def test_baton_store_downgrades(harness: AdapterHarness, memory: AgentMemory) ->
     assert again.wrap.episodes_compressed == 3
 
 
+def test_concurrent_runs_never_echo_their_own_tool_result(
+    harness: AdapterHarness, memory: AgentMemory
+) -> None:
+    """Four runs on one ``AgentMemory`` at once, each calling the tool: no run's model call
+    after its tool call gets "Relevant memory" back (the store was empty when the turns
+    began, so anything recalled there would be what the turns themselves just recorded)."""
+    runs = 4
+    started, tools_done = (threading.Barrier(runs, timeout=120) for _ in range(2))
+
+    def first(text: str) -> ToolCall:
+        started.wait()  # every run has its turn's memory block before any tool runs
+        return call_tool(text)
+
+    def after_tool(_: str) -> Reply:
+        tools_done.wait()  # every run has run (and recorded) its tool
+        return Reply(ANSWER)
+
+    with concurrent.futures.ThreadPoolExecutor(runs) as pool:
+        futures = [
+            pool.submit(harness.run, memory, FIRST_PROMPT, [first, after_tool], wrap=False)
+            for _ in range(runs)
+        ]
+        results = [f.result(timeout=300) for f in futures]
+    for result in results:
+        assert len(result.model_inputs) == 2
+        assert TOOL_OUTPUT in result.model_inputs[1]
+        assert "Relevant memory:" not in result.model_inputs[1]
+
+
+def test_session_two_in_a_new_process_gets_session_one(
+    harness: AdapterHarness, tmp_path: Path
+) -> None:
+    """Session 1 (a tool call, the answer, the wrap) and session 2 each run in a new process on
+    one database: what the tool returned in session 1 is in session 2's first model input,
+    as a recalled episode and through the continuity file."""
+    import json
+    import subprocess
+    import sys
+
+    if getattr(harness, "use_async", False) or getattr(harness, "kickoff", "kickoff") != "kickoff":
+        pytest.skip("one mode per framework is enough across processes (each costs seconds)")
+    conftest = sys.modules[type(harness).__module__].__file__
+    child = Path(__file__).parent / "_session_child.py"
+    db = tmp_path / "cross-process.db"
+
+    def session(number: str) -> list[str]:
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(child),
+                str(conftest),
+                type(harness).__name__,
+                json.dumps(vars(harness)),
+                str(db),
+                number,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    session("1")
+    first_input = session("2")[0]
+    assert TOOL_OUTPUT in first_input
+    assert "Relevant memory:" in first_input
+    assert PATTERN_NAME in first_input  # the continuity session 1 saved
+
+
+# -- failures: memory never takes the run or the answer down ---------------------------------
+
+
+@contextlib.contextmanager
+def write_locked(store: Store) -> Iterator[None]:
+    """Hold the store's write lock from a second, real connection (the store waits briefly)."""
+    store._conn.execute("PRAGMA busy_timeout = 20")  # type: ignore[union-attr]
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+        store._conn.execute("PRAGMA busy_timeout = 5000")  # type: ignore[union-attr]
+
+
+def _logged(caplog: Any) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "anneal_memory"]
+
+
+def test_a_locked_store_never_fails_the_run(
+    harness: AdapterHarness, memory: AgentMemory, caplog: Any
+) -> None:
+    """A store another process holds locked: the tool result still reaches the model, the run
+    ends with its answer, and both lost episodes are logged and counted."""
+    with write_locked(memory.store), caplog.at_level(logging.WARNING, logger="anneal_memory"):
+        result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
+    assert len(result.model_inputs) == 2
+    assert TOOL_OUTPUT in result.model_inputs[1]
+    assert memory.failures.record == 2, memory.failures
+    assert len(_logged(caplog)) == 2
+    assert _episodes(memory.store, EpisodeType.OBSERVATION) == []
+
+
+def test_a_failing_wrap_model_never_fails_the_run(
+    harness: AdapterHarness, memory: AgentMemory, caplog: Any
+) -> None:
+    """The wrap's model call raises: the run still ends, the wrap is ``failed`` (logged and
+    counted), and its episodes wait for the next wrap."""
+
+    def broken(_: str) -> Reply:
+        raise RuntimeError("the provider is down")
+
+    with caplog.at_level(logging.WARNING, logger="anneal_memory"):
+        result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER), broken], wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "failed", result.wrap.message
+    assert "the provider is down" in result.wrap.message
+    assert memory.failures.wrap == 1
+    assert _logged(caplog)
+    assert len(_episodes(memory.store, EpisodeType.OUTCOME)) == 1
+    packages: list[str] = []
+    again = AgentMemory(memory.store, session_id=memory.session_id)
+    second = harness.run(
+        again,
+        SECOND_PROMPT,
+        [answer(SECOND_ANSWER), compress_step(memory.store, packages)],
+        wrap=True,
+    )
+    assert second.wrap is not None
+    assert second.wrap.status == "saved", second.wrap.message
+    assert second.wrap.episodes_compressed == 3
+
+
+def test_an_unparseable_wrap_reply_is_refused(harness: AdapterHarness, memory: AgentMemory) -> None:
+    """A wrap reply that is no continuity at all is refused twice, not raised."""
+    nonsense = answer("Sorry, I can't help with that.")
+    result = harness.run(memory, FIRST_PROMPT, [answer(ANSWER), nonsense, nonsense], wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "refused", result.wrap.message
+    assert result.wrap.attempts == 2
+    assert memory.failures.total == 0
+
+
+def test_an_unwritable_continuity_never_fails_the_run(
+    harness: AdapterHarness, memory: AgentMemory
+) -> None:
+    """The continuity file cannot be read or written: no startup context, the run answers,
+    the wrap is ``failed``; recall and recording keep working."""
+    memory.store.sidecar(".continuity.md").mkdir()
+    packages: list[str] = []
+    steps = [call_tool, answer(ANSWER), compress_step(memory.store, packages)]
+    result = harness.run(memory, FIRST_PROMPT, steps, wrap=True)
+    assert result.wrap is not None
+    assert result.wrap.status == "failed", result.wrap.message
+    assert memory.failures.recall >= 1
+    assert memory.failures.wrap == 1
+    assert len(_episodes(memory.store, EpisodeType.OBSERVATION)) == 1
+
+
 README_MAX_LINES = 20
 
 
@@ -309,7 +482,8 @@ def default_event_loop_closed() -> Iterator[None]:
         yield
     finally:
         policy = asyncio.get_event_loop_policy()
-        policy.get_event_loop().close()
+        with contextlib.suppress(RuntimeError):  # a later asyncio.run() already unset it
+            policy.get_event_loop().close()
         policy.set_event_loop(None)
 
 

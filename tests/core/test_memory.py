@@ -377,7 +377,21 @@ def test_two_refusals_report_refused_and_free_the_wrap(memory: AgentMemory) -> N
     assert memory.wrap(Compressor(memory.store)).status == "saved"  # the wrap was cancelled
 
 
-def test_a_failing_model_propagates_and_frees_the_wrap(memory: AgentMemory) -> None:
+def test_a_failing_model_is_a_failed_outcome_and_frees_the_wrap(memory: AgentMemory) -> None:
+    seed(memory)
+
+    def broken(package: str) -> str:
+        raise TimeoutError("model timed out")
+
+    outcome = memory.wrap(broken)
+    assert outcome.status is WrapOutcomeStatus.FAILED
+    assert "TimeoutError: model timed out" in outcome.message
+    assert memory.failures.wrap == 1
+    assert memory.wrap(Compressor(memory.store)).status == "saved"
+
+
+def test_a_failing_model_raises_when_strict(store: Store) -> None:
+    memory = AgentMemory(store, session_id=SESSION, strict=True)
     seed(memory)
 
     def broken(package: str) -> str:
@@ -521,3 +535,13 @@ def test_of_returns_the_same_memory_or_builds_one(store) -> None:  # type: ignor
     assert built.session_id == "s1"
     assert built.policy.max_chars == 50
     assert AgentMemory.of(built, session_id="other") is built
+
+
+def test_wrap_due_counts_the_episodes_waiting(memory: AgentMemory) -> None:
+    assert memory.wrap_due(None) is False
+    assert memory.wrap_due(1) is False
+    seed(memory)
+    assert memory.wrap_due(1) is True
+    assert memory.wrap_due(2) is False
+    with pytest.raises(InvalidInputError, match="every"):
+        memory.wrap_due(0)

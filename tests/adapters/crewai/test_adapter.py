@@ -208,9 +208,10 @@ def test_a_failing_wrap_llm_keeps_the_kickoff_result_and_the_episodes(
     result = make_crew(llm, _contract.FIRST_PROMPT).kickoff()
     crewai_event_bus.flush()
     assert result.raw == _contract.ANSWER
-    assert isinstance(listener.last_error, ConnectionError)
-    assert listener.last_wrap is None
-    assert "the wrap after the crew kickoff failed" in caplog.text
+    assert listener.last_wrap is not None
+    assert listener.last_wrap.status == "failed"
+    assert "ConnectionError: model unreachable" in listener.last_wrap.message
+    assert "wrap failed" in caplog.text
     assert memory.store.status().total_episodes == 2  # everything was recorded
     packages: list[str] = []
     compressor = make_llm([_contract.compress_step(memory.store, packages)])
@@ -294,3 +295,24 @@ def test_agents_that_ran_before_the_listener_get_memory_too(
     _kickoff(crew(_contract.SECOND_PROMPT))
     assert MEMORY_HEADER not in llm.received[0]
     assert f"({seeded}) [observation]" in llm.received[1]
+
+
+def test_a_listener_for_one_crew_leaves_other_crews_alone(
+    store: Any, listeners: list[AnnealListener], make_llm: Any, make_crew: Any
+) -> None:
+    """Two crews, two listeners on two scoped memories of one store: each records, recalls
+    and wraps only its own crew."""
+    mine, theirs = AgentMemory(store, scope="crew:mine"), AgentMemory(store, scope="crew:theirs")
+    crew_mine = make_crew(
+        make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)]), _contract.FIRST_PROMPT
+    )
+    crew_theirs = make_crew(make_llm([_contract.answer("Not my department.")]), "Who is on call?")
+    listeners.append(AnnealListener(mine, crews=[crew_mine], wrap_on_end=False))
+    listeners.append(AnnealListener(theirs, crews=[crew_theirs], wrap_on_end=False))
+    crew_mine.kickoff()
+    crew_theirs.kickoff()
+    crewai_event_bus.flush()
+    assert sorted(e.content for e in store.recall(scope="crew:mine").episodes) == sorted(
+        [_contract.ANSWER, f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"]
+    )
+    assert [e.content for e in store.recall(scope="crew:theirs").episodes] == ["Not my department."]

@@ -68,7 +68,7 @@ def test_answer_fields_choose_what_is_recorded(memory: AgentMemory) -> None:
     assert _contents(memory, EpisodeType.OUTCOME) == ["high"]
 
 
-def test_a_failing_tool_records_nothing(memory: AgentMemory) -> None:
+def test_a_failing_tool_is_recorded_as_a_failure(memory: AgentMemory) -> None:
     def broken(topic: str) -> str:
         """Always fails."""
         raise RuntimeError("backend down")
@@ -85,7 +85,9 @@ def test_a_failing_tool_records_nothing(memory: AgentMemory) -> None:
         agent(question="Check the backend")
     assert "backend down" in _user_message(lm, 1)
     assert _contents(memory, EpisodeType.OBSERVATION) == []
-    assert _contents(memory, EpisodeType.OUTCOME) == ["sorry"]
+    outcomes = _contents(memory, EpisodeType.OUTCOME)
+    assert "sorry" in outcomes
+    assert "broken failed: RuntimeError: backend down" in outcomes
 
 
 def test_a_failing_program_records_no_answer(memory: AgentMemory) -> None:
@@ -151,3 +153,25 @@ def test_a_deep_copy_shares_the_memory_and_copies_the_program(memory: AgentMemor
     assert clone.memory is agent.memory
     assert clone.program is not agent.program
     assert [name for name, _ in clone.named_predictors()] == ["program"]
+
+
+@pytest.mark.parametrize("reply", ["Sorry, I can't help with that.", "valid"])
+def test_a_wrap_reply_without_dspy_fields_is_judged_not_raised(
+    memory: AgentMemory, scripted_lm: Any, reply: str
+) -> None:
+    """The model answers the wrap with bare text (no ``[[ ## continuity ## ]]`` field): the text
+    itself is the continuity the save judges; nonsense is refused, a real continuity saved."""
+    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT)
+
+    class BareReplies(scripted_lm):  # type: ignore[misc,valid-type]
+        def _use_example(self, messages: list[dict[str, Any]]) -> str:
+            package = str(messages[-1].get("content", ""))
+            self.received.append(package)
+            if reply == "valid":
+                return _contract.continuity_citing(memory.store, package, level=1)
+            return reply
+
+    lm = BareReplies([])
+    outcome = AnnealModule(dspy.Predict("question -> answer"), memory).wrap(lm)
+    assert outcome.status == ("saved" if reply == "valid" else "refused"), outcome.message
+    assert memory.failures.total == 0

@@ -81,7 +81,7 @@ def test_wrap_model_overrides_the_agent_model(store: Store, scripted_model: Any)
     packages: list[str] = []
     agent_model = scripted_model(steps=[_contract.answer(_contract.ANSWER)])
     wrap_model = scripted_model(steps=[_contract.compress_step(store, packages)])
-    middleware = AnnealMiddleware(store, wrap_model=wrap_model)
+    middleware = AnnealMiddleware(store, wrap_model=wrap_model, wrap_on_end=True)
     create_agent(agent_model, middleware=[middleware]).invoke(QUESTION)
     assert middleware.last_wrap is not None
     assert middleware.last_wrap.status == "saved"
@@ -97,7 +97,7 @@ def test_wrapping_before_any_model_call_needs_a_model(store: Store) -> None:
 def test_the_wrap_reply_is_not_streamed_to_the_user(store: Store, scripted_model: Any) -> None:
     packages: list[str] = []
     steps = [_contract.answer(_contract.ANSWER), _contract.compress_step(store, packages)]
-    middleware = AnnealMiddleware(AgentMemory(store))
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=True)
     agent = create_agent(scripted_model(steps=steps), middleware=[middleware])
     streamed = [chunk.content for chunk, _meta in agent.stream(QUESTION, stream_mode="messages")]
     assert middleware.last_wrap is not None
@@ -114,7 +114,7 @@ def test_async_agents_use_the_async_hooks(store: Store, scripted_model: Any) -> 
         _contract.answer(_contract.ANSWER),
         _contract.compress_step(store, packages),
     ]
-    middleware = AnnealMiddleware(AgentMemory(store))
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=True)
     agent = create_agent(
         scripted_model(steps=steps), tools=[_contract.lookup_fact], middleware=[middleware]
     )
@@ -201,3 +201,98 @@ def test_a_repeated_question_after_a_wrap_gets_the_new_continuity(
     assert middleware.wrap().status == "saved"
     agent.invoke(QUESTION)
     assert f"# {store.project_name} — Memory (v1)" in system_text(model.received[2])
+
+
+def test_memory_is_scoped_by_the_runs_user_id(memory: AgentMemory, scripted_model: Any) -> None:
+    """Alice's tool result is recalled in Alice's next run, never in Bob's."""
+    middleware = AnnealMiddleware(memory, wrap_on_end=False)
+
+    def run(user: str, steps: list[Any]) -> str:
+        model = scripted_model(steps=steps)
+        agent = create_agent(model, tools=[_contract.lookup_fact], middleware=[middleware])
+        state = {"messages": [{"role": "user", "content": _contract.FIRST_PROMPT}]}
+        agent.invoke(state, config={"configurable": {"user_id": user}})
+        return "\n".join(message_text(m) for m in model.received[0])
+
+    run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("I don't know.")])
+    assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
+    scopes = {e.content: e for e in memory.store.recall(scope="user_id=alice").episodes}
+    assert _contract.ANSWER in scopes
+    assert memory.store.recall(scope="user_id=bob").total_matching == 1  # Bob's answer
+
+
+def test_a_run_wraps_only_when_wrap_every_episodes_wait(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    """By default a run (one turn) does not wrap; it does once ``wrap_every`` episodes wait."""
+    packages: list[str] = []
+
+    def run(middleware: AnnealMiddleware, steps: list[Any]) -> None:
+        agent = create_agent(
+            scripted_model(steps=steps), tools=[_contract.lookup_fact], middleware=[middleware]
+        )
+        agent.invoke({"messages": [{"role": "user", "content": _contract.FIRST_PROMPT}]})
+
+    default = AnnealMiddleware(memory)
+    run(default, [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert default.last_wrap is None  # two episodes wait: one model call per turn saved
+    every_three = AnnealMiddleware(memory, wrap_every=3)
+    run(
+        every_three,
+        [
+            _contract.answer(_contract.SECOND_ANSWER),
+            _contract.compress_step(memory.store, packages),
+        ],
+    )
+    assert every_three.last_wrap is not None
+    assert every_three.last_wrap.status == "saved", every_three.last_wrap.message
+    assert every_three.last_wrap.episodes_compressed == 3
+
+
+def test_the_wrap_reply_is_not_in_the_users_event_stream(store: Store, scripted_model: Any) -> None:
+    """``astream_events`` (which ignores the nostream tag) shows the answer, never the wrap."""
+    packages: list[str] = []
+    steps = [_contract.answer(_contract.ANSWER), _contract.compress_step(store, packages)]
+    middleware = AnnealMiddleware(AgentMemory(store), wrap_on_end=True)
+    agent = create_agent(scripted_model(steps=steps), middleware=[middleware])
+
+    async def events() -> list[str]:
+        return [
+            str(event["data"])
+            async for event in agent.astream_events(QUESTION, version="v2")
+            if event["event"].startswith("on_chat_model")
+        ]
+
+    seen = asyncio.run(events())
+    assert middleware.last_wrap is not None
+    assert middleware.last_wrap.status == "saved"
+    assert any(_contract.ANSWER in text for text in seen)
+    assert not any("Memory (v1)" in text for text in seen)
+
+
+def test_memory_failures_show_in_the_runs_result(memory: AgentMemory, scripted_model: Any) -> None:
+    """A store locked by another process: the run answers, and its result says what failed."""
+    middleware = AnnealMiddleware(memory)
+    agent = create_agent(
+        scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)]),
+        tools=[_contract.lookup_fact],
+        middleware=[middleware],
+    )
+    with _contract.write_locked(memory.store):
+        result = agent.invoke(QUESTION)
+    assert result["messages"][-1].content == _contract.ANSWER
+    report = result["anneal_memory"]
+    assert report["wrap"] is None
+    assert report["failures"]["record"] == 2
+    assert report["failures"]["last"].startswith("StoreDatabaseError")
+
+
+def test_a_run_without_failures_or_wrap_adds_nothing(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    agent = create_agent(
+        scripted_model(steps=[_contract.answer(_contract.ANSWER)]),
+        middleware=[AnnealMiddleware(memory)],
+    )
+    assert "anneal_memory" not in agent.invoke(QUESTION)

@@ -7,10 +7,9 @@ import io
 import re
 from pathlib import Path
 
-import anneal_langgraph
 import pytest
 
-README = Path(anneal_langgraph.__file__).parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "packages" / "anneal-langgraph" / "README.md"
 
 
 def readme_example() -> str:

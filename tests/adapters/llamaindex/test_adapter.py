@@ -92,7 +92,9 @@ def test_a_nested_tool_call_is_recorded_once(store: Store, make_llm: Any, run_ag
     assert observation.content == f"lookup_fact -> {_contract.TOOL_OUTPUT}"
 
 
-def test_a_failing_tool_is_not_recorded(memory: AgentMemory, make_llm: Any, run_agent: Any) -> None:
+def test_a_failing_tool_is_recorded_as_a_failure(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
     def broken(topic: str) -> str:
         """Always fails."""
         raise RuntimeError("backend down")
@@ -105,7 +107,31 @@ def test_a_failing_tool_is_not_recorded(memory: AgentMemory, make_llm: Any, run_
         run_agent(agent, "Check the backend", anneal)
     assert "backend down" in script.received[1]
     assert _episodes(memory, EpisodeType.OBSERVATION) == []
-    assert [e.content for e in _episodes(memory, EpisodeType.OUTCOME)] == ["sorry"]
+    outcomes = [e.content for e in _episodes(memory, EpisodeType.OUTCOME)]
+    assert "sorry" in outcomes
+    assert any(text.startswith("broken failed:") and "backend down" in text for text in outcomes)
+
+
+def test_a_handler_for_one_agent_leaves_other_agents_alone(
+    store: Any, make_llm: Any, run_agent: Any
+) -> None:
+    mine, theirs = AgentMemory(store, scope="mine"), AgentMemory(store, scope="theirs")
+    llm_a, _ = make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    llm_b, _ = make_llm([_contract.call_tool, _contract.answer("Not mine.")])
+    agent_a = FunctionAgent(tools=[_contract.lookup_fact], llm=llm_a)
+    agent_b = FunctionAgent(tools=[_contract.lookup_fact], llm=llm_b)
+    with (
+        AnnealLlamaIndex(mine, agents=[agent_a]) as anneal_a,
+        AnnealLlamaIndex(theirs, agents=[agent_b]) as anneal_b,
+    ):
+        run_agent(agent_a, _contract.FIRST_PROMPT, anneal_a)
+        run_agent(agent_b, _contract.FIRST_PROMPT, anneal_b)
+    assert sorted(e.content for e in store.recall(scope="mine").episodes) == sorted(
+        [_contract.ANSWER, f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"]
+    )
+    assert sorted(e.content for e in store.recall(scope="theirs").episodes) == sorted(
+        ["Not mine.", f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"]
+    )
 
 
 def test_the_block_can_go_into_the_user_message(
@@ -138,6 +164,27 @@ def test_truncation_sheds_recall_before_the_continuity(memory: AgentMemory) -> N
     content = "# Continuity\n- state\n\nRelevant memory:\n- (0000abcd) [observation] episode"
     assert asyncio.run(block.atruncate(content, 3)) == "# Continuity\n- state"
     assert asyncio.run(block.atruncate(content, 1000)) is None
+
+
+def test_a_token_limit_trims_the_block_to_fit_instead_of_dropping_it(
+    store: Any, make_llm: Any, run_agent: Any
+) -> None:
+    """``Memory(token_limit=3000)`` with a continuity larger than that: the block is cut to
+    fit (its first lines kept), not dropped whole."""
+    lines = [
+        f"- host 10.0.{i}.17 serves port {6000 + i} (ticket OPS-{i:04d}, id {i:08x})"
+        for i in range(400)
+    ]
+    store.sidecar(".continuity.md").write_text("# Agent\n\n## State\n" + "\n".join(lines))
+    memory = AgentMemory(store, startup_chars=24000)
+    llm, script = make_llm([_contract.answer("ok")])
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[], llm=llm)
+        run_agent(agent, _contract.SECOND_PROMPT, anneal, token_limit=3000)
+    received = script.received[0]
+    assert lines[0] in received
+    assert lines[-1] not in received
+    assert _contract.SECOND_PROMPT in received
 
 
 def test_a_tight_token_limit_drops_the_block_not_the_chat(

@@ -2,27 +2,22 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from anneal_llamaindex._convert import last_user_text, trim_lines
+from anneal_llamaindex._convert import last_user_text, trim_to_fit
 
 
-def test_trim_lines_drops_lines_from_the_end_first():
+def test_trim_to_fit_drops_lines_from_the_end_first():
     text = "# Continuity\n- state\nRelevant memory:\n- (0000abcd) [observation] a long episode"
-    assert trim_lines(text, 5) == "# Continuity\n- state"  # no heading without its lines
-    text += "\n- (0000abce) [observation] another"
-    assert (
-        trim_lines(text, 5)
-        == "# Continuity\n- state\nRelevant memory:\n- (0000abcd) [observation] a long episode"
-    )
-    assert trim_lines(text, 11) == "# Continuity\n- state"
+    assert trim_to_fit(text, lambda t: len(t) <= 30) == "# Continuity\n- state"  # no bare heading
+    assert trim_to_fit(text, lambda t: True) == text
 
 
-def test_trim_lines_returns_none_when_nothing_is_left():
-    assert trim_lines("one line", 100) is None
-    assert trim_lines("", 1) is None
+def test_trim_to_fit_cuts_a_first_line_that_alone_is_too_long():
+    assert trim_to_fit("abcdefghij\nmore", lambda t: len(t) <= 6) == "abcd …"
 
 
-def test_trim_lines_with_no_tokens_to_shed_keeps_everything():
-    assert trim_lines("a\nb", 0) == "a\nb"
+def test_trim_to_fit_returns_none_when_nothing_fits():
+    assert trim_to_fit("one line", lambda t: False) is None
+    assert trim_to_fit("", lambda t: True) is None
 
 
 def test_last_user_text_counts_turns_and_folds_a_repeated_input():

@@ -115,7 +115,7 @@ def test_wrap_before_any_run_needs_a_model(memory: AgentMemory) -> None:
 def test_wrap_model_replaces_the_runs_model(memory: AgentMemory, scripted_function: Any) -> None:
     packages: list[str] = []
     compressor = scripted_function([_contract.compress_step(memory.store, packages)])
-    capability = AnnealCapability(memory, wrap_model=FunctionModel(compressor))
+    capability = AnnealCapability(memory, wrap_model=FunctionModel(compressor), wrap_on_end=True)
     chat = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
     agent = Agent(FunctionModel(chat), tools=[_contract.lookup_fact], capabilities=[capability])
     asyncio.run(agent.run(_contract.FIRST_PROMPT))
@@ -143,18 +143,93 @@ def test_memory_is_not_stored_as_a_message(memory: AgentMemory, scripted_functio
     assert all("Relevant memory:" not in str(getattr(part, "content", "")) for part in parts)
 
 
-def test_a_failing_wrap_model_propagates_and_leaves_no_wrap_open(
+def test_a_failing_wrap_model_keeps_the_output_and_leaves_no_wrap_open(
     memory: AgentMemory, scripted_function: Any
 ) -> None:
     def broken(_: str) -> _contract.Reply:
         raise ConnectionError("model unreachable")
 
     function = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER), broken])
-    capability = AnnealCapability(memory)
+    capability = AnnealCapability(memory, wrap_on_end=True)
     agent = Agent(FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability])
-    with pytest.raises(ConnectionError, match="model unreachable"):
-        asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    result = asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    assert result.output == _contract.ANSWER
+    assert capability.last_wrap is not None
+    assert capability.last_wrap.status == "failed"
     assert memory.store.status().total_episodes == 2  # everything was recorded
     packages: list[str] = []
     compressor = scripted_function([_contract.compress_step(memory.store, packages)])
     assert capability.wrap(FunctionModel(compressor)).status == "saved"  # not left open
+
+
+def test_concurrent_runs_on_one_capability_keep_their_own_turn(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    """Run B starts and ends while run A waits on its tool: A's request after the tool still
+    gets A's turn block (empty here), and ``last_wrap`` reaches the capability you hold."""
+    capability = AnnealCapability(memory, wrap_on_end=False)
+    first = scripted_function([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    second = scripted_function([_contract.answer(_contract.SECOND_ANSWER)])
+    agent_a = Agent(FunctionModel(first), tools=[_contract.lookup_fact], capabilities=[capability])
+    agent_b = Agent(FunctionModel(second), tools=[_contract.lookup_fact], capabilities=[capability])
+
+    async def both() -> None:
+        await asyncio.gather(
+            agent_a.run(_contract.FIRST_PROMPT), agent_b.run(_contract.FIRST_PROMPT)
+        )
+
+    asyncio.run(both())
+    assert _contract.TOOL_OUTPUT in first.received[1]
+    assert "Relevant memory:" not in first.received[1]
+
+
+UNCLOSED_SYNC_STREAM = """
+import sys
+from pydantic_ai import Agent
+from pydantic_ai.models.test import TestModel
+from anneal_pydantic_ai import AnnealCapability
+
+capability = AnnealCapability(sys.argv[1], recall_tool=True)
+agent = Agent(TestModel(custom_output_text="hello there", call_tools=[]), capabilities=[capability])
+result = agent.run_stream_sync("hi")
+print("".join(result.stream_text(delta=True)))
+"""
+
+
+def test_an_unclosed_sync_stream_lets_the_process_exit(tmp_path: Any) -> None:
+    """A sync stream read but never closed: the memory hooks leave no worker thread behind,
+    so the interpreter exits (it used to wait forever at shutdown)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", UNCLOSED_SYNC_STREAM, str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hello there"
+
+
+def test_scope_from_the_run_deps_keeps_users_apart(
+    memory: AgentMemory, scripted_function: Any
+) -> None:
+    capability = AnnealCapability(memory, scope_from=lambda ctx: f"user:{ctx.deps}")
+
+    def run(user: str, steps: list[Any]) -> str:
+        function = scripted_function(steps)
+        agent = Agent(
+            FunctionModel(function),
+            deps_type=str,
+            tools=[_contract.lookup_fact],
+            capabilities=[capability],
+        )
+        asyncio.run(agent.run(_contract.FIRST_PROMPT, deps=user))
+        return function.received[0]
+
+    run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("No idea.")])
+    assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
+    assert memory.store.recall(scope="user:bob").total_matching == 1

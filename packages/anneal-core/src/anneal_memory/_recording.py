@@ -24,6 +24,7 @@ __all__ = [
     "has_content_words",
     "render_context",
     "render_startup",
+    "render_tool_failure",
     "render_tool_result",
     "shape_text",
     "truncate",
@@ -60,6 +61,8 @@ class RecordingPolicy:
         fetch_tools: Tool names that fetch outside content (web pages, search results);
             their results are recorded with ``external`` trust.
         answer_trust: Trust class of the agent's final answers.
+        record_tool_failures: Record a failed tool call as an ``outcome`` episode saying
+            that the tool failed (never its error text as if it were knowledge).
     """
 
     record_tool_results: bool = True
@@ -79,6 +82,7 @@ class RecordingPolicy:
         )
     )
     answer_trust: Trust = Trust.AGENT
+    record_tool_failures: bool = True
 
     def __post_init__(self) -> None:
         for name in ("max_chars", "query_chars"):
@@ -154,6 +158,12 @@ def render_tool_result(tool_name: str, result: object) -> str:
     """Render a tool call's result as one episode text: ``name -> result``."""
     name = tool_name.strip() or "tool"
     return f"{name} -> {render_value(result)}"
+
+
+def render_tool_failure(tool_name: str, error: object) -> str:
+    """Render a failed tool call as one episode text: ``name failed: error``."""
+    name = tool_name.strip() or "tool"
+    return f"{name} failed: {render_value(error)}"
 
 
 def has_content_words(text: str) -> bool:

@@ -58,6 +58,7 @@ class WrapOutcomeStatus(str, enum.Enum):
     EMPTY = "empty"
     DOWNGRADED = "downgraded"
     REFUSED = "refused"
+    FAILED = "failed"
 
     def __str__(self) -> str:
         return self.value
@@ -69,7 +70,8 @@ class WrapOutcome:
 
     Attributes:
         status: ``saved``, ``empty`` (nothing to compress), ``downgraded`` (this session may
-            only capture; the message says what the operator can do) or ``refused``.
+            only capture; the message says what the operator can do), ``refused``, or
+            ``failed`` (the model or the store raised; the message names the error).
         message: One human-readable sentence or paragraph explaining the status.
         attempts: How many times the model was asked to compress (0, 1 or 2).
         episodes_compressed: Episodes folded into the continuity by the save.

@@ -13,16 +13,18 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Generator, Hashable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
-from anneal_memory._distinct import OVERFETCH, distinct_episodes
+from anneal_memory._failures import FailureCounts, FailureKind, FailurePolicy, MemoryFailure
+from anneal_memory._memory_blocks import context_block, startup_block
 from anneal_memory._recording import (
     RecordingPolicy,
     has_content_words,
-    render_startup,
+    render_tool_failure,
     render_tool_result,
     render_value,
     shape_text,
@@ -44,7 +46,17 @@ if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource, Compressor
     from anneal_memory.associations import Affect
 
-__all__ = ["AgentMemory", "RecordingPolicy", "WrapOutcome", "WrapOutcomeStatus"]
+__all__ = [
+    "AgentMemory",
+    "FailureCounts",
+    "MemoryFailure",
+    "RecordingPolicy",
+    "WrapOutcome",
+    "WrapOutcomeStatus",
+]
+
+
+TURN_CACHE_SIZE = 256
 
 
 def _positive(name: str, value: object) -> int:
@@ -67,6 +79,15 @@ class AgentMemory:
         context_chars: Size bound of a ``context_for`` block.
         startup_chars: Size bound of the ``start()`` block.
         clock: Clock for a store opened from a path (tests pass a frozen one).
+        strict: Raise run-time failures of record, recall and wrap instead of absorbing
+            them. By default a failure (locked or unwritable store, a failing model in the
+            wrap) is logged on the ``anneal_memory`` logger and counted in :attr:`failures`,
+            and the call returns None, "" or a ``failed`` wrap outcome: memory never takes
+            the agent's run or answer down.
+        scope: The memory this agent works in (a user, a thread, an agent name): episodes
+            are recorded in it and recall only finds that scope's episodes, so one store
+            holds several scopes side by side. None (the default) records into the shared
+            scope "" and recalls across every scope. Each call may name another ``scope``.
 
     Raises:
         InvalidInputError: A bound is not a positive int.
@@ -83,6 +104,8 @@ class AgentMemory:
         context_chars: int = 2000,
         startup_chars: int = 24000,
         clock: Clock | None = None,
+        strict: bool = False,
+        scope: str | None = None,
     ) -> None:
         self.recall_limit = _positive("recall_limit", recall_limit)
         self.context_chars = _positive("context_chars", context_chars)
@@ -96,8 +119,10 @@ class AgentMemory:
             self._owns_store = True
         self._seen: set[bytes] = set()
         self._seen_lock = threading.Lock()
-        self._turn: tuple[tuple[str, object], str] | None = None
+        self._turns: OrderedDict[tuple[str, object], str] = OrderedDict()
         self._turn_lock = threading.Lock()
+        self._failures = FailurePolicy(strict=strict)
+        self.scope = scope
 
     @classmethod
     def of(
@@ -120,6 +145,16 @@ class AgentMemory:
     def store(self) -> Store:
         """The episodic store this memory writes to."""
         return self._store
+
+    @property
+    def strict(self) -> bool:
+        """Whether run-time failures raise instead of being logged and counted."""
+        return self._failures.strict
+
+    @property
+    def failures(self) -> FailureCounts:
+        """How many records, recalls and wraps failed so far, and the last failure."""
+        return self._failures.counts
 
     def close(self) -> None:
         """Close the store if this object opened it. Safe to call twice."""
@@ -146,12 +181,11 @@ class AgentMemory:
         and the top-of-mind spores, each part under its own heading; "" when all are empty.
         The long-term parts take at most a third of the bound.
         """
-        from anneal_memory._longterm import startup_block
-
-        extra = startup_block(self._store, self.startup_chars // 3)
-        room = self.startup_chars - (len(extra) + 2 if extra else 0)
-        base = render_startup(self._store.load_continuity(), room)
-        return "\n\n".join(b for b in (base, extra) if b)
+        try:
+            return startup_block(self._store, self.startup_chars)
+        except Exception as exc:
+            self._failures.absorb(FailureKind.RECALL, "start", exc)
+            return ""
 
     # -- recording -------------------------------------------------------------------------
 
@@ -163,15 +197,18 @@ class AgentMemory:
         source: str = "agent",
         metadata: Mapping[str, Any] | None = None,
         trust: Trust | str = Trust.AGENT,
+        scope: str | None = None,
     ) -> Episode | None:
-        """Record a moment under the policy; None when the policy skipped it.
+        """Record a moment under the policy, in ``scope`` (default :attr:`scope`); None if skipped.
 
         Blank text and text this session already recorded with the same type are skipped;
         text over ``policy.max_chars`` is cut with a marker saying how much was cut.
 
+        A store failure returns None (logged and counted, see ``strict``).
+
         Raises:
             InvalidEpisodeError: The type, source or metadata is invalid.
-            StoreDatabaseError: SQLite failed; nothing was written.
+            StoreDatabaseError: SQLite failed and ``strict`` is set; nothing was written.
         """
         kind = EpisodeType.parse(episode_type)
         if not isinstance(text, str):
@@ -179,18 +216,30 @@ class AgentMemory:
         content = shape_text(text, self.policy.max_chars)
         if content is None:
             return None
-        key = hashlib.blake2b(f"{kind.value}\0{content}".encode(), digest_size=16).digest()
+        where = self._scope(scope) or ""
+        key = hashlib.blake2b(f"{where}\0{kind.value}\0{content}".encode(), digest_size=16).digest()
         with self._seen_lock:
             if self.policy.skip_duplicates and key in self._seen:
                 return None
-            episode = self._store.record(
-                content, kind, source=source, metadata=metadata, trust=trust
-            )
+            try:
+                episode = self._store.record(
+                    content, kind, source=source, metadata=metadata, trust=trust, scope=where
+                )
+            except InvalidInputError:
+                raise
+            except Exception as exc:
+                self._failures.absorb(FailureKind.RECORD, "record", exc)
+                return None
             self._seen.add(key)
         return episode
 
     def record_tool_result(
-        self, tool_name: str, result: object, *, metadata: Mapping[str, Any] | None = None
+        self,
+        tool_name: str,
+        result: object,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
     ) -> Episode | None:
         """Record what a tool returned (as ``"name -> result"``); None when skipped."""
         policy = self.policy
@@ -202,10 +251,39 @@ class AgentMemory:
             source=policy.tool_source,
             metadata={"tool": tool_name, **(metadata or {})},
             trust=policy.trust_for_tool(tool_name),
+            scope=scope,
+        )
+
+    def record_tool_failure(
+        self,
+        tool_name: str,
+        error: object,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
+    ) -> Episode | None:
+        """Record that a tool call failed, as an ``outcome`` ``"name failed: error"``.
+
+        None when skipped (``policy.record_tool_failures`` off, or an ignored tool).
+        """
+        policy = self.policy
+        if not policy.record_tool_failures or tool_name in policy.ignore_tools:
+            return None
+        return self.record(
+            render_tool_failure(tool_name, error),
+            EpisodeType.OUTCOME,
+            source=policy.tool_source,
+            metadata={"tool": tool_name, "status": "error", **(metadata or {})},
+            trust=policy.tool_trust,
+            scope=scope,
         )
 
     def record_answer(
-        self, answer: object, *, metadata: Mapping[str, Any] | None = None
+        self,
+        answer: object,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
     ) -> Episode | None:
         """Record the agent's final answer; None when skipped.
 
@@ -221,11 +299,15 @@ class AgentMemory:
             source=policy.answer_source,
             metadata=metadata,
             trust=policy.answer_trust,
+            scope=scope,
         )
 
     # -- recall ----------------------------------------------------------------------------
 
-    def context_for(self, prompt: str) -> str:
+    def _scope(self, scope: str | None) -> str | None:
+        return self.scope if scope is None else scope
+
+    def context_for(self, prompt: str, *, scope: str | None = None) -> str:
         """Return the memory relevant to ``prompt`` as a bounded block; "" when none is.
 
         The block starts with ``Relevant memory:`` and lists ``- (id) [type] content``
@@ -236,42 +318,68 @@ class AgentMemory:
         ``Crystallized patterns:``). Any prompt text is safe: its words are searched
         literally.
         """
-        from anneal_memory._recall_block import build_view, render_view
-        from anneal_memory.continuity._cues import cued_facts
-
         query = prompt[: self.policy.query_chars] if isinstance(prompt, str) else ""
         if not has_content_words(query):
             return ""
-        from anneal_memory._longterm import recalled_crystals
+        try:
+            return context_block(
+                self._store,
+                query,
+                limit=self.recall_limit,
+                chars=self.context_chars,
+                scope=self._scope(scope),
+            )
+        except Exception as exc:
+            self._failures.absorb(FailureKind.RECALL, "context_for", exc)
+            return ""
 
-        crystals = recalled_crystals(self._store, query, self.context_chars // 2)
-        room = self.context_chars - (len(crystals) + 2 if crystals else 0)
-        found = self._store.recall(
-            keyword=query, limit=self.recall_limit * OVERFETCH, include_superseded=True
-        )
-        distinct = distinct_episodes(found.episodes, self.recall_limit)
-        view = build_view(self._store, distinct, cued_facts(self._store, query))
-        return "\n\n".join(b for b in (render_view(view, room), crystals) if b)
-
-    def turn_context(self, prompt: str, *, turn: Hashable | None = None) -> str:
+    def turn_context(
+        self, prompt: str, *, turn: Hashable | None = None, scope: str | None = None
+    ) -> str:
         """Return the memory block for one turn's model calls: startup context plus recall.
 
         The block is :meth:`start` and :meth:`context_for` of ``prompt``, each stripped and
         joined by one blank line ("" when both are empty). It is computed once and returned
         again while ``turn`` stays equal (``==``), so the model calls after a tool call in
         the same turn do not get back what the turn itself just recorded. When ``turn`` is
-        None, the prompt text is the key. Pass a new key (a counter, a fresh ``object()``)
-        to recall again, for example after a wrap. One block is kept per ``AgentMemory``:
-        the one for the last key asked.
+        None, the prompt text is the key, kept until another prompt without a turn is asked.
+        Pass a new key (a counter, a fresh ``object()``) to recall again, for example after a
+        wrap. The blocks of the most recent ``TURN_CACHE_SIZE`` keys are kept, so runs
+        interleaved on one ``AgentMemory`` (each with its own key) never recall again mid-turn.
         """
-        key = ("prompt", prompt) if turn is None else ("turn", turn)
+        where = self._scope(scope)
+        key = ("prompt", (prompt, where)) if turn is None else ("turn", (turn, where))
         with self._turn_lock:
-            if self._turn is None or self._turn[0] != key:
-                blocks = (self.start(), self.context_for(prompt))
-                self._turn = (key, "\n\n".join(b.strip() for b in blocks if b.strip()))
-            return self._turn[1]
+            block = self._turns.get(key)
+            if block is None:
+                if turn is None:  # a prompt key lasts until another prompt is asked
+                    for stale in [k for k in self._turns if k[0] == "prompt"]:
+                        del self._turns[stale]
+                blocks = (self.start(), self.context_for(prompt, scope=scope))
+                block = "\n\n".join(b.strip() for b in blocks if b.strip())
+                self._turns[key] = block
+                while len(self._turns) > TURN_CACHE_SIZE:
+                    self._turns.popitem(last=False)
+            self._turns.move_to_end(key)
+            return block
 
     # -- session end -----------------------------------------------------------------------
+
+    def wrap_due(self, every: int | None) -> bool:
+        """Whether at least ``every`` episodes wait for a wrap (False for None).
+
+        Adapters whose run is one turn of a longer session wrap at a run's end only when
+        this holds, instead of spending a model call on every run. A store failure counts
+        as not due (logged and counted, see ``strict``).
+        """
+        if every is None:
+            return False
+        limit = _positive("every", every)
+        try:
+            return self._store.status().episodes_since_wrap >= limit
+        except Exception as exc:
+            self._failures.absorb(FailureKind.WRAP, "wrap_due", exc)
+            return False
 
     def wrap(self, compress: Compressor, *, affect: AffectSource = None) -> WrapOutcome:
         """Consolidate this session's episodes into the continuity file with ``compress``.
@@ -280,17 +388,33 @@ class AgentMemory:
         async when no event loop is running; inside one use :meth:`awrap`). ``affect`` is an
         ``Affect``, or a callable that gets the compressed text and returns one (or None),
         passed to the save. A refused save is retried once with the refusal appended to the
-        package. Lifecycle outcomes (empty, downgraded, refused) are returned, not raised.
+        package. Lifecycle outcomes (empty, downgraded, refused) are returned, not raised; so is
+        a failure (the model or the store raised): ``failed``, logged and counted, the wrap
+        cancelled so its episodes wait for the next one (``strict`` raises it instead).
 
         Raises:
             InvalidInputError: ``compress`` returned something other than text, or an async
                 callable was used from inside a running event loop.
         """
-        return run_sync(self._steps(affect), compress, affect)
+        try:
+            return run_sync(self._steps(affect), compress, affect)
+        except Exception as exc:
+            return self._failed_wrap("wrap", exc)
 
     async def awrap(self, compress: Compressor, *, affect: AffectSource = None) -> WrapOutcome:
         """Async :meth:`wrap`: ``compress`` and ``affect`` may be sync or async."""
-        return await run_async(self._steps(affect), compress, affect)
+        try:
+            return await run_async(self._steps(affect), compress, affect)
+        except Exception as exc:
+            return self._failed_wrap("awrap", exc)
+
+    def _failed_wrap(self, operation: str, exc: Exception) -> WrapOutcome:
+        failure = self._failures.absorb(FailureKind.WRAP, operation, exc)
+        return WrapOutcome(
+            status=WrapOutcomeStatus.FAILED,
+            message=f"The wrap failed; nothing was saved and its episodes wait for the next "
+            f"wrap. {failure.error}",
+        )
 
     def _steps(self, affect: AffectSource) -> Generator[Ask, Any, WrapOutcome]:
         fixed: Affect | None = None if callable(affect) else affect

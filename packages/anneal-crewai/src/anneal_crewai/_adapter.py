@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
@@ -80,6 +80,10 @@ class AnnealListener(BaseEventListener):
             to the LLM of the agent that ran the crew's last task.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+        crews: Serve only these crews (their agents and tasks): events, recall and wraps of
+            other crews in the process are left alone. Default: every crew.
+        agents: Serve only these agents (also standalone ``Agent.kickoff`` runs). With
+            neither ``crews`` nor ``agents``, the listener serves the whole process.
 
     Attributes:
         memory: The ``AgentMemory`` this listener drives.
@@ -97,7 +101,11 @@ class AnnealListener(BaseEventListener):
         wrap_llm: BaseLLM | str | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
+        crews: Iterable[Any] | None = None,
+        agents: Iterable[Any] | None = None,
     ) -> None:
+        self._crews = None if crews is None else list(crews)
+        self._agents = None if agents is None else list(agents)
         self._owns_memory = not isinstance(memory, AgentMemory)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
@@ -147,10 +155,28 @@ class AnnealListener(BaseEventListener):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    # -- whose events ------------------------------------------------------------------
+
+    def _members(self) -> tuple[set[int], set[str]]:
+        crews, agents = self._crews or [], list(self._agents or [])
+        tasks = [t for crew in crews for t in getattr(crew, "tasks", [])]
+        agents += [a for crew in crews for a in getattr(crew, "agents", [])]
+        ids = {str(getattr(x, "id", "")) for x in [*agents, *tasks]} - {""}
+        return {id(x) for x in [*crews, *agents, *tasks]}, ids
+
+    def _serves(self, *objects: Any, ids: Iterable[object] = ()) -> bool:
+        """Whether these crews / agents / tasks (or their ids) are this listener's."""
+        if self._crews is None and self._agents is None:
+            return True
+        mine, my_ids = self._members()
+        return any(id(o) in mine for o in objects if o is not None) or any(
+            str(i) in my_ids for i in ids if i
+        )
+
     # -- recording (event-bus handlers: thread pool, any order) ----------------------
 
     def _on_tool_finished(self, source: Any, event: ToolUsageFinishedEvent) -> None:
-        if self._closed:
+        if self._closed or not self._serves(ids=(event.agent_id, event.task_id)):
             return
         agent = short_label(event.agent_role)
         self.memory.record_tool_result(
@@ -158,7 +184,10 @@ class AnnealListener(BaseEventListener):
         )
 
     def _on_task_completed(self, source: Any, event: TaskCompletedEvent) -> None:
-        if self._closed:
+        task = event.task
+        if self._closed or not self._serves(
+            task, getattr(task, "agent", None), ids=(event.task_id,)
+        ):
             return
         output = event.output
         labels = {"agent": short_label(output.agent), "task": short_label(output.name)}
@@ -166,7 +195,7 @@ class AnnealListener(BaseEventListener):
         self.memory.record_answer(output.raw, metadata=metadata or None)
 
     def _on_agent_completed(self, source: Any, event: LiteAgentExecutionCompletedEvent) -> None:
-        if self._closed:
+        if self._closed or not self._serves(source, ids=(event.agent_info.get("id"),)):
             return
         role = short_label(event.agent_info.get("role"))
         self.memory.record_answer(event.output, metadata={"agent": role} if role else None)
@@ -177,12 +206,16 @@ class AnnealListener(BaseEventListener):
         # Executor-less calls are CrewAI internals and this listener's own wrap.
         if self._closed or context.executor is None:
             return
+        if not self._serves(getattr(context, "agent", None), getattr(context, "task", None)):
+            return
         messages = context.messages
         if has_memory_message(messages):
             return  # recalled once per conversation: its own new episodes are not echoed
         query = query_text(getattr(context.task, "description", None), messages)
-        # A fresh turn key: the conversation itself carries the block from now on.
-        message = memory_message(self.memory.turn_context(query, turn=object()))
+        # One turn per conversation (its executor and live message list): when nothing was
+        # recalled at its first call, its later calls are not handed its own new episodes.
+        turn = ("crewai", id(context.executor), id(messages), query)
+        message = memory_message(self.memory.turn_context(query, turn=turn))
         if message is not None:
             messages.insert(insert_position(messages), message)  # type: ignore[arg-type]
 
@@ -190,7 +223,7 @@ class AnnealListener(BaseEventListener):
         # An agent copies the global hook list once, when it first builds its executor; an
         # agent that ran before this listener existed gets the recall hook added here.
         crew = getattr(context, "crew", None)
-        if self._closed or crew is None:
+        if self._closed or crew is None or not self._serves(crew, *getattr(crew, "agents", [])):
             return
         for agent in [*getattr(crew, "agents", []), getattr(crew, "manager_agent", None)]:
             hooks = getattr(getattr(agent, "agent_executor", None), "before_llm_call_hooks", None)
@@ -203,7 +236,12 @@ class AnnealListener(BaseEventListener):
         crew = getattr(context, "crew", None)
         # Releases before the failure dispatch have no status and only report success.
         failed = getattr(context, "status", "completed") != "completed"
-        if self._closed or crew is None or failed:
+        if (
+            self._closed
+            or crew is None
+            or failed
+            or not self._serves(crew, *getattr(crew, "agents", []))
+        ):
             return
         self._last_llm = crew_llm(crew) or self._last_llm
         if not self.wrap_on_end:

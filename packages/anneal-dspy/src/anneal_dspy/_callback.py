@@ -21,7 +21,8 @@ class AnnealCallback(BaseCallback):
 
     The output of the outermost module call (the program you called, not the predictors
     inside it) is recorded as the answer; every tool call's result as a tool result.
-    Calls that raised record nothing. Add it with ``dspy.configure(callbacks=[...])`` or
+    A module call that raised records no answer; a tool call that raised is recorded as an
+    outcome saying the tool failed. Add it with ``dspy.configure(callbacks=[...])`` or
     ``dspy.context(callbacks=[...])``; ``AnnealModule`` adds its own while it runs.
 
     Args:
@@ -64,9 +65,13 @@ class AnnealCallback(BaseCallback):
     def on_tool_end(
         self, call_id: str, outputs: Any | None, exception: Exception | None = None
     ) -> None:
-        """Record the tool's result (a failed call records nothing)."""
+        """Record the tool's result, or that it failed (never its error text as knowledge)."""
         name = self._tools.pop(call_id, None)
-        if name is not None and exception is None:
+        if name is None:
+            return
+        if exception is not None:
+            self.memory.record_tool_failure(name, f"{type(exception).__name__}: {exception}")
+        else:
             self.memory.record_tool_result(name, outputs)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import dspy
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from dspy.utils.exceptions import AdapterParseError
 
 from anneal_dspy._callback import AnnealCallback
 from anneal_dspy._convert import query_text
@@ -132,7 +133,10 @@ class AnnealModule(dspy.Module):
 
         def compress(package: str) -> str:
             with dspy.context(lm=chosen, callbacks=_without_anneal()):
-                return str(dspy.Predict(CompressSession)(package=package).continuity)
+                try:
+                    return str(dspy.Predict(CompressSession)(package=package).continuity)
+                except AdapterParseError as exc:
+                    return str(exc.lm_response)
 
         self.last_wrap = self.memory.wrap(compress, affect=self.affect)
         return self.last_wrap
@@ -147,7 +151,10 @@ class AnnealModule(dspy.Module):
 
         async def compress(package: str) -> str:
             with dspy.context(lm=chosen, callbacks=_without_anneal()):
-                prediction = await dspy.Predict(CompressSession).acall(package=package)
+                try:
+                    prediction = await dspy.Predict(CompressSession).acall(package=package)
+                except AdapterParseError as exc:
+                    return str(exc.lm_response)
             return str(prediction.continuity)
 
         self.last_wrap = await self.memory.awrap(compress, affect=self.affect)

@@ -8,14 +8,23 @@ agent's own model when the agent finishes.
 
 from __future__ import annotations
 
+import anneal_memory as _core
+
+if not str(getattr(_core, "__version__", "")).startswith("2."):
+    raise ImportError(
+        "anneal_langgraph needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
+        'from the same release: pip install "anneal-memory[langgraph]>=2.0.0.dev0"'
+    )
+
 try:
     from anneal_langgraph._adapter import AnnealMiddleware
 except ImportError as _exc:  # pragma: no cover - depends on what is installed
     raise ImportError(
-        "anneal_langgraph needs LangChain v1 and LangGraph; install them with "
-        '`pip install "anneal-memory[langgraph]"` (or `pip install anneal-langgraph`)'
+        f"anneal_langgraph could not import {_exc.name or 'a dependency'!r} ({_exc}); it needs "
+        'LangChain v1 and LangGraph 1.x: pip install "anneal-memory[langgraph]>=2.0.0.dev0"'
     ) from _exc
 
-__version__ = "0.1.0"
+__version__ = "2.0.0.dev0"
 
 __all__ = ["AnnealMiddleware", "__version__"]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
@@ -12,6 +13,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
 from langgraph.constants import TAG_NOSTREAM
 from typing_extensions import NotRequired
 
@@ -34,13 +36,22 @@ __all__ = ["AnnealMiddleware"]
 
 # langchain 1.0 keeps the system prompt as text; 1.1 made it a SystemMessage.
 _HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
-_WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"])
+_MAX_SCOPE_CHARS = 64
+# The wrap's model call is not part of the user's run: no callbacks inherited from the graph
+# (so neither `stream_mode="messages"` nor `astream_events` shows its reply), and tagged
+# nostream for stream modes that look at tags.
+_WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"], callbacks=[])
 
 
 class AnnealState(AgentState[Any]):
-    """Agent state plus this run's id, private to this middleware (part of the turn key)."""
+    """Agent state plus this middleware's keys.
+
+    ``anneal_run`` (private) is this run's id, part of the turn key; ``anneal_memory`` is in
+    the run's result when it wrapped or something failed: the wrap outcome and the failures.
+    """
 
     anneal_run: NotRequired[Annotated[str, PrivateStateAttr]]
+    anneal_memory: NotRequired[dict[str, Any]]
 
 
 class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
@@ -57,11 +68,20 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         memory: An ``AgentMemory``, a ``Store``, or a database path.
         session_id: This session's id for the wrap (needed on baton-protected stores).
             Ignored when ``memory`` is an ``AgentMemory``.
-        wrap_on_end: Wrap after every agent run. Set False for multi-turn sessions and call
-            :meth:`wrap` / :meth:`awrap` when the session ends.
+        wrap_on_end: Wrap after every agent run (for one-shot agents, whose run is the whole
+            session). Default False: call :meth:`wrap` / :meth:`awrap` when the
+            conversation ends, and let ``wrap_every`` wrap long conversations on the way.
+        wrap_every: At a run's end, also wrap once this many episodes wait since the last
+            wrap (default 20). A run of this framework is one turn of a conversation, so
+            wrapping after every run would spend a model call per turn.
         wrap_model: The model that compresses the session; defaults to the agent's model.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
+        scope_by: Keys of the run's ``config["configurable"]`` that scope the memory (default
+            ``user_id``): a run invoked with ``{"configurable": {"user_id": "alice"}}``
+            records into and recalls from Alice's memory only; a run without them uses
+            the ``AgentMemory``'s own scope. Pass ``("user_id", "thread_id")`` for memory
+            per conversation, or ``()`` for one memory shared by every run.
 
     Attributes:
         memory: The ``AgentMemory`` this middleware drives.
@@ -75,14 +95,18 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         memory: AgentMemory | Store | str | os.PathLike[str],
         *,
         session_id: str | None = None,
-        wrap_on_end: bool = True,
+        wrap_on_end: bool = False,
+        wrap_every: int | None = 20,
         wrap_model: BaseChatModel | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
+        scope_by: Sequence[str] = ("user_id",),
     ) -> None:
         super().__init__()
+        self.scope_by = tuple(scope_by)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
+        self.wrap_every = wrap_every
         self.wrap_model = wrap_model
         self.affect = affect
         self.last_wrap: WrapOutcome | None = None
@@ -110,7 +134,9 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         self._agent_model = request.model
         state = request.state
         turn = (state.get("anneal_run"), *user_turn(state.get("messages") or request.messages))
-        block = self.memory.turn_context(last_user_text(request.messages), turn=turn)
+        block = self.memory.turn_context(
+            last_user_text(request.messages), turn=turn, scope=self._scope()
+        )
         if not block:
             return request
         system = with_memory(request.system_prompt, block)
@@ -137,11 +163,13 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     # -- recording ---------------------------------------------------------------------
 
     def _record_tool(self, request: ToolCallRequest, result: ToolMessage | Command[Any]) -> None:
-        if isinstance(result, ToolMessage):
-            metadata = {"status": result.status} if result.status != "success" else None
-            self.memory.record_tool_result(
-                request.tool_call["name"], message_text(result), metadata=metadata
-            )
+        if not isinstance(result, ToolMessage):
+            return
+        name, text, scope = request.tool_call["name"], message_text(result), self._scope()
+        if result.status == "error":  # the tool raised; its error text is no knowledge
+            self.memory.record_tool_failure(name, text, scope=scope)
+        else:
+            self.memory.record_tool_result(name, text, scope=scope)
 
     def wrap_tool_call(
         self,
@@ -166,25 +194,63 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     # -- session end -------------------------------------------------------------------
 
     def after_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Record the final answer, then wrap the session when ``wrap_on_end`` is set."""
+        """Record the final answer, then wrap when ``wrap_on_end`` or ``wrap_every`` says so."""
         self._record_answer(state)
-        if self.wrap_on_end:
+        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every)
+        if wrapped:
             self.wrap()
-        return None
+        return self._report(wrapped=wrapped)
 
     async def aafter_agent(
         self, state: AnnealState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Async :meth:`after_agent`."""
         self._record_answer(state)
-        if self.wrap_on_end:
+        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every)
+        if wrapped:
             await self.awrap()
-        return None
+        return self._report(wrapped=wrapped)
+
+    def _report(self, *, wrapped: bool) -> dict[str, Any] | None:
+        """The ``anneal_memory`` state update: the wrap's outcome and the failures so far."""
+        failures = self.memory.failures
+        if not wrapped and not failures.total:
+            return None
+        wrap = self.last_wrap if wrapped else None
+        return {
+            "anneal_memory": {
+                "wrap": None
+                if wrap is None
+                else {"status": str(wrap.status), "message": wrap.message},
+                "failures": {
+                    "record": failures.record,
+                    "recall": failures.recall,
+                    "wrap": failures.wrap,
+                    "last": None if failures.last is None else failures.last.error,
+                },
+            }
+        }
 
     def _record_answer(self, state: AnnealState) -> None:
         answer = final_answer(state.get("messages", []))
         if answer is not None:
-            self.memory.record_answer(answer)
+            self.memory.record_answer(answer, scope=self._scope())
+
+    def _scope(self) -> str | None:
+        """The run's scope from its config (``scope_by`` keys), or None outside any run."""
+        if not self.scope_by:
+            return None
+        try:
+            configurable = get_config().get("configurable") or {}
+        except RuntimeError:  # called outside a graph run
+            return None
+        parts = [f"{key}={configurable[key]}" for key in self.scope_by if configurable.get(key)]
+        if not parts:
+            return None
+        scope = ",".join(parts)
+        if len(scope) > _MAX_SCOPE_CHARS or not scope.isprintable():
+            scope = "sha256:" + hashlib.sha256(scope.encode()).hexdigest()[:32]
+        return scope
 
     def _compressor_model(self) -> BaseChatModel:
         model = self.wrap_model or self._agent_model

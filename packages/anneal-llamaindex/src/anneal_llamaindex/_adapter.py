@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,8 @@ class AnnealLlamaIndex:
             Ignored when ``memory`` is an ``AgentMemory``.
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
+        agents: Record only these agents' tool calls and answers (LlamaIndex
+            instrumentation is process-wide); default: every agent in the process.
 
     Attributes:
         memory: The ``AgentMemory`` this object drives.
@@ -56,11 +59,12 @@ class AnnealLlamaIndex:
         session_id: str | None = None,
         policy: RecordingPolicy | None = None,
         affect: AffectSource = None,
+        agents: Iterable[Any] | None = None,
     ) -> None:
         self._owns_memory = not isinstance(memory, AgentMemory)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.affect = affect
-        self.handler = AnnealSpanHandler(self.memory)
+        self.handler = AnnealSpanHandler(self.memory, agents=agents)
         self.last_wrap: WrapOutcome | None = None
 
     # -- recording ---------------------------------------------------------------------

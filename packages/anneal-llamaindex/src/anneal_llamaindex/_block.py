@@ -7,9 +7,10 @@ from typing import Any
 from anneal_memory import AgentMemory
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory.memory import BaseMemoryBlock
+from llama_index.core.utils import get_tokenizer
 from pydantic import Field, PrivateAttr
 
-from anneal_llamaindex._convert import last_user_text, trim_lines
+from anneal_llamaindex._convert import last_user_text, trim_to_fit
 
 __all__ = ["AnnealMemoryBlock"]
 
@@ -56,5 +57,14 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
         return None
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
-        """Shed recalled episodes (the block's last lines) before the continuity."""
-        return trim_lines(content, tokens_to_truncate)
+        """Shed recalled episodes (the block's last lines) before the continuity.
+
+        Tokens are counted with LlamaIndex's tokenizer (the one ``Memory`` counts with by
+        default), so the block shrinks by what ``Memory`` asked instead of being dropped
+        whole for missing the mark.
+        """
+        tokenize = get_tokenizer()
+        budget = len(tokenize(content)) - max(tokens_to_truncate, 0)
+        if budget <= 0:
+            return None
+        return trim_to_fit(content, lambda text: len(tokenize(text)) <= budget)

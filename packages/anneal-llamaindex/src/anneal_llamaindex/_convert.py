@@ -5,29 +5,38 @@ Nothing here imports LlamaIndex, so these helpers are tested without the framewo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-__all__ = ["trim_lines"]
-
-# LlamaIndex asks a block to shed tokens; a token is about four characters of English text.
-CHARS_PER_TOKEN = 4
+__all__ = ["last_user_text", "trim_to_fit"]
 
 
-def trim_lines(text: str, tokens: int) -> str | None:
-    """Drop whole lines from the end of ``text`` until about ``tokens`` tokens are gone.
+def trim_to_fit(text: str, fits: Callable[[str], bool]) -> str | None:
+    """Drop whole lines from the end of ``text`` until ``fits(text)``; None when none fit.
 
-    The recalled episodes come last in a memory block, so they are shed before the
-    continuity; a heading left without its lines goes too. Returns None when nothing worth
-    keeping is left.
+    Recalled episodes come last in a memory block, so they go before the continuity; a
+    heading left without its lines goes too. When even the first line does not fit, it is
+    cut (with a marker) to the longest prefix that does.
     """
-    budget = max(tokens, 0) * CHARS_PER_TOKEN
     lines = text.splitlines()
-    while lines and budget > 0:
-        budget -= len(lines.pop()) + 1
-    while lines and (not lines[-1].strip() or lines[-1].rstrip().endswith(":")):
-        lines.pop()  # a heading whose lines are gone, or a blank line
-    kept = "\n".join(lines).strip()
-    return kept or None
+    while lines:
+        while lines and (not lines[-1].strip() or lines[-1].rstrip().endswith(":")):
+            lines.pop()
+        kept = "\n".join(lines).strip()
+        if kept and fits(kept):
+            return kept
+        if len(lines) <= 1:
+            break
+        lines.pop()
+    if not lines:
+        return None
+    line, low, high = lines[0], 0, len(lines[0])
+    while low < high:  # the longest prefix that fits with the marker
+        middle = (low + high + 1) // 2
+        if fits(line[:middle] + " …"):
+            low = middle
+        else:
+            high = middle - 1
+    return line[:low] + " …" if low else None
 
 
 def last_user_text(messages: Iterable[tuple[str, str]]) -> tuple[str, int]:

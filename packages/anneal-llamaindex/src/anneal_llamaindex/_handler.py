@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from anneal_memory import AgentMemory
@@ -33,23 +34,41 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
     It watches two kinds of spans: a tool's ``call`` / ``acall`` / ``__call__`` (the
     ``ToolOutput`` is recorded as a tool result; a tool called inside another tool's span is
     recorded once, by the outer one) and a workflow run (an agent's final ``AgentOutput``
-    is recorded as its answer). Every other span is ignored at once. Failed tool calls and the
-    ``recall_memory`` tool's own output are not recorded.
+    is recorded as its answer). Every other span is ignored at once. A failed tool call is
+    recorded as an outcome saying it failed; the ``recall_memory`` tool's output is not recorded.
 
     Instrumentation is process-wide: while attached to the root dispatcher the handler
-    sees every agent in the process. Attach it with :meth:`attach` (or use
-    ``AnnealLlamaIndex`` as a context manager) and :meth:`detach` it when done.
+    sees every agent in the process; pass ``agents`` to record only theirs. Attach it with
+    :meth:`attach` (or use ``AnnealLlamaIndex`` as a context manager) and :meth:`detach` it
+    when done.
 
     Args:
         memory: The ``AgentMemory`` to record into.
+        agents: Record only these agents' tool calls and answers (an ``AgentWorkflow``
+            counts as its agents); default: every agent in the process.
     """
 
     _memory: AgentMemory = PrivateAttr()
     _dispatcher: Dispatcher | None = PrivateAttr(default=None)
+    _agents: list[Any] | None = PrivateAttr(default=None)
 
-    def __init__(self, memory: AgentMemory) -> None:
+    def __init__(self, memory: AgentMemory, *, agents: Iterable[Any] | None = None) -> None:
         super().__init__(open_spans={}, completed_spans=[], dropped_spans=[], current_span_ids={})
         self._memory = memory
+        self._agents = None if agents is None else list(agents)
+
+    def _serves(self, instance: Any) -> bool:
+        """Whether a tool or workflow belongs to this handler's agents (always, without them)."""
+        if self._agents is None:
+            return True
+        agents = [*self._agents]
+        for workflow in self._agents:
+            agents += list((getattr(workflow, "agents", None) or {}).values())
+        if isinstance(instance, Workflow):
+            return any(instance is agent for agent in [*self._agents, *agents])
+        tools = [t for agent in agents for t in (getattr(agent, "tools", None) or [])]
+        inner = getattr(instance, "base_tool", None)  # LlamaIndex's async adapter of a sync tool
+        return any(t is instance or t is inner for t in tools)
 
     @classmethod
     def class_name(cls) -> str:
@@ -90,13 +109,15 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
     ) -> SimpleSpan | None:
         """Track tool-call and workflow-run spans; ignore every other span."""
         if isinstance(instance, BaseTool) and _method_of(id_) in _TOOL_METHODS:
+            if not self._serves(instance):
+                return None
             parent = self.open_spans.get(parent_span_id or "")
             # A tool span inside another is tracked (so its own children know they are
             # nested too) but only the outermost one records.
             nested = parent is not None and parent.tags.get(_KIND) in (_TOOL, _NESTED)
             kind = _NESTED if nested else _TOOL
             return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: kind})
-        if isinstance(instance, Workflow):
+        if isinstance(instance, Workflow) and self._serves(instance):
             return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: _RUN})
         return None
 
@@ -131,14 +152,22 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         err: BaseException | None = None,
         **kwargs: Any,
     ) -> SimpleSpan | None:
-        """Forget a span that ended with an error (nothing is recorded)."""
-        return self.open_spans.get(id_)
+        """A tool call that raised is recorded as a failure; any other span is forgotten."""
+        span = self.open_spans.get(id_)
+        if span is not None and span.tags.get(_KIND) == _TOOL and isinstance(instance, BaseTool):
+            name = instance.metadata.name or "tool"
+            if name != RECALL_TOOL_NAME and err is not None:
+                self._memory.record_tool_failure(name, f"{type(err).__name__}: {err}")
+        return span
 
     def _record_tool(self, tool: BaseTool, output: ToolOutput) -> None:
         name = tool.metadata.name or output.tool_name
-        if output.is_error or name == RECALL_TOOL_NAME:
+        if name == RECALL_TOOL_NAME:
             return
-        self._memory.record_tool_result(name, output.content)
+        if output.is_error:
+            self._memory.record_tool_failure(name, output.content)
+        else:
+            self._memory.record_tool_result(name, output.content)
 
     def _record_answer(self, output: AgentOutput) -> None:
         if output.structured_response is not None:

@@ -5,16 +5,25 @@ call through the run's model-input filter, offers a ``recall`` tool and wraps th
 the agent's own model.
 """
 
+import anneal_memory as _core
+
+if not str(getattr(_core, "__version__", "")).startswith("2."):
+    raise ImportError(
+        "anneal_openai_agents needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
+        'from the same release: pip install "anneal-memory[openai-agents]>=2.0.0.dev0"'
+    )
+
 try:
     import agents as _agents  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "anneal_openai_agents needs the OpenAI Agents SDK: pip install anneal-openai-agents "
-        '(or pip install "anneal-memory[openai-agents]")'
+        '(or pip install "anneal-memory[openai-agents]>=2.0.0.dev0")'
     ) from exc
 
 from anneal_openai_agents._adapter import AnnealHooks
 
-__version__ = "0.1.0"
+__version__ = "2.0.0.dev0"
 
 __all__ = ["AnnealHooks", "__version__"]

@@ -12,9 +12,10 @@ from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, RunHooks, 
 from agents import function_tool as _function_tool
 from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
+from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
 
-from anneal_openai_agents._convert import join_blocks, latest_user_text
+from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -40,13 +41,20 @@ class AnnealHooks(RunHooks[Any]):
         memory: An ``AgentMemory``, a ``Store``, or a database path.
         session_id: This session's id for the wrap (needed on baton-protected stores).
             Ignored when ``memory`` is an ``AgentMemory``.
-        wrap_on_end: Wrap when the agent produces its final output. Set False for chat loops
-            and call :meth:`wrap` / :meth:`awrap` when the session ends.
+        wrap_on_end: Wrap when the agent produces its final output (for one-shot agents,
+            whose run is the whole session). Default False: call :meth:`wrap` / :meth:`awrap`
+            when the conversation ends, and let ``wrap_every`` wrap long ones on the way.
+        wrap_every: At a run's end, also wrap once this many episodes wait since the last
+            wrap (default 20). A run of this framework is one turn of a conversation, so
+            wrapping after every run would spend a model call per turn.
         wrap_model: The model (name or ``Model``) that compresses the session; defaults to
             the model of the agent that finished.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool_name: Name of the tool :meth:`recall_tool` builds.
+        scope_from: Memory per user or conversation: called with the run's context object
+            (``Runner.run(..., context=...)``) and returns its scope (``ctx.user_id``, a
+            session id) or None for the ``AgentMemory``'s own scope.
 
     Attributes:
         memory: The ``AgentMemory`` these hooks drive.
@@ -58,17 +66,21 @@ class AnnealHooks(RunHooks[Any]):
         memory: AgentMemory | Store | str | os.PathLike[str],
         *,
         session_id: str | None = None,
-        wrap_on_end: bool = True,
+        wrap_on_end: bool = False,
+        wrap_every: int | None = 20,
         wrap_model: str | Model | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
         recall_tool_name: str = "recall_memory",
+        scope_from: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
+        self.wrap_every = wrap_every
         self.wrap_model = wrap_model
         self.affect = affect
         self.recall_tool_name = recall_tool_name
+        self.scope_from = scope_from
         self.last_wrap: WrapOutcome | None = None
         self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._agent: Agent[Any] | None = None
@@ -102,10 +114,26 @@ class AnnealHooks(RunHooks[Any]):
         get the same block, so what the run just recorded is not echoed back to the model.
         """
         self._agent = data.agent
-        prompt = latest_user_text(data.model_data.input)
-        block = self.memory.turn_context(prompt, turn=(self._turn, prompt))
+        items = data.model_data.input
+        prompt = latest_user_text(items)
+        block = self.memory.turn_context(
+            prompt, turn=(self._run_key(items), prompt), scope=self._scope(data.context)
+        )
         instructions = join_blocks(data.model_data.instructions, block)
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
+
+    def _scope(self, user_context: object) -> str | None:
+        return None if self.scope_from is None else self.scope_from(user_context)
+
+    def _run_key(self, items: str | list[Any]) -> object:
+        # Every Runner.run sets its own trace as the current one (a no-op trace when tracing
+        # is off), in the context all its model calls share: the trace tells this run from
+        # concurrent ones. Runs inside one user trace are told apart by their user turns.
+        trace = get_current_trace()
+        users = sum(1 for i in items if isinstance(i, dict) and i.get("role") == "user")
+        if trace is None or isinstance(items, str):
+            return self._turn  # outside any run's trace: this instance's turn, renewed per run
+        return (_Identity(trace), users)
 
     def recall_tool(self) -> FunctionTool:
         """Return a function tool the model can call to search memory itself."""
@@ -126,9 +154,18 @@ class AnnealHooks(RunHooks[Any]):
     async def on_tool_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
     ) -> None:
-        """Record a tool result (what the recall tool returns is not new knowledge)."""
-        if tool.name != self.recall_tool_name:
-            self.memory.record_tool_result(tool.name, result)
+        """Record a tool result (what the recall tool returns is not new knowledge).
+
+        A failed call (the SDK hands the model its generic error text instead of a result)
+        is recorded as an outcome saying the tool failed, not as knowledge.
+        """
+        if tool.name == self.recall_tool_name:
+            return
+        error, scope = tool_error(result), self._scope(context.context)
+        if error is not None:
+            self.memory.record_tool_failure(tool.name, error, scope=scope)
+        else:
+            self.memory.record_tool_result(tool.name, result, scope=scope)
 
     # -- session end -------------------------------------------------------------------
 
@@ -137,9 +174,9 @@ class AnnealHooks(RunHooks[Any]):
     ) -> None:
         """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
         self._agent = agent
-        self.memory.record_answer(output)
+        self.memory.record_answer(output, scope=self._scope(context.context))
         self._turn = object()
-        if self.wrap_on_end:
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap(agent)
 
     def _compressor(self, agent: Agent[Any] | None) -> Callable[[str], Awaitable[str]]:
@@ -183,3 +220,18 @@ class AnnealHooks(RunHooks[Any]):
         self.last_wrap = self.memory.wrap(compress, affect=self.affect)
         self._turn = object()
         return self.last_wrap
+
+
+class _Identity:
+    """A key equal only to a key of the very same object (held, so its id is never reused)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)

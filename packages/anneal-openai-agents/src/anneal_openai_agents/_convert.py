@@ -9,7 +9,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["join_blocks", "latest_user_text"]
+__all__ = ["join_blocks", "latest_user_text", "tool_error"]
+
+# What the SDK's default_tool_error_function returns instead of a failed tool's result.
+_TOOL_ERROR_PREFIXES = (
+    "An error occurred while running the tool. Please try again. Error: ",
+    "An error occurred while parsing tool arguments. Please try again with valid JSON. Error: ",
+)
+
+
+def tool_error(result: object) -> str | None:
+    """The error of a failed tool call, from the SDK's generic error text; None otherwise."""
+    if isinstance(result, str):
+        for prefix in _TOOL_ERROR_PREFIXES:
+            if result.startswith(prefix):
+                return result[len(prefix) :].strip() or "unknown error"
+    return None
 
 
 def latest_user_text(items: str | Sequence[Any]) -> str:

@@ -4,16 +4,25 @@
 records tool results and outputs, and wraps the session with the run's own model.
 """
 
+import anneal_memory as _core
+
+if not str(getattr(_core, "__version__", "")).startswith("2."):
+    raise ImportError(
+        "anneal_pydantic_ai needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
+        'from the same release: pip install "anneal-memory[pydantic-ai]>=2.0.0.dev0"'
+    )
+
 try:
     import pydantic_ai as _pydantic_ai  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "anneal_pydantic_ai needs Pydantic AI: pip install anneal-pydantic-ai "
-        '(or pip install "anneal-memory[pydantic-ai]")'
+        '(or pip install "anneal-memory[pydantic-ai]>=2.0.0.dev0")'
     ) from exc
 
 from anneal_pydantic_ai._adapter import AnnealCapability
 
-__version__ = "0.1.0"
+__version__ = "2.0.0.dev0"
 
 __all__ = ["AnnealCapability", "__version__"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -43,13 +44,20 @@ class AnnealCapability(AbstractCapability[Any]):
         memory: An ``AgentMemory``, a ``Store``, or a database path.
         session_id: This session's id for the wrap (needed on baton-protected stores).
             Ignored when ``memory`` is an ``AgentMemory``.
-        wrap_on_end: Wrap after every run. Set False for chat loops and call :meth:`wrap` /
-            :meth:`awrap` when the session ends.
+        wrap_on_end: Wrap after every run (for one-shot agents, whose run is the whole
+            session). Default False: call :meth:`wrap` / :meth:`awrap` when the
+            conversation ends, and let ``wrap_every`` wrap long conversations on the way.
+        wrap_every: At a run's end, also wrap once this many episodes wait since the last
+            wrap (default 20). A run of this framework is one turn of a conversation, so
+            wrapping after every run would spend a model call per turn.
         wrap_model: The model (name or ``Model``) that compresses the session; defaults to
             the model of the last run.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool: Also give the model a ``recall_memory`` tool to search memory itself.
+        scope_from: Memory per user or conversation: called with the run's ``RunContext``
+            and returns its scope (``lambda ctx: ctx.deps.user_id``), or None for the
+            ``AgentMemory``'s own scope.
         id: The capability's id within a run.
 
     Attributes:
@@ -59,9 +67,11 @@ class AnnealCapability(AbstractCapability[Any]):
 
     memory: AgentMemory
     wrap_on_end: bool
+    wrap_every: int | None
     wrap_model: Model | str | None
     affect: AffectSource
     recall_tool: bool
+    scope_from: Callable[[RunContext[Any]], str | None] | None
     last_wrap: WrapOutcome | None = field(default=None, init=False, repr=False)
 
     def __init__(
@@ -69,30 +79,35 @@ class AnnealCapability(AbstractCapability[Any]):
         memory: AgentMemory | Store | str | os.PathLike[str],
         *,
         session_id: str | None = None,
-        wrap_on_end: bool = True,
+        wrap_on_end: bool = False,
+        wrap_every: int | None = 20,
         wrap_model: Model | str | None = None,
         affect: AffectSource = None,
         policy: RecordingPolicy | None = None,
         recall_tool: bool = False,
+        scope_from: Callable[[RunContext[Any]], str | None] | None = None,
         id: str | None = "anneal_memory",
         description: str | None = None,
         defer_loading: bool = False,
     ) -> None:
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
+        self.wrap_every = wrap_every
         self.wrap_model = wrap_model
         self.affect = affect
         self.recall_tool = recall_tool
+        self.scope_from = scope_from
         self.id = id
         self.description = description
         self.defer_loading = defer_loading
         self.last_wrap = None
         self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._run_model: Any = None  # the run's model (its type differs across versions)
+        self._root = self  # the capability the user holds; per-run copies report to it
 
     # -- recall before every model request ---------------------------------------------
 
-    def get_instructions(self) -> Callable[[RunContext[Any]], str]:
+    def get_instructions(self) -> Callable[[RunContext[Any]], Awaitable[str]]:
         """Return the instruction function that adds memory to every model request."""
         return self._memory_instructions
 
@@ -102,17 +117,31 @@ class AnnealCapability(AbstractCapability[Any]):
             return None
         return FunctionToolset([Tool(self._recall_memory, name=RECALL_TOOL_NAME)])
 
+    async def for_run(self, ctx: RunContext[Any]) -> AnnealCapability:
+        """Return this run's own copy: concurrent runs never share a turn's memory block.
+
+        The copy shares the memory and reports ``last_wrap`` to the capability you hold.
+        """
+        run = copy.copy(self)
+        run._turn = object()
+        return run
+
     async def before_run(self, ctx: RunContext[Any]) -> None:
         """Start a new turn: the run's first model request loads memory afresh."""
         self._turn = object()
 
-    def _memory_instructions(self, ctx: RunContext[Any]) -> str:
+    async def _memory_instructions(self, ctx: RunContext[Any]) -> str:
+        # Async on purpose: Pydantic AI runs sync functions in a worker thread, and a sync
+        # stream left unclosed keeps that thread (and the process at exit) alive.
         # Recall once per run and prompt: later requests of the run (after tool calls) get
         # the same block, so what the run itself just recorded is not echoed back.
         query = prompt_text(ctx.prompt)
-        return self.memory.turn_context(query, turn=(self._turn, query))
+        return self.memory.turn_context(query, turn=(self._turn, query), scope=self._scope(ctx))
 
-    def _recall_memory(self, query: str) -> str:
+    def _scope(self, ctx: RunContext[Any]) -> str | None:
+        return None if self.scope_from is None else self.scope_from(ctx)
+
+    async def _recall_memory(self, query: str) -> str:
         """Search long-term memory for episodes relevant to a query.
 
         Args:
@@ -133,7 +162,7 @@ class AnnealCapability(AbstractCapability[Any]):
     ) -> Any:
         """Record a tool result (what the recall tool returns is not new knowledge)."""
         if call.tool_name != RECALL_TOOL_NAME:
-            self.memory.record_tool_result(call.tool_name, result)
+            self.memory.record_tool_result(call.tool_name, result, scope=self._scope(ctx))
         return result
 
     # -- session end -------------------------------------------------------------------
@@ -142,11 +171,11 @@ class AnnealCapability(AbstractCapability[Any]):
         self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
     ) -> AgentRunResult[Any]:
         """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
-        self._run_model = ctx.model
+        self._run_model = self._root._run_model = ctx.model
         output = result.output
-        self.memory.record_answer(output)
+        self.memory.record_answer(output, scope=self._scope(ctx))
         self._turn = object()
-        if self.wrap_on_end:
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
             await self.awrap()
         return result
 
@@ -168,9 +197,10 @@ class AnnealCapability(AbstractCapability[Any]):
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
+        outcome = await self.memory.awrap(compress, affect=self.affect)
+        self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
-        return self.last_wrap
+        return outcome
 
     def wrap(self, model: Model | str | None = None) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
@@ -179,6 +209,7 @@ class AnnealCapability(AbstractCapability[Any]):
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        outcome = self.memory.wrap(compress, affect=self.affect)
+        self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
-        return self.last_wrap
+        return outcome

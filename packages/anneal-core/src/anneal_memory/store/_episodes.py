@@ -54,8 +54,8 @@ def episode_from_row(row: Sequence[object]) -> Episode:
 
 
 _INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-    " SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key, scope)"
+    " SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
 )
 
 
@@ -69,6 +69,7 @@ def _try_insert(conn: sqlite3.Connection, ident: str, item: EpisodeInput) -> boo
         item.source,
         item.metadata_json,
         item.idempotency_key,
+        item.scope,
         ident,
     )
     try:

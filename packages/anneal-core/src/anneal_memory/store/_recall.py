@@ -15,6 +15,7 @@ from anneal_memory.store._search import (
     plan_prefix_search,
     plan_search,
 )
+from anneal_memory.store._validate import validate_scope
 from anneal_memory.store._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
 
@@ -43,6 +44,7 @@ def build_filters(
     until: TimeBound,
     source: str | None,
     clock: Clock,
+    scope: str | None = None,
 ) -> RecallFilters:
     """Validate recall filters and turn them into bound SQL conditions.
 
@@ -75,6 +77,9 @@ def build_filters(
             raise InvalidQueryError(f"source must be a string, not {source!r}")
         clauses.append("e.source = ?")
         params.append(source)
+    if scope is not None:
+        clauses.append("e.scope = ?")
+        params.append(validate_scope(scope, error=InvalidQueryError))
     only_type = str(params[0]) if episode_type is not None and len(clauses) == 1 else None
     return RecallFilters(clauses=tuple(clauses), params=tuple(params), only_type=only_type)
 

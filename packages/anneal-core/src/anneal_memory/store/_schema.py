@@ -361,6 +361,12 @@ _AUDIT_OUTBOX: Sequence[str] = (
     """,
 )
 
+# Episodes belong to a scope (a user, a thread, an agent); "" is the shared, unscoped memory.
+_EPISODE_SCOPES: Sequence[str] = (
+    "ALTER TABLE episodes ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX episodes_by_scope ON episodes(scope, seq)",
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
@@ -369,6 +375,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _WRAP_LEASE,
     _CRYSTALS_SPORES,
     _AUDIT_OUTBOX,
+    _EPISODE_SCOPES,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 import sqlite3
@@ -37,7 +38,7 @@ from anneal_memory.store._provenance_api import (
 )
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer_api import TransferMixin
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store._watermarks import counts_by_type
 from anneal_memory.store._wraps import unwrapped_count
 from anneal_memory.types import (
@@ -251,6 +252,7 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         supersedes: list[str] | tuple[str, ...] | None = None,
         state_key: str | None = None,
         derived_from: list[str] | tuple[str, ...] | None = None,
+        scope: str = "",
     ) -> Episode:
         """Record one episode and return it.
 
@@ -268,6 +270,8 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
                 newest episode of a key replaces the others.
             derived_from: Ids of the episodes this one was derived from; its effective
                 trust is capped by the most trusted of them.
+            scope: The memory this episode belongs to (a user, a thread, an agent); ""
+                is the shared memory. ``recall(scope=...)`` finds only that scope's episodes.
 
         Raises:
             InvalidEpisodeError: A field is invalid; nothing was written.
@@ -285,6 +289,7 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
             idempotency_key=idempotency_key,
             clock=self._clock,
         )
+        item = dataclasses.replace(item, scope=validate_scope(scope))
         prov = check_record_provenance(
             trust=trust,
             state_key=state_key,
@@ -332,6 +337,7 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         offset: int = 0,
         *,
         include_superseded: bool = False,
+        scope: str | None = None,
     ) -> RecallResult:
         """Find episodes: by relevance to ``keyword``, or newest first without one.
 
@@ -341,13 +347,19 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         (UTC when they carry no zone; a date as ``until`` means through its end) or ages like
         ``7d``. At most 1,000 episodes are returned; past offset 10,000 pages are empty.
         Superseded episodes are left out (and not counted) unless ``include_superseded``;
-        then they come back with ``superseded_by`` set.
+        then they come back with ``superseded_by`` set. ``scope`` keeps the episodes recorded
+        in that scope ("" is the shared one); None searches every scope.
 
         Raises:
             InvalidQueryError: A filter, ``limit`` or ``offset`` is invalid.
         """
         filters = _recall.build_filters(
-            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
+            episode_type=episode_type,
+            since=since,
+            until=until,
+            source=source,
+            clock=self._clock,
+            scope=scope,
         )
         with self._lock:
             conn = self.connection("recall")

@@ -37,6 +37,7 @@ class EpisodeInput:
     metadata_json: str | None
     timestamp: str
     idempotency_key: str | None
+    scope: str = ""
 
 
 def _text(value: object, what: str) -> str:
@@ -93,6 +94,13 @@ def _source(value: object) -> str:
         )
     _utf8_size(source, "source")
     return source
+
+
+def validate_scope(value: object, *, error: type[ValueError] = InvalidEpisodeError) -> str:
+    """A scope: "" (shared) or at most ``MAX_SOURCE_CHARS`` printable characters."""
+    if not isinstance(value, str) or len(value) > MAX_SOURCE_CHARS or not value.isprintable():
+        raise error(f"scope must be up to {MAX_SOURCE_CHARS} printable characters, got {value!r}")
+    return value
 
 
 def _metadata(value: Mapping[str, Any] | None) -> str | None:

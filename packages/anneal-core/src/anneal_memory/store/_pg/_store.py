@@ -227,10 +227,12 @@ class PgStore(Store):
         supersedes: list[str] | tuple[str, ...] | None = None,
         state_key: str | None = None,
         derived_from: list[str] | tuple[str, ...] | None = None,
+        scope: str = "",
     ) -> Episode:
         """Record one episode (see ``Store.record``); row and audit entry commit together.
 
-        Trust classes, supersession, state keys and ``derived_from`` are SQLite-only for now.
+        Trust classes, supersession, state keys, ``derived_from`` and episode scopes are
+        SQLite-only for now (on this backend a scope is a schema: ``serve --http`` scopes).
 
         Raises:
             BackendNotSupportedError: A provenance argument other than the default was given.
@@ -240,9 +242,10 @@ class PgStore(Store):
             or supersedes
             or state_key
             or derived_from
+            or scope
         ):
             raise BackendNotSupportedError(
-                "record with trust, supersedes, state_key or derived_from"
+                "record with trust, supersedes, state_key, derived_from or scope"
             )
         item = validate_episode(
             content,
@@ -275,12 +278,15 @@ class PgStore(Store):
         offset: int = 0,
         *,
         include_superseded: bool = False,
+        scope: str | None = None,
     ) -> RecallResult:
         """Find episodes (see ``Store.recall``), full text on PostgreSQL's ``tsvector``.
 
         No episode is superseded on this backend yet, so ``include_superseded`` changes nothing.
         """
         del include_superseded
+        if scope:
+            raise BackendNotSupportedError("recall with a scope")
         filters = build_filters(
             episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
         )
