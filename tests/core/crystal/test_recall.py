@@ -101,3 +101,15 @@ def test_hostile_query_text_is_just_words(seeded: Store) -> None:
         crystal_recall(seeded, query)
         crystal_recall(seeded, query, mode="query")
     assert crystal_recall(seeded, "connection pool throughput").hits
+
+
+def test_a_superseded_episode_is_no_evidence_seed(seeded: Store) -> None:
+    question = "why did checkout latency spike during the nightly invoice export?"
+    [old] = seeded.recall(keyword="nightly invoice export", limit=1).episodes
+    seeded.record(
+        "Checkout latency no longer spikes during the nightly invoice export: the export "
+        "was rewritten to stream in small pages.",
+        "outcome",
+        supersedes=[old.id],
+    )
+    assert crystal_recall(seeded, question).hits == ()
