@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from anneal_memory._clock import Clock
@@ -237,11 +237,13 @@ def v1_supersession(sink: Sink, raw: object, place: str) -> None:
     )
 
 
-def v1_crystal_file(sink: Sink, document: object, place: str) -> None:
-    """The 1.0.2 crystal file ``{crystal: [...], retired: [...], schema_version}``."""
+def _sidecar_entries(
+    document: object, place: str, keys: tuple[str, str]
+) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """``(key, place, entry)`` for each object under ``keys`` of a 1.0.2 sidecar file."""
     if not isinstance(document, Mapping):
         raise ImportFormatError(f"{place} is not a JSON object")
-    for key in ("crystal", "retired"):
+    for key in keys:
         entries = document.get(key) or []
         if not isinstance(entries, list):
             raise ImportFormatError(f"{place}: {key!r} must be a list")
@@ -251,25 +253,20 @@ def v1_crystal_file(sink: Sink, document: object, place: str) -> None:
                 raise ImportFormatError(f"{where} is not an object")
             if not _depth_ok(entry):
                 raise ImportFormatError(f"{where} is nested more than 32 levels deep")
-            name = _text(entry.get("name"), where, "name")
-            item = crystal_item(entry, where)
-            sink.crystal(CrystalRecord(place=where, name=name, retired=key == "retired", data=item))
+            yield key, where, entry
+
+
+def v1_crystal_file(sink: Sink, document: object, place: str) -> None:
+    """The 1.0.2 crystal file ``{crystal: [...], retired: [...], schema_version}``."""
+    for key, where, entry in _sidecar_entries(document, place, ("crystal", "retired")):
+        name = _text(entry.get("name"), where, "name")
+        item = crystal_item(entry, where)
+        sink.crystal(CrystalRecord(place=where, name=name, retired=key == "retired", data=item))
 
 
 def v1_spore_file(sink: Sink, document: object, place: str) -> None:
     """The 1.0.2 spore file ``{spores: [...], resolved: [...], schema_version}``."""
-    if not isinstance(document, Mapping):
-        raise ImportFormatError(f"{place} is not a JSON object")
-    for key in ("spores", "resolved"):
-        entries = document.get(key) or []
-        if not isinstance(entries, list):
-            raise ImportFormatError(f"{place}: {key!r} must be a list")
-        for index, entry in enumerate(entries):
-            where = f"{place} {key}[{index}]"
-            if not isinstance(entry, Mapping):
-                raise ImportFormatError(f"{where} is not an object")
-            if not _depth_ok(entry):
-                raise ImportFormatError(f"{where} is nested more than 32 levels deep")
-            ident = _text(entry.get("id"), where, "id")
-            item = spore_item(entry, where)
-            sink.spore(SporeRecord(place=where, ident=ident, resolved=key == "resolved", data=item))
+    for key, where, entry in _sidecar_entries(document, place, ("spores", "resolved")):
+        ident = _text(entry.get("id"), where, "id")
+        item = spore_item(entry, where)
+        sink.spore(SporeRecord(place=where, ident=ident, resolved=key == "resolved", data=item))
