@@ -32,6 +32,16 @@ const TOOLS = [
   "wrap_cancel",
   "delete_episode",
   "status",
+  "crystal_recall",
+  "crystal_index",
+  "spore_add",
+  "spore_get",
+  "spore_list",
+  "spore_touch",
+  "spore_update",
+  "spore_descend",
+  "spore_ascend",
+  "spore_surface",
 ];
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 
@@ -73,6 +83,16 @@ const INVALID: Record<string, Args> = {
   wrap_cancel: { wrap_token: 5 },
   delete_episode: { episode_id: ["x"] },
   status: { verbose: true },
+  crystal_recall: {},
+  crystal_index: { verbose: true },
+  spore_add: { type: "chore", text: "x" },
+  spore_get: {},
+  spore_list: { tier: "lukewarm" },
+  spore_touch: {},
+  spore_update: { spore_id: 5 },
+  spore_descend: { spore_id: "spore-001" },
+  spore_ascend: { spore_id: "spore-001", kind: "project" },
+  spore_surface: { verbose: true },
 };
 
 function document(decision: string): string {
@@ -123,6 +143,35 @@ async function everyTool(label: string, call: Call): Promise<void> {
   check(`${label} wrap_cancel`, structured(cancelled).episode_count === 1, cancelled);
   const deleted = await call("delete_episode", { episode_id: id });
   check(`${label} delete_episode`, !deleted.isError && text(deleted).includes(id), deleted);
+  await longTerm(label, call);
+}
+
+async function longTerm(label: string, call: Call): Promise<void> {
+  const index = await call("crystal_index", {});
+  check(`${label} crystal_index`, !index.isError && text(index).includes("No crystallized patterns"), index);
+  const recalled = await call("crystal_recall", { query: "which database store did we choose" });
+  check(`${label} crystal_recall`, !recalled.isError, recalled);
+  const planted = await call("spore_add", { type: "task", text: "benchmark the sqlite store", tier: "hot" });
+  const spore = (text(planted).match(/spore-\d+/) ?? [""])[0];
+  check(`${label} spore_add`, !planted.isError && spore !== "", planted);
+  const got = await call("spore_get", { spore_id: spore });
+  check(`${label} spore_get`, !got.isError && text(got).includes("benchmark"), got);
+  const listed = await call("spore_list", {});
+  check(`${label} spore_list`, text(listed).includes(spore), listed);
+  const touched = await call("spore_touch", { spore_id: spore });
+  check(`${label} spore_touch`, !touched.isError, touched);
+  const updated = await call("spore_update", { spore_id: spore, add_note: "measured twice" });
+  check(`${label} spore_update`, !updated.isError, updated);
+  const surfaced = await call("spore_surface", { top_of_mind: true });
+  check(`${label} spore_surface`, text(surfaced).includes(spore), surfaced);
+  const done = await call("spore_descend", { spore_id: spore, kind: "done" });
+  check(`${label} spore_descend`, !done.isError, done);
+  const asked = await call("spore_add", { type: "question", text: "is the store fast enough?" });
+  const question = (text(asked).match(/spore-\d+/) ?? [""])[0];
+  const became = await call("spore_ascend", { spore_id: question, kind: "episode", ref: "0d5cf62c" });
+  check(`${label} spore_ascend`, !became.isError, became);
+  const wrong = await call("spore_descend", { spore_id: question, kind: "done" });
+  check(`${label} spore_descend resolved`, wrong.isError === true, wrong);
 }
 
 function checkTools(label: string, tools: { name: string; title?: string; annotations?: object }[]): void {
