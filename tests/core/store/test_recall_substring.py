@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
-from anneal_memory import Store
+from anneal_memory import AnnealMemoryError, Store
 from anneal_memory.store import _substring
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -94,3 +95,14 @@ def test_substring_stage_is_immune_to_like_and_fts5_syntax(store: Store, query: 
             t in w for w in words for t in asked
         ), (query, episode.content)
     assert store.status().total_episodes == 2
+
+
+def test_a_read_only_store_finds_words_inside_words_and_stays_read_only(
+    store: Store, db_path: Path
+) -> None:
+    store.record("Chose PostgreSQL", "decision")
+    store.close()
+    with Store(db_path, read_only=True) as reader:
+        assert reader.recall(keyword="SQL").total_matching == 1
+        with pytest.raises(AnnealMemoryError):
+            reader.record("Lunch was pasta", "context")

@@ -46,13 +46,26 @@ def _store_bytes(conn: sqlite3.Connection) -> int:
     return (pages - free) * int(conn.execute("PRAGMA page_size").fetchone()[0])
 
 
-def _vocabulary(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
-    """(term, documents) of the index, or None when the vocabulary cannot be read."""
+def _create_vocabulary(conn: sqlite3.Connection) -> None:
+    # The table lives in the connection's temp schema, so a read-only store (query_only)
+    # lets it be created for the moment it takes; the store's file is never written.
+    guarded = bool(conn.execute("PRAGMA query_only").fetchone()[0])
+    if guarded:
+        conn.execute("PRAGMA query_only=OFF")
     try:
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} "
             "USING fts5vocab(main, 'episodes_fts', 'row')"
         )
+    finally:
+        if guarded:
+            conn.execute("PRAGMA query_only=ON")
+
+
+def _vocabulary(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
+    """(term, documents) of the index, or None when the vocabulary cannot be read."""
+    try:
+        _create_vocabulary(conn)
         rows = conn.execute(
             f"SELECT term, doc FROM {_VOCAB} LIMIT ?",  # noqa: S608
             (SUBSTRING_MAX_VOCABULARY,),
