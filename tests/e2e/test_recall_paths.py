@@ -20,6 +20,8 @@ QUESTIONS = [
     "which database did we choose for the billing ledger?",
     "staging cluster deploys",
     "Postgre",
+    "SQL",
+    "gresq",
     'NEAR(billing OR "ledger") *',
 ]
 

@@ -15,6 +15,7 @@ from anneal_memory.store._search import (
     plan_prefix_search,
     plan_search,
 )
+from anneal_memory.store._substring import plan_substring_search
 from anneal_memory.store._validate import validate_scope
 from anneal_memory.store._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
@@ -146,9 +147,15 @@ def _search(
     result = _ranked(conn, plan, filters, limit, offset)
     if result.total_matching:
         return result
-    # No word matched: try the words as prefixes ("Postgre" finds PostgreSQL).
+    # No word matched: try the words as prefixes ("Postgre" finds PostgreSQL), then as
+    # parts of stored words ("SQL" finds PostgreSQL).
     prefixes = plan_prefix_search(keyword)
-    return result if prefixes is None else _ranked(conn, prefixes, filters, limit, offset)
+    if prefixes is not None:
+        result = _ranked(conn, prefixes, filters, limit, offset)
+        if result.total_matching:
+            return result
+    inside = plan_substring_search(conn, keyword)
+    return result if inside is None else _ranked(conn, inside, filters, limit, offset)
 
 
 def recall(
@@ -190,4 +197,6 @@ def _count_only(
     total = 0 if plan is None else count_matches(conn, plan, filters)
     if not total and (prefixes := plan_prefix_search(keyword)) is not None:
         total = count_matches(conn, prefixes, filters)
+    if not total and (inside := plan_substring_search(conn, keyword)) is not None:
+        total = count_matches(conn, inside, filters)
     return RecallResult(episodes=(), total_matching=total)
