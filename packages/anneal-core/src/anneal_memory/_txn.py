@@ -18,11 +18,16 @@ __all__ = ["reading", "writing"]
 
 @contextlib.contextmanager
 def writing(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
-    """The store's connection inside one write transaction, committed on success."""
+    """The store's connection inside one write transaction, committed on success.
+
+    Audit entries emitted inside the block are staged in the same transaction and appended
+    to the trail once it has committed.
+    """
     with store._lock:
         conn = store.connection(operation)
         with write_transaction(conn, operation=operation, path=store.path):
             yield conn
+        store.flush_audit()
 
 
 @contextlib.contextmanager

@@ -133,12 +133,12 @@ def crystallize(
         )  # fmt: skip
         _rows.replace_evidence(conn, name, ids)
         crystal = require(conn, name, "crystallize", day)
-    _audit(
-        store,
-        actor,
-        {"op": "crystallize", "name": name, "level": level, "revision": crystal.revision,
-         "evidence": list(ids), "content": explanation, "new": old is None},
-    )  # fmt: skip
+        _audit(
+            store,
+            actor,
+            {"op": "crystallize", "name": name, "level": level, "revision": crystal.revision,
+             "evidence": list(ids), "content": explanation, "new": old is None},
+        )  # fmt: skip
     return crystal
 
 
@@ -159,7 +159,7 @@ def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crysta
             (day.isoformat(), format_timestamp(store.clock.now()), name),
         )
         crystal = require(conn, name, "crystal touch", day)
-    _audit(store, actor, {"op": "touch", "name": name, "revision": crystal.revision})
+        _audit(store, actor, {"op": "touch", "name": name, "revision": crystal.revision})
     return crystal
 
 
@@ -283,10 +283,10 @@ def retire_crystal(
              format_timestamp(store.clock.now()), name),
         )  # fmt: skip
         crystal = require(conn, name, "crystal retire", day)
-    _audit(
-        store,
-        actor,
-        {"op": "retire", "name": name, "kind": why.value, "revision": crystal.revision,
-         "text": reason},
-    )  # fmt: skip
+        _audit(
+            store,
+            actor,
+            {"op": "retire", "name": name, "kind": why.value, "revision": crystal.revision,
+             "text": reason},
+        )  # fmt: skip
     return crystal

@@ -95,7 +95,7 @@ def add_spore(
              format_timestamp(store.clock.now()), link, os.urandom(16).hex()),
         )  # fmt: skip
         spore = _require(conn, int(cursor.lastrowid or 0), "spore add", day)
-    _audit(store, actor, "add", spore, tier=spore.tier.value, text=spore.text)
+        _audit(store, actor, "add", spore, tier=spore.tier.value, text=spore.text)
     return spore
 
 
@@ -171,7 +171,7 @@ def touch_spore(store: Store, spore_id: str, *, actor: str = "agent") -> Spore:
             (day.isoformat(), day.isoformat(), num),
         )
         spore = _require(conn, num, "spore touch", day)
-    _audit(store, actor, "touch", spore)
+        _audit(store, actor, "touch", spore)
     return spore
 
 
@@ -274,7 +274,7 @@ def _resolve(
             (json.dumps(resolution, sort_keys=True), num),
         )
         spore = _require(conn, num, operation, day)
-    _audit(store, actor, direction, spore, kind=chosen)
+        _audit(store, actor, direction, spore, kind=chosen)
     return spore
 
 
@@ -317,5 +317,5 @@ def delete_spore(store: Store, spore_id: str, *, actor: str = "operator") -> Spo
     with writing(store, "spore delete") as conn:
         spore = _require(conn, num, "spore delete", day)
         conn.execute("DELETE FROM spores WHERE num = ?", (num,))
-    _audit(store, actor, "delete", spore)
+        _audit(store, actor, "delete", spore)
     return spore
