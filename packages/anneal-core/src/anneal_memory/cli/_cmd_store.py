@@ -120,13 +120,17 @@ def status_text(status: StoreStatus) -> str:
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
     from anneal_memory.continuity import current_schema
+    from anneal_memory.errors import BackendNotSupportedError
 
     store = ctx.store(read_only=True)
     status = store.status()
-    schema = current_schema(store).name
+    try:
+        schema: str | None = current_schema(store).name
+    except BackendNotSupportedError:  # no continuity on PostgreSQL yet
+        schema = None
     ctx.emit(
         {**status.to_dict(), "section_schema": schema},
-        f"{status_text(status)}\nSection schema:   {schema}",
+        f"{status_text(status)}\nSection schema:   {schema or '(none on this backend)'}",
     )
     return ExitCode.OK
 

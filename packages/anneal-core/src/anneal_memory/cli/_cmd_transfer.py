@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anneal_memory.cli._context import Context, ExitCode
+from anneal_memory.cli._context import DB_ENV, CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
     from anneal_memory.types import ImportReport
@@ -145,8 +145,34 @@ def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
         raise
 
 
+def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
+    """A PostgreSQL store takes our own export document only (``Store.import_json``)."""
+    from anneal_memory.cli._files import IMPORT_MAX_BYTES, read_user_text
+
+    if args.dry_run:
+        raise CommandError("import --dry-run is not supported on PostgreSQL yet")
+    text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file")
+    origin = "stdin" if args.file == "-" else str(Path(args.file).expanduser())
+    result = ctx.store().import_json(text)
+    ctx.emit(
+        {
+            "source": origin,
+            "imported": result.imported,
+            "skipped_existing": result.skipped_existing,
+            "tombstones_added": result.tombstones_added,
+        },
+        f"Imported {result.imported} episode(s) from {origin} "
+        f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s))",
+    )
+    return ExitCode.OK
+
+
 def run_import(ctx: Context, args: argparse.Namespace) -> int:
     """Import a file (or stdin), or with --dry-run report what an import would do."""
+    from anneal_memory.store._backend import database_url
+
+    if database_url(getattr(ctx.args, "db", None), ctx.env.get(DB_ENV)) is not None:
+        return _import_export_document(ctx, args)
     if args.file != "-":
         from anneal_memory.cli._files import require_regular_file
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from anneal_memory.continuity import _document
 from anneal_memory.continuity._durable import parse_facts
 from anneal_memory.continuity._schema import SectionRole, SectionSchema
+from anneal_memory.errors import BackendNotSupportedError
 from anneal_memory.store._search import tokenize
 
 if TYPE_CHECKING:
@@ -83,7 +84,10 @@ def cued_facts(store: Store, query: str | None, limit: int = MAX_CUED_FACTS) -> 
     """The durable facts of the store's continuity that ``query`` cues (see the module)."""
     if not query or not query.strip():
         return []
-    text = store.load_continuity()
+    try:
+        text = store.load_continuity()
+    except BackendNotSupportedError:  # no continuity on this backend yet: nothing to cue
+        return []
     if not text:
         return []
     from anneal_memory.continuity._settings import current_schema

@@ -33,6 +33,10 @@ _TABLES = (
         source text NOT NULL,
         metadata text,
         idempotency_key text UNIQUE,
+        trust text NOT NULL DEFAULT 'agent',
+        state_key text,
+        superseded_by text,
+        derived_from text,
         tsv tsvector GENERATED ALWAYS AS (
             to_tsvector('english'::regconfig, content) || to_tsvector('simple'::regconfig, content)
         ) STORED

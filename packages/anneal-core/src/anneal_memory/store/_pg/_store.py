@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -110,6 +110,16 @@ class PgStore(Store):
             self.gate_backend().set_policy(True, actor="agent")
 
     # -- what this backend does not do yet ---------------------------------------------------
+
+    @property
+    def read_only(self) -> bool:
+        """Always False: this backend has no read-only mode yet."""
+        return False
+
+    def effective_trusts(self, ids: Sequence[str]) -> dict[str, Trust]:
+        """No ``derived_from`` caps on this backend: every episode carries its own trust."""
+        del ids
+        return {}
 
     @property
     def path(self) -> Path:
