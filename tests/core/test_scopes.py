@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 import pytest
@@ -47,9 +48,10 @@ def test_a_scope_is_a_bounded_printable_string(store: Store) -> None:
 
 
 def test_the_scope_column_comes_with_one_migration(store: Store) -> None:
-    columns = {row[1] for row in sqlite3.connect(store.path).execute("PRAGMA table_info(episodes)")}
+    with contextlib.closing(sqlite3.connect(store.path)) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(episodes)")}
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
     assert "scope" in columns
-    version = sqlite3.connect(store.path).execute("PRAGMA user_version").fetchone()[0]
     assert version == SCHEMA_VERSION
 
 
