@@ -202,7 +202,7 @@ def search(q: str) -> str:
 
 
 def openai_agents_step(memory: AgentMemory) -> Step:
-    from agents import Agent, function_tool
+    from agents import Agent, RunContextWrapper, function_tool
     from agents.run_config import CallModelData, ModelInputData
     from anneal_openai_agents import AnnealHooks
 
@@ -215,7 +215,7 @@ def openai_agents_step(memory: AgentMemory) -> Step:
             input=[{"role": "user", "content": question}], instructions="You are helpful."
         )
         hooks.filter_model_input(CallModelData(model_data=data, agent=agent, context=None))
-        drive(hooks.on_tool_end(None, agent, tool, result))  # type: ignore[arg-type]
+        drive(hooks.on_tool_end(RunContextWrapper(context=None), agent, tool, result))
 
     return step
 
