@@ -7,10 +7,11 @@ the transactions and writes the audit events after each commit.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,6 +153,7 @@ class ProvenanceMixin:
 
         def connection(self, operation: str) -> sqlite3.Connection: ...
         def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None: ...
+        def flush_audit(self) -> None: ...
         def _now(self) -> str: ...
 
     @property
@@ -159,8 +161,13 @@ class ProvenanceMixin:
         """The highest trust an episode may be recorded with in this store."""
         return self._trust_ceiling
 
-    def _write(self, operation: str) -> Any:
-        return write_transaction(self.connection(operation), operation=operation, path=self._path)
+    @contextlib.contextmanager
+    def _write(self, operation: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction; audit entries emitted inside it commit with it."""
+        conn = self.connection(operation)
+        with write_transaction(conn, operation=operation, path=self._path):
+            yield conn
+        self.flush_audit()
 
     def supersede(self, old_id: str, new_id: str) -> bool:
         """Mark ``old_id`` as replaced by ``new_id``; False when that link already existed.
@@ -174,10 +181,9 @@ class ProvenanceMixin:
         old, new = str(old_id).strip().lower(), str(new_id).strip().lower()
         with self._lock, self._write("supersede") as conn:
             added = _links.add_link(conn, old, new, via=_links.VIA_EXPLICIT, now=self._now())
-        if added:
-            self.emit_audit(
-                "supersede", actor="agent", data={"old_id": old, "new_id": new, "via": "explicit"}
-            )
+            if added:
+                data = {"old_id": old, "new_id": new, "via": "explicit"}
+                self.emit_audit("supersede", actor="agent", data=data)
         return added
 
     def unsupersede(self, old_id: str, new_id: str) -> bool:
@@ -185,8 +191,9 @@ class ProvenanceMixin:
         old, new = str(old_id).strip().lower(), str(new_id).strip().lower()
         with self._lock, self._write("unsupersede") as conn:
             removed = _links.remove_link(conn, old, new)
-        if removed:
-            self.emit_audit("unsupersede", actor="agent", data={"old_id": old, "new_id": new})
+            if removed:
+                data = {"old_id": old, "new_id": new}
+                self.emit_audit("unsupersede", actor="agent", data=data)
         return removed
 
     def supersession_links(self, ids: Sequence[str] | None = None) -> list[SupersessionLink]:
@@ -232,13 +239,13 @@ class ProvenanceMixin:
             else:
                 _links.refresh_superseded(conn, episode.id)
             fresh = fetch_by_id(conn, episode.id)
+            event = "supersede" if wanted is not None else "unsupersede"
+            self.emit_audit(
+                event,
+                actor="operator",
+                data={"episode_id": episode.id, "via": "state_key", "state_key": wanted},
+            )
         assert fresh is not None
-        event = "supersede" if wanted is not None else "unsupersede"
-        self.emit_audit(
-            event,
-            actor="operator",
-            data={"episode_id": episode.id, "via": "state_key", "state_key": wanted},
-        )
         return fresh
 
     def effective_trusts(self, ids: Sequence[str]) -> dict[str, Trust]:
@@ -268,11 +275,11 @@ class ProvenanceMixin:
                     "ANNEAL_OPERATOR=1). Lowering needs nothing. Nothing was written."
                 )
             conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (level.value, episode.id))
-        self.emit_audit(
-            "trust_set",
-            actor="operator" if allow_raise else "agent",
-            data={"episode_id": episode.id, "from": episode.trust.value, "to": level.value},
-        )
+            self.emit_audit(
+                "trust_set",
+                actor="operator" if allow_raise else "agent",
+                data={"episode_id": episode.id, "from": episode.trust.value, "to": level.value},
+            )
         return dataclasses.replace(episode, trust=level)
 
     def _apply_section_schema(self, name: str | None) -> None:
@@ -296,4 +303,5 @@ class ProvenanceMixin:
                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (_SCHEMA_META_KEY, schema.name),
                 )
-        self.emit_audit("section_schema_set", actor="operator", data={"schema": schema.name})
+                data = {"schema": schema.name}
+                self.emit_audit("section_schema_set", actor="operator", data=data)
