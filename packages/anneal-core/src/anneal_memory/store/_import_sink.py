@@ -296,7 +296,7 @@ class Sink:
         if not self._carry_wraps:
             identity = record.name.casefold()
             here = self._conn.execute(
-                "SELECT 1 FROM patterns WHERE identity = ?", (identity,)
+                "SELECT 1 FROM patterns WHERE scope = '' AND identity = ?", (identity,)
             ).fetchone()
             if here is None:
                 self.not_carried(Kind.PATTERN_LEVELS, _PATTERNS_NOT_CARRIED)
