@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from anneal_memory.continuity._cancel import (
         pattern_history,
         unwrapped_in_scope,
+        unwrapped_scopes,
         wrap_cancel,
         wrap_history,
         wrap_status,
@@ -65,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "schema_by_name": "anneal_memory.continuity._schema",
     "set_section_schema": "anneal_memory.continuity._settings",
     "unwrapped_in_scope": "anneal_memory.continuity._cancel",
+    "unwrapped_scopes": "anneal_memory.continuity._cancel",
     "validated_save_continuity": "anneal_memory.continuity._save",
     "wrap_cancel": "anneal_memory.continuity._cancel",
     "wrap_history": "anneal_memory.continuity._cancel",
@@ -96,6 +98,7 @@ __all__ = [
     "schema_by_name",
     "set_section_schema",
     "unwrapped_in_scope",
+    "unwrapped_scopes",
     "validated_save_continuity",
     "wrap_cancel",
     "wrap_history",

@@ -16,11 +16,19 @@ from anneal_memory.store._wraps import (
     cancel_wrap,
     find_open_wrap,
     load_open_wrap,
+    unwrapped_by_scope,
     unwrapped_count,
 )
 from anneal_memory.store._wraps import wrap_history as _wrap_history
 
-__all__ = ["pattern_history", "unwrapped_in_scope", "wrap_cancel", "wrap_history", "wrap_status"]
+__all__ = [
+    "pattern_history",
+    "unwrapped_in_scope",
+    "unwrapped_scopes",
+    "wrap_cancel",
+    "wrap_history",
+    "wrap_status",
+]
 
 
 def _check_limit(limit: int) -> None:
@@ -111,6 +119,20 @@ def unwrapped_in_scope(store: Store, scope: str = "") -> int:
     scope = wrap_scope(scope)
     with store._lock:
         return unwrapped_count(store.connection("unwrapped"), scope)
+
+
+def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], int]:
+    """The ``limit`` scopes with the most episodes waiting for a wrap, and how many more.
+
+    Returns:
+        Scope -> waiting episodes (most first, then by scope), and the number of other
+        scopes with episodes waiting.
+    """
+    _check_limit(limit)
+    with store._lock:
+        counts = unwrapped_by_scope(store.connection("unwrapped"))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return dict(ranked[:limit]), max(0, len(ranked) - limit)
 
 
 def wrap_history(
