@@ -192,3 +192,34 @@ def test_agent_memory_wraps_and_starts_in_its_own_scope(store: Store) -> None:
     assert "consolidated by the fake model" in bob.start()
     assert "consolidated by the fake model" not in alice.start()
     assert shared.wrap(_compress).status == "empty"
+
+
+def test_a_baton_holder_wraps_two_scopes_at_once(store: Store) -> None:
+    from anneal_memory.gate import claim_baton, set_consolidate_policy
+
+    set_consolidate_policy(store, True)
+    claim_baton(store, "holder")
+    _record(store, ALICE, "Alice asked about invoices")
+    _record(store, BOB, "Bob asked about refunds")
+    a = prepare_wrap(store, scope=ALICE, session_id="holder")
+    b = prepare_wrap(store, scope=BOB, session_id="holder")
+    # Opening Bob's wrap keeps Alice's wrap bound to the baton: both saves are allowed.
+    for prep in (a, b):
+        saved = validated_save_continuity(
+            store, build_text(), wrap_token=prep.wrap_token, session_id="holder"
+        )
+        assert saved.episodes_compressed == 1
+    assert prepare_wrap(store, scope=ALICE, session_id="someone").status == "downgraded"
+
+
+def test_the_store_check_compares_the_shared_continuity_with_the_shared_wrap(
+    store: Store,
+) -> None:
+    _record(store, "", "The office opens at nine")
+    validated_save_continuity(store, build_text(), wrap_token=prepare_wrap(store).wrap_token)
+    _record(store, ALICE, "Alice prefers tea")
+    validated_save_continuity(
+        store, build_text(context="- alice"), wrap_token=prepare_wrap(store, scope=ALICE).wrap_token
+    )
+    codes = [p.code for p in store.check().problems]
+    assert not [c for c in codes if c.startswith("continuity")], codes

@@ -215,7 +215,8 @@ def _audit(path: Path) -> list[CheckProblem]:
 def _continuity(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
     try:
         row = conn.execute(
-            "SELECT continuity_sha256 FROM wraps WHERE status = 'completed' ORDER BY id DESC "
+            "SELECT continuity_sha256 FROM wraps WHERE scope = '' AND status = 'completed'"
+            " ORDER BY id DESC "
             "LIMIT 1"
         ).fetchone()
     except sqlite3.Error as exc:
