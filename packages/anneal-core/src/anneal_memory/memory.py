@@ -37,7 +37,7 @@ from anneal_memory._wrapflow import (
     run_sync,
     wrap_steps,
 )
-from anneal_memory.errors import InvalidInputError
+from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
 from anneal_memory.store import Store
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.types import Episode, EpisodeType, Trust
@@ -381,7 +381,11 @@ class AgentMemory:
         try:
             from anneal_memory.continuity import unwrapped_in_scope
 
-            return unwrapped_in_scope(self._store, self._scope(scope) or "") >= limit
+            try:
+                waiting = unwrapped_in_scope(self._store, self._scope(scope) or "")
+            except BackendNotSupportedError:  # no wraps on this backend yet: the store's count
+                waiting = self._store.status().episodes_since_wrap
+            return waiting >= limit
         except Exception as exc:
             self._failures.absorb(FailureKind.WRAP, "wrap_due", exc)
             return False
