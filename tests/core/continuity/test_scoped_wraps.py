@@ -223,3 +223,15 @@ def test_the_store_check_compares_the_shared_continuity_with_the_shared_wrap(
     )
     codes = [p.code for p in store.check().problems]
     assert not [c for c in codes if c.startswith("continuity")], codes
+
+
+def test_a_wrap_cannot_supersede_another_scopes_episode(store: Store) -> None:
+    [theirs] = _record(store, BOB, "The user lives in Porto and works remotely")
+    [mine] = _record(store, ALICE, "The user now lives in Lisbon and works remotely")
+    prepare_wrap(store, scope=ALICE)
+    text = build_text(context=f"- moved to Lisbon [supersedes: {theirs} by {mine}]")
+    result = validated_save_continuity(store, text, scope=ALICE)
+    rejected = [f for f in result.findings if theirs in f.message]
+    assert rejected
+    assert "another scope" in rejected[0].message
+    assert store.get(theirs).superseded_by is None  # type: ignore[union-attr]

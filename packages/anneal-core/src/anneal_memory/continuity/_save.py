@@ -144,7 +144,7 @@ def _judge_draft(
     _judge.check_level_claims(draft)
     _judge.carry_durable(draft)
     _judge.check_shrink(draft, allow_shrink=allow_shrink)
-    links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot)
+    links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot, ctx.wrap.scope)
     prior, exists = _history(store, draft, ctx)
     graduation = GraduationContext(
         today=ctx.wrap.today,
