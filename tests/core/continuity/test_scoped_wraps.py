@@ -235,3 +235,17 @@ def test_a_wrap_cannot_supersede_another_scopes_episode(store: Store) -> None:
     assert rejected
     assert "another scope" in rejected[0].message
     assert store.get(theirs).superseded_by is None  # type: ignore[union-attr]
+
+
+def test_the_store_check_finds_a_changed_or_missing_scope_continuity(store: Store) -> None:
+    for scope in (ALICE, BOB):
+        _record(store, scope, f"A note of {scope}")
+        validated_save_continuity(
+            store, build_text(), wrap_token=prepare_wrap(store, scope=scope).wrap_token
+        )
+    assert not [p for p in store.check().problems if p.code.startswith("continuity")]
+    continuity_path(store, ALICE).write_text("# edited by hand\n", encoding="utf-8")
+    continuity_path(store, BOB).unlink()
+    found = {(p.code, p.message.split()[0]) for p in store.check().problems}
+    assert ("continuity-changed", continuity_path(store, ALICE).name) in found
+    assert ("continuity-missing", continuity_path(store, BOB).name) in found
