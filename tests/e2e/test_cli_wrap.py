@@ -91,7 +91,7 @@ def test_save_from_stdin_and_text_summary(run_cli: CliRunner) -> None:
     result = run_cli("save-continuity", "-", stdin=_continuity(day)).assert_ok()
     assert "Episodes compressed: 2" in result.out
     status = run_cli("--json", "wrap-status").assert_ok().json()
-    assert status == {"in_progress": False, "wrap": None, "episodes_since_wrap": 0}
+    assert status == {"scope": "", "in_progress": False, "wrap": None, "episodes_since_wrap": 0}
 
 
 @pytest.mark.parametrize(

@@ -17,13 +17,14 @@ def _joined(*blocks: str) -> str:
     return "\n\n".join(b for b in blocks if b)
 
 
-def startup_block(store: Store, chars: int) -> str:
-    """The continuity, then the crystal index and top-of-mind spores (a third of ``chars``)."""
+def startup_block(store: Store, chars: int, scope: str = "") -> str:
+    """``scope``'s continuity, then the crystal index and top-of-mind spores (a third)."""
     from anneal_memory._longterm import startup_block as longterm
 
     extra = longterm(store, chars // 3)
     room = chars - (len(extra) + 2 if extra else 0)
-    return _joined(render_startup(store.load_continuity(), room), extra)
+    continuity = store.load_continuity(scope)
+    return _joined(render_startup(continuity, room), extra)
 
 
 def context_block(store: Store, query: str, *, limit: int, chars: int, scope: str | None) -> str:
@@ -41,5 +42,6 @@ def context_block(store: Store, query: str, *, limit: int, chars: int, scope: st
     found = store.recall(
         keyword=query, limit=limit * OVERFETCH, include_superseded=True, scope=scope
     )
-    view = build_view(store, distinct_episodes(found.episodes, limit), cued_facts(store, query))
+    cued = cued_facts(store, query, scope=scope or "")
+    view = build_view(store, distinct_episodes(found.episodes, limit), cued)
     return _joined(render_view(view, room), crystals)

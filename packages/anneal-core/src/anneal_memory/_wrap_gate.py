@@ -19,9 +19,10 @@ from anneal_memory.gate import WrapGateState, wrap_gate_state
 __all__ = ["authorize_cancel", "force_command", "may_clear"]
 
 
-def force_command(path: Path) -> str:
-    """The operator's command that cancels any open wrap."""
-    return f"anneal-memory --db {shlex.quote(str(path))} wrap-cancel --force"
+def force_command(path: Path, scope: str = "") -> str:
+    """The operator's command that cancels the open wrap of ``scope``, whoever prepared it."""
+    where = f" --scope {shlex.quote(scope)}" if scope else ""
+    return f"anneal-memory --db {shlex.quote(str(path))} wrap-cancel --force{where}"
 
 
 def may_clear(state: WrapGateState, *, wrap_session: str | None, session_id: str | None) -> bool:
@@ -43,6 +44,7 @@ def authorize_cancel(
     wrap_session: str | None,
     open_token: str,
     session_id: str | None,
+    scope: str = "",
 ) -> None:
     """Refuse a cancel the gate does not allow (inside the cancel's transaction).
 
@@ -59,5 +61,5 @@ def authorize_cancel(
     raise GateError(
         f"This store is baton-protected: the open wrap was prepared by {owner} and only that "
         f"session may cancel it ({asked}; {held}). Nothing was cancelled. If that session is "
-        f"gone, the operator can run: {force_command(path)}"
+        f"gone, the operator can run: {force_command(path, scope)}"
     )

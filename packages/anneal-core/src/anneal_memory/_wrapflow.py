@@ -138,12 +138,12 @@ def _retry_prompt(package: str, refusal: ContinuityRejectedError, budget: int) -
     return package + body + tail
 
 
-def _cancel_quietly(store: Store, token: str | None, session_id: str | None) -> None:
+def _cancel_quietly(store: Store, token: str | None, session_id: str | None, scope: str) -> None:
     from anneal_memory.continuity import wrap_cancel
 
     # Already closed by someone else, or the gate moved: nothing is left to undo.
     with contextlib.suppress(AnnealMemoryError):
-        wrap_cancel(store, wrap_token=token, session_id=session_id)
+        wrap_cancel(store, wrap_token=token, session_id=session_id, scope=scope)
 
 
 def _saved(save: SaveResult, attempts: int, left: int) -> WrapOutcome:
@@ -178,9 +178,14 @@ def _continuity_from(reply: object) -> str:
 
 
 def wrap_steps(
-    store: Store, session_id: str | None, *, ask_affect: bool, affect: Affect | None = None
+    store: Store,
+    session_id: str | None,
+    *,
+    ask_affect: bool,
+    affect: Affect | None = None,
+    scope: str = "",
 ) -> Generator[Ask, Any, WrapOutcome]:
-    """Run one wrap, yielding model requests; see the module docstring.
+    """Run one wrap of ``scope``, yielding model requests; see the module docstring.
 
     Raises:
         InvalidInputError: ``compress`` returned something other than text.
@@ -188,7 +193,7 @@ def wrap_steps(
     from anneal_memory.continuity import prepare_wrap, validated_save_continuity
 
     try:
-        prepared = prepare_wrap(store, session_id=session_id)
+        prepared = prepare_wrap(store, session_id=session_id, scope=scope)
     except WrapInProgressError as exc:
         return WrapOutcome(status=WrapOutcomeStatus.REFUSED, message=str(exc))
     if prepared.status == "empty":
@@ -206,7 +211,7 @@ def wrap_steps(
                 affect = yield Ask("affect", text)
             try:
                 save = validated_save_continuity(
-                    store, text, wrap_token=token, session_id=session_id, affect=affect
+                    store, text, wrap_token=token, session_id=session_id, affect=affect, scope=scope
                 )
             except ContinuityRejectedError as exc:
                 refusal = exc
@@ -214,12 +219,12 @@ def wrap_steps(
                 continue
             return _saved(save, attempts, prepared.episodes_left)
     except (WrapError, GateError) as exc:
-        _cancel_quietly(store, token, session_id)
+        _cancel_quietly(store, token, session_id, scope)
         return WrapOutcome(status=WrapOutcomeStatus.REFUSED, message=str(exc), attempts=attempts)
     except BaseException:
-        _cancel_quietly(store, token, session_id)
+        _cancel_quietly(store, token, session_id, scope)
         raise
-    _cancel_quietly(store, token, session_id)
+    _cancel_quietly(store, token, session_id, scope)
     return WrapOutcome(
         status=WrapOutcomeStatus.REFUSED,
         message=f"The continuity was refused twice; nothing was saved. Last refusal: {refusal}",

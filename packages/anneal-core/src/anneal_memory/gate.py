@@ -311,7 +311,12 @@ def authorize_prepare(store: Store, session_id: str | None) -> GateDecision:
 
 def bind_wrap(conn: sqlite3.Connection, token: str) -> None:
     """Record the baton epoch a wrap was prepared under (inside the prepare transaction)."""
-    conn.execute("DELETE FROM meta WHERE key LIKE ?", (_WRAP_PREFIX + "%",))
+    # Bindings of wraps no longer open go; other scopes' open wraps keep theirs.
+    conn.execute(
+        "DELETE FROM meta WHERE key LIKE ? AND key NOT IN"
+        " (SELECT ? || token FROM wraps WHERE status = 'open')",
+        (_WRAP_PREFIX + "%", _WRAP_PREFIX),
+    )
     # Read the epoch and write the binding in one statement ("WHERE true": upsert syntax).
     conn.execute(
         "INSERT INTO meta(key, value) SELECT ?, coalesce((SELECT value FROM meta WHERE key = ?),"

@@ -37,7 +37,7 @@ from anneal_memory._wrapflow import (
     run_sync,
     wrap_steps,
 )
-from anneal_memory.errors import InvalidInputError
+from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
 from anneal_memory.store import Store
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.types import Episode, EpisodeType, Trust
@@ -86,8 +86,10 @@ class AgentMemory:
             the agent's run or answer down.
         scope: The memory this agent works in (a user, a thread, an agent name): episodes
             are recorded in it and recall only finds that scope's episodes, so one store
-            holds several scopes side by side. None (the default) records into the shared
-            scope "" and recalls across every scope. Each call may name another ``scope``.
+            holds several scopes side by side. Each scope has its own wraps and continuity:
+            ``start()`` loads the scope's continuity and ``wrap()`` consolidates only its
+            episodes. None (the default) records, wraps and loads in the shared scope "" and
+            recalls across every scope. Each call may name another ``scope``.
 
     Raises:
         InvalidInputError: A bound is not a positive int.
@@ -174,15 +176,16 @@ class AgentMemory:
 
     # -- session start ---------------------------------------------------------------------
 
-    def start(self) -> str:
+    def start(self, *, scope: str | None = None) -> str:
         """Return the context to load at session start, at most ``startup_chars`` long.
 
-        The continuity file (what earlier sessions consolidated), then the crystal index
-        and the top-of-mind spores, each part under its own heading; "" when all are empty.
-        The long-term parts take at most a third of the bound.
+        The continuity of ``scope`` (default :attr:`scope`; what earlier sessions of that
+        scope consolidated), then the crystal index and the top-of-mind spores, each part
+        under its own heading; "" when all are empty. The long-term parts take at most a
+        third of the bound.
         """
         try:
-            return startup_block(self._store, self.startup_chars)
+            return startup_block(self._store, self.startup_chars, self._scope(scope) or "")
         except Exception as exc:
             self._failures.absorb(FailureKind.RECALL, "start", exc)
             return ""
@@ -355,7 +358,7 @@ class AgentMemory:
                 if turn is None:  # a prompt key lasts until another prompt is asked
                     for stale in [k for k in self._turns if k[0] == "prompt"]:
                         del self._turns[stale]
-                blocks = (self.start(), self.context_for(prompt, scope=scope))
+                blocks = (self.start(scope=scope), self.context_for(prompt, scope=scope))
                 block = "\n\n".join(b.strip() for b in blocks if b.strip())
                 self._turns[key] = block
                 while len(self._turns) > TURN_CACHE_SIZE:
@@ -365,8 +368,8 @@ class AgentMemory:
 
     # -- session end -----------------------------------------------------------------------
 
-    def wrap_due(self, every: int | None) -> bool:
-        """Whether at least ``every`` episodes wait for a wrap (False for None).
+    def wrap_due(self, every: int | None, *, scope: str | None = None) -> bool:
+        """Whether at least ``every`` episodes of ``scope`` wait for a wrap (False for None).
 
         Adapters whose run is one turn of a longer session wrap at a run's end only when
         this holds, instead of spending a model call on every run. A store failure counts
@@ -376,13 +379,24 @@ class AgentMemory:
             return False
         limit = _positive("every", every)
         try:
-            return self._store.status().episodes_since_wrap >= limit
+            from anneal_memory.continuity import unwrapped_in_scope
+
+            try:
+                waiting = unwrapped_in_scope(self._store, self._scope(scope) or "")
+            except BackendNotSupportedError:  # no wraps on this backend yet: the store's count
+                waiting = self._store.status().episodes_since_wrap
+            return waiting >= limit
         except Exception as exc:
             self._failures.absorb(FailureKind.WRAP, "wrap_due", exc)
             return False
 
-    def wrap(self, compress: Compressor, *, affect: AffectSource = None) -> WrapOutcome:
+    def wrap(
+        self, compress: Compressor, *, affect: AffectSource = None, scope: str | None = None
+    ) -> WrapOutcome:
         """Consolidate this session's episodes into the continuity file with ``compress``.
+
+        The wrap covers ``scope`` (default :attr:`scope`, None meaning the shared ""): only
+        its episodes are packaged and only its continuity file is written.
 
         ``compress`` receives the wrap package text and returns continuity markdown (sync, or
         async when no event loop is running; inside one use :meth:`awrap`). ``affect`` is an
@@ -397,14 +411,16 @@ class AgentMemory:
                 callable was used from inside a running event loop.
         """
         try:
-            return run_sync(self._steps(affect), compress, affect)
+            return run_sync(self._steps(affect, scope), compress, affect)
         except Exception as exc:
             return self._failed_wrap("wrap", exc)
 
-    async def awrap(self, compress: Compressor, *, affect: AffectSource = None) -> WrapOutcome:
+    async def awrap(
+        self, compress: Compressor, *, affect: AffectSource = None, scope: str | None = None
+    ) -> WrapOutcome:
         """Async :meth:`wrap`: ``compress`` and ``affect`` may be sync or async."""
         try:
-            return await run_async(self._steps(affect), compress, affect)
+            return await run_async(self._steps(affect, scope), compress, affect)
         except Exception as exc:
             return self._failed_wrap("awrap", exc)
 
@@ -416,9 +432,15 @@ class AgentMemory:
             f"wrap. {failure.error}",
         )
 
-    def _steps(self, affect: AffectSource) -> Generator[Ask, Any, WrapOutcome]:
+    def _steps(self, affect: AffectSource, scope: str | None) -> Generator[Ask, Any, WrapOutcome]:
         fixed: Affect | None = None if callable(affect) else affect
-        return wrap_steps(self._store, self.session_id, ask_affect=callable(affect), affect=fixed)
+        return wrap_steps(
+            self._store,
+            self.session_id,
+            ask_affect=callable(affect),
+            affect=fixed,
+            scope=self._scope(scope) or "",
+        )
 
     def __repr__(self) -> str:
         return f"AgentMemory({str(self._store.path)!r}, session_id={self.session_id!r})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
@@ -196,7 +196,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     def after_agent(self, state: AnnealState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Record the final answer, then wrap when ``wrap_on_end`` or ``wrap_every`` says so."""
         self._record_answer(state)
-        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every)
+        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=self._scope())
         if wrapped:
             self.wrap()
         return self._report(wrapped=wrapped)
@@ -206,7 +206,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     ) -> dict[str, Any] | None:
         """Async :meth:`after_agent`."""
         self._record_answer(state)
-        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every)
+        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=self._scope())
         if wrapped:
             await self.awrap()
         return self._report(wrapped=wrapped)
@@ -236,14 +236,18 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         if answer is not None:
             self.memory.record_answer(answer, scope=self._scope())
 
-    def _scope(self) -> str | None:
-        """The run's scope from its config (``scope_by`` keys), or None outside any run."""
+    def _scope(self, configurable: Mapping[str, Any] | None = None) -> str | None:
+        """The scope of ``configurable`` or of the run's config (``scope_by`` keys).
+
+        None outside any run when no ``configurable`` is given.
+        """
         if not self.scope_by:
             return None
-        try:
-            configurable = get_config().get("configurable") or {}
-        except RuntimeError:  # called outside a graph run
-            return None
+        if configurable is None:
+            try:
+                configurable = get_config().get("configurable") or {}
+            except RuntimeError:  # called outside a graph run
+                return None
         parts = [f"{key}={configurable[key]}" for key in self.scope_by if configurable.get(key)]
         if not parts:
             return None
@@ -258,26 +262,33 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
             raise RuntimeError("no model to wrap with yet: run the agent first or pass wrap_model=")
         return model
 
-    def wrap(self) -> WrapOutcome:
-        """Wrap the session now with the agent's model; returns (and keeps) the outcome."""
+    def wrap(self, *, configurable: Mapping[str, Any] | None = None) -> WrapOutcome:
+        """Wrap the session now with the agent's model; returns (and keeps) the outcome.
+
+        Inside a run the run's scope is wrapped. Outside one, pass the ``configurable`` of
+        the conversation to wrap (``{"user_id": "alice"}`` wraps Alice's memory); without it
+        the ``AgentMemory``'s own scope is wrapped.
+        """
         model = self._compressor_model()
+        scope = self._scope(configurable)
 
         def compress(package: str) -> str:
             reply = model.invoke([HumanMessage(content=package)], config=_WRAP_CONFIG)
             return _reply_text(reply)
 
-        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        self.last_wrap = self.memory.wrap(compress, affect=self.affect, scope=scope)
         return self.last_wrap
 
-    async def awrap(self) -> WrapOutcome:
+    async def awrap(self, *, configurable: Mapping[str, Any] | None = None) -> WrapOutcome:
         """Async :meth:`wrap`."""
         model = self._compressor_model()
+        scope = self._scope(configurable)
 
         async def compress(package: str) -> str:
             reply = await model.ainvoke([HumanMessage(content=package)], config=_WRAP_CONFIG)
             return _reply_text(reply)
 
-        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
+        self.last_wrap = await self.memory.awrap(compress, affect=self.affect, scope=scope)
         return self.last_wrap
 
 

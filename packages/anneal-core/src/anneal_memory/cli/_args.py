@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["EPISODE_TYPES", "json_object", "non_negative_float", "non_negative_int", "positive_int"]
+__all__ = [
+    "EPISODE_TYPES",
+    "add_scope_arg",
+    "json_object",
+    "non_negative_float",
+    "non_negative_int",
+    "positive_int",
+]
 
 # The values of ``EpisodeType``, spelled out so parsing needs no import of the store.
 EPISODE_TYPES = ("observation", "decision", "tension", "question", "outcome", "context")
@@ -19,6 +26,18 @@ def _whole_number(text: str, minimum: int) -> int:
     if value < minimum:
         raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {value}")
     return value
+
+
+def add_scope_arg(parser: argparse.ArgumentParser, what: str, default: str | None = "") -> None:
+    """Add ``--scope S``: the scope (a user, a thread, an agent) whose wrap ``what`` concerns."""
+    parser.add_argument(
+        "--scope",
+        metavar="S",
+        default=default,
+        help=f"{what} of scope S (up to 64 printable characters; default: "
+        + ("the shared scope" if default == "" else "see below")
+        + ")",
+    )
 
 
 def positive_int(text: str) -> int:

@@ -15,6 +15,7 @@ __all__ = ["MAX_SESSION_ID", "SESSION_ENV", "add_commands"]
 
 SESSION_ENV = "ANNEAL_MEMORY_SESSION_ID"
 MAX_SESSION_ID = 128
+MAX_SCOPE = 64
 
 
 def add_commands(
@@ -36,6 +37,13 @@ def add_commands(
         help=f"this session's id for the wrap gate (default: ${SESSION_ENV})",
     )
     serve.add_argument(
+        "--scope",
+        metavar="S",
+        default="",
+        help="record into, recall from and wrap scope S only (a user, a thread, an agent; "
+        "default: the shared scope, recall across every scope)",
+    )
+    serve.add_argument(
         "--skip-integrity",
         action="store_true",
         help="serve even when the tool descriptions differ from the shipped manifest",
@@ -55,6 +63,14 @@ def _session_id(value: str | None) -> str | None:
         raise CommandError(
             f"session id must be 1-{MAX_SESSION_ID} printable characters, got {value!r}"
         )
+    return value
+
+
+def _scope(value: str) -> str:
+    # The rule of ``anneal_memory.store._validate.validate_scope``, checked without importing
+    # the store so the server starts fast.
+    if len(value) > MAX_SCOPE or not value.isprintable():
+        raise CommandError(f"scope must be up to {MAX_SCOPE} printable characters, got {value!r}")
     return value
 
 
@@ -89,12 +105,21 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.cli._cmd_http import refuse_url_on_stdio, run_http
 
     if args.http is not None:
+        if args.scope:
+            raise CommandError(
+                "--scope is for the stdio server; over HTTP each token is bound to its scope "
+                "(http-token add NAME --scope S)"
+            )
         return run_http(ctx, args, tools)
     refuse_url_on_stdio(ctx)
     from anneal_memory.mcp._server import McpServer, ServerConfig, serve_stdio
 
     session_id = _session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
     config = ServerConfig(
-        db_path=ctx.db_path, project_name=ctx.project_name, session_id=session_id, tools=tools
+        db_path=ctx.db_path,
+        project_name=ctx.project_name,
+        session_id=session_id,
+        tools=tools,
+        scope=_scope(args.scope),
     )
     return serve_stdio(McpServer(config))

@@ -117,6 +117,16 @@ def status_text(status: StoreStatus) -> str:
     )
 
 
+def _waiting_by_scope(store: Any) -> tuple[dict[str, int], int]:
+    from anneal_memory.continuity import unwrapped_scopes
+    from anneal_memory.errors import BackendNotSupportedError
+
+    try:
+        return unwrapped_scopes(store, limit=20)
+    except BackendNotSupportedError:
+        return {}, 0
+
+
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
     from anneal_memory.continuity import current_schema
@@ -128,9 +138,21 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
         schema: str | None = current_schema(store).name
     except BackendNotSupportedError:  # no continuity on PostgreSQL yet
         schema = None
+    by_scope, more = _waiting_by_scope(store)
+    text = f"{status_text(status)}\nSection schema:   {schema or '(none on this backend)'}"
+    if by_scope and set(by_scope) != {""}:
+        from anneal_memory.cli._render import safe
+
+        listed = ", ".join(f"{safe(repr(s))} {n}" for s, n in by_scope.items())
+        text += f"\nWaiting by scope: {listed}" + (f" (+{more} more scopes)" if more else "")
     ctx.emit(
-        {**status.to_dict(), "section_schema": schema},
-        f"{status_text(status)}\nSection schema:   {schema or '(none on this backend)'}",
+        {
+            **status.to_dict(),
+            "section_schema": schema,
+            "episodes_since_wrap_by_scope": by_scope,
+            "more_scopes_waiting": more,
+        },
+        text,
     )
     return ExitCode.OK
 

@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from anneal_memory.cli._args import add_scope_arg
 from anneal_memory.cli._context import CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ def add_commands(
         "--staleness-days", type=int, default=7, metavar="N", help="stale after N days (7)"
     )
     _session_arg(prepare)
+    add_scope_arg(prepare, "wrap the episodes and continuity")
     prepare.set_defaults(handler=run_prepare)
 
     save = subparsers.add_parser(
@@ -77,6 +79,7 @@ def add_commands(
     save.add_argument(
         "--affect-intensity", type=float, metavar="X", help="affect intensity in [0, 1] (0.5)"
     )
+    add_scope_arg(save, "save the open wrap", default=None)
     save.set_defaults(handler=run_save)
 
     cancel = subparsers.add_parser(
@@ -94,14 +97,17 @@ def add_commands(
         action="store_true",
         help="operator: cancel the open wrap whoever prepared it (audited)",
     )
+    add_scope_arg(cancel, "cancel the open wrap", default=None)
     cancel.set_defaults(handler=run_cancel)
 
     status = subparsers.add_parser(
         "wrap-status",
         parents=parents,
         help="say whether a wrap is open and how many episodes wait",
-        description="Show the open wrap (if any) and the episodes recorded since the last wrap.",
+        description="Show the open wrap of the scope (if any) and the episodes recorded since "
+        "its last wrap.",
     )
+    add_scope_arg(status, "show the wrap")
     status.set_defaults(handler=run_status)
 
 
@@ -121,6 +127,7 @@ def run_prepare(ctx: Context, args: argparse.Namespace) -> int:
         staleness_days=args.staleness_days,
         max_package_chars=args.max_package_chars,
         owner_process=False,  # the save runs in another process: only the lease ends it
+        scope=args.scope,
     )
     data = result.to_dict()
     if result.status is not WrapStatus.READY:
@@ -184,6 +191,7 @@ def run_save(ctx: Context, args: argparse.Namespace) -> int:
             session_id=_session(ctx, args),
             allow_shrink=args.allow_shrink,
             affect=affect,
+            scope=args.scope,
         )
     except ContinuityRejectedError as refused:
         message = " ".join(str(refused).split())
@@ -203,6 +211,7 @@ def run_cancel(ctx: Context, args: argparse.Namespace) -> int:
             wrap_token=args.wrap_token,
             session_id=_session(ctx, args),
             force=args.force,
+            scope=args.scope,
         )
     except GateError as refused:
         raise CommandError(str(refused), exit_code=ExitCode.DOWNGRADED) from None
@@ -217,12 +226,13 @@ def run_cancel(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Show the open wrap and the waiting episodes."""
-    from anneal_memory.continuity import wrap_status
+    from anneal_memory.continuity import unwrapped_in_scope, wrap_status
 
     store = ctx.store(read_only=True)
-    wrap = wrap_status(store)
-    waiting = store.status().episodes_since_wrap
+    wrap = wrap_status(store, args.scope)
+    waiting = unwrapped_in_scope(store, args.scope)
     data = {
+        "scope": args.scope,
         "in_progress": wrap is not None,
         "wrap": None if wrap is None else wrap.to_dict(),
         "episodes_since_wrap": waiting,
@@ -233,7 +243,7 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
         text = (
             f"Wrap {wrap.id} in progress since {wrap.started_at} "
             f"({wrap.episode_count} episode(s), token {wrap.token[:8]}...). "
-            f"{waiting} episode(s) unwrapped in all."
+            f"{waiting} episode(s) of its scope unwrapped in all."
         )
     ctx.emit(data, text)
     return ExitCode.OK

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from anneal_memory.cli._args import positive_int
+from anneal_memory.cli._args import add_scope_arg, positive_int
 from anneal_memory.cli._context import Context, ExitCode
 
 __all__ = ["add_commands"]
@@ -21,16 +21,21 @@ def add_commands(
         "continuity",
         parents=parents,
         help="print the continuity file",
-        description="Print the always-loaded continuity file written by the last wrap.",
+        description="Print the always-loaded continuity file written by the last wrap of the "
+        "scope.",
     )
+    add_scope_arg(continuity, "print the continuity")
     continuity.set_defaults(handler=run_continuity)
 
     history = subparsers.add_parser(
         "history",
         parents=parents,
         help="list recent wraps (open, completed, cancelled)",
-        description="List the newest wraps with their size, episodes and immune outcome.",
+        description="List the newest wraps with their size, episodes and immune outcome "
+        "(every scope's unless --scope names one; --pattern reads the shared scope's patterns "
+        "unless --scope names one).",
     )
+    add_scope_arg(history, "list the wraps", default=None)
     history.add_argument(
         "--limit", type=positive_int, default=20, metavar="N", help="at most N (20)"
     )
@@ -47,6 +52,7 @@ def add_commands(
         "episodes compressed, graduations and demotions.",
     )
     diff.add_argument("--wraps", type=positive_int, default=5, metavar="N", help="last N wraps (5)")
+    add_scope_arg(diff, "compare the wraps")
     diff.set_defaults(handler=run_diff)
 
     assoc = subparsers.add_parser(
@@ -75,10 +81,18 @@ def add_commands(
 
 def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
     """Print the continuity file."""
+    from anneal_memory.continuity import continuity_path
+
     store = ctx.store(read_only=True)
-    text = store.load_continuity()
-    path = store.sidecar(".continuity.md")
-    data = {"path": str(path), "exists": text is not None, "chars": len(text or ""), "text": text}
+    text = store.load_continuity(args.scope)
+    path = continuity_path(store, args.scope)
+    data = {
+        "scope": args.scope,
+        "path": str(path),
+        "exists": text is not None,
+        "chars": len(text or ""),
+        "text": text,
+    }
     from anneal_memory.cli._render import safe
 
     shown = (
@@ -93,7 +107,9 @@ def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
 def _pattern_history(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.continuity import pattern_history
 
-    events = pattern_history(ctx.store(read_only=True), args.pattern, limit=args.limit)
+    events = pattern_history(
+        ctx.store(read_only=True), args.pattern, limit=args.limit, scope=args.scope or ""
+    )
     lines = [
         f"wrap {e.wrap_id:>4}: {e.level}x (claimed {e.claimed_level}x, {e.date or 'no date'})"
         + (" validated" if e.validated else "")
@@ -111,7 +127,9 @@ def run_history(ctx: Context, args: argparse.Namespace) -> int:
 
     if args.pattern is not None:
         return _pattern_history(ctx, args)
-    wraps = wrap_history(ctx.store(read_only=True), limit=args.limit)
+    from anneal_memory.cli._render import safe
+
+    wraps = wrap_history(ctx.store(read_only=True), limit=args.limit, scope=args.scope)
     lines = [
         f"{w.id:>4}  {w.status:<9}  {w.started_at}  {w.episode_count:>4} ep  "
         + (
@@ -119,6 +137,7 @@ def run_history(ctx: Context, args: argparse.Namespace) -> int:
             if w.status == "completed"
             else ""
         )
+        + (f"  scope {safe(repr(w.scope))}" if w.scope else "")
         for w in wraps
     ]
     ctx.emit({"wraps": [w.to_dict() for w in wraps]}, "\n".join(lines) or "No wraps yet.")
@@ -149,7 +168,9 @@ def run_diff(ctx: Context, args: argparse.Namespace) -> int:
     """Show the metric progression of the last completed wraps."""
     from anneal_memory.continuity import wrap_history
 
-    done = wrap_history(ctx.store(read_only=True), limit=args.wraps, completed_only=True)
+    done = wrap_history(
+        ctx.store(read_only=True), limit=args.wraps, completed_only=True, scope=args.scope
+    )
     rows = _diff_rows(list(reversed(done)))
     lines = [
         f"wrap {r['wrap_id']:>4}: {r['chars']:>6} chars"

@@ -9,6 +9,8 @@ from anneal_memory._lazy import lazy_exports
 if TYPE_CHECKING:
     from anneal_memory.continuity._cancel import (
         pattern_history,
+        unwrapped_in_scope,
+        unwrapped_scopes,
         wrap_cancel,
         wrap_history,
         wrap_status,
@@ -63,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "prepare_wrap": "anneal_memory.continuity._prepare",
     "schema_by_name": "anneal_memory.continuity._schema",
     "set_section_schema": "anneal_memory.continuity._settings",
+    "unwrapped_in_scope": "anneal_memory.continuity._cancel",
+    "unwrapped_scopes": "anneal_memory.continuity._cancel",
     "validated_save_continuity": "anneal_memory.continuity._save",
     "wrap_cancel": "anneal_memory.continuity._cancel",
     "wrap_history": "anneal_memory.continuity._cancel",
@@ -93,6 +97,8 @@ __all__ = [
     "prepare_wrap",
     "schema_by_name",
     "set_section_schema",
+    "unwrapped_in_scope",
+    "unwrapped_scopes",
     "validated_save_continuity",
     "wrap_cancel",
     "wrap_history",

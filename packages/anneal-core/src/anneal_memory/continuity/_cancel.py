@@ -4,16 +4,31 @@ from __future__ import annotations
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._wrap_gate import authorize_cancel
+from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import CancelResult
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.store import Store
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._patterns import PatternEvent, pattern_events
-from anneal_memory.store._wraps import WrapRecord, cancel_wrap, load_open_wrap
+from anneal_memory.store._wraps import (
+    WrapRecord,
+    cancel_wrap,
+    find_open_wrap,
+    load_open_wrap,
+    unwrapped_by_scope,
+    unwrapped_count,
+)
 from anneal_memory.store._wraps import wrap_history as _wrap_history
 
-__all__ = ["pattern_history", "wrap_cancel", "wrap_history", "wrap_status"]
+__all__ = [
+    "pattern_history",
+    "unwrapped_in_scope",
+    "unwrapped_scopes",
+    "wrap_cancel",
+    "wrap_history",
+    "wrap_status",
+]
 
 
 def _check_limit(limit: int) -> None:
@@ -27,6 +42,7 @@ def wrap_cancel(
     wrap_token: str | None = None,
     session_id: str | None = None,
     force: bool = False,
+    scope: str | None = None,
 ) -> CancelResult:
     """Close the open wrap without saving. Its episodes stay and fall into the next wrap.
 
@@ -40,6 +56,8 @@ def wrap_cancel(
         wrap_token: When given, cancel only if it is the open wrap's token.
         session_id: The cancelling session (recorded in the audit trail).
         force: Cancel whoever prepared the wrap (the operator's act).
+        scope: The scope whose open wrap is cancelled. None (the default): the open wrap
+            whose token is ``wrap_token``, or scope "" when no token is given.
 
     Raises:
         NoWrapInProgressError: No wrap is open.
@@ -47,12 +65,13 @@ def wrap_cancel(
         GateError: The gate does not let ``session_id`` cancel this wrap.
     """
     session_id = validate_session_id(session_id)
+    scope = None if scope is None else wrap_scope(scope)
     if not isinstance(force, bool):
         raise InvalidInputError(f"force must be True or False, got {force!r}")
     with store._lock:
         conn = store.connection("wrap_cancel")
         with write_transaction(conn, operation="wrap_cancel", path=store.path):
-            wrap = load_open_wrap(conn)
+            wrap = find_open_wrap(conn, scope, wrap_token)
             if wrap is None:
                 raise NoWrapInProgressError("No wrap is in progress: nothing to cancel")
             if not force:
@@ -62,6 +81,7 @@ def wrap_cancel(
                     wrap_session=wrap.session_id,
                     open_token=wrap.token,
                     session_id=session_id,
+                    scope=wrap.scope,
                 )
             if wrap_token is not None and wrap_token != wrap.token:
                 raise WrapTokenMismatchError(
@@ -87,14 +107,36 @@ def wrap_cancel(
     )
 
 
-def wrap_status(store: Store) -> WrapRecord | None:
-    """The open wrap, or None when no wrap is in progress."""
+def wrap_status(store: Store, scope: str = "") -> WrapRecord | None:
+    """The open wrap of ``scope``, or None when none is in progress there."""
+    scope = wrap_scope(scope)
     with store._lock:
-        return load_open_wrap(store.connection("wrap_status"))
+        return load_open_wrap(store.connection("wrap_status"), scope)
+
+
+def unwrapped_in_scope(store: Store, scope: str = "") -> int:
+    """How many episodes of ``scope`` wait for its next wrap."""
+    scope = wrap_scope(scope)
+    with store._lock:
+        return unwrapped_count(store.connection("unwrapped"), scope)
+
+
+def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], int]:
+    """The ``limit`` scopes with the most episodes waiting for a wrap, and how many more.
+
+    Returns:
+        Scope -> waiting episodes (most first, then by scope), and the number of other
+        scopes with episodes waiting.
+    """
+    _check_limit(limit)
+    with store._lock:
+        counts = unwrapped_by_scope(store.connection("unwrapped"))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return dict(ranked[:limit]), max(0, len(ranked) - limit)
 
 
 def wrap_history(
-    store: Store, *, limit: int = 20, completed_only: bool = False
+    store: Store, *, limit: int = 20, completed_only: bool = False, scope: str | None = None
 ) -> tuple[WrapRecord, ...]:
     """The newest ``limit`` wraps (open, completed and cancelled), newest first.
 
@@ -102,23 +144,28 @@ def wrap_history(
         store: The store.
         limit: At most this many.
         completed_only: Leave out open and cancelled wraps.
+        scope: Only the wraps of this scope; None (the default) lists every scope's.
 
     Raises:
         InvalidInputError: ``limit`` is not a positive integer.
     """
     _check_limit(limit)
+    scope = None if scope is None else wrap_scope(scope)
     with store._lock:
         conn = store.connection("wrap_history")
-        return tuple(_wrap_history(conn, limit=limit, completed_only=completed_only))
+        return tuple(_wrap_history(conn, limit=limit, completed_only=completed_only, scope=scope))
 
 
-def pattern_history(store: Store, name: str, *, limit: int = 50) -> tuple[PatternEvent, ...]:
-    """How one pattern was saved wrap by wrap, newest first (name matched case-insensitively).
+def pattern_history(
+    store: Store, name: str, *, limit: int = 50, scope: str = ""
+) -> tuple[PatternEvent, ...]:
+    """How one pattern of ``scope`` was saved wrap by wrap, newest first (name case-folded).
 
     Raises:
         InvalidInputError: ``limit`` is not a positive integer.
     """
     _check_limit(limit)
+    scope = wrap_scope(scope)
     with store._lock:
         conn = store.connection("pattern_history")
-        return tuple(pattern_events(conn, str(name).casefold(), limit=limit))
+        return tuple(pattern_events(conn, str(name).casefold(), limit=limit, scope=scope))

@@ -80,12 +80,14 @@ def _durable_lines(text: str, schema: SectionSchema) -> list[str]:
     return lines
 
 
-def cued_facts(store: Store, query: str | None, limit: int = MAX_CUED_FACTS) -> list[str]:
-    """The durable facts of the store's continuity that ``query`` cues (see the module)."""
+def cued_facts(
+    store: Store, query: str | None, limit: int = MAX_CUED_FACTS, *, scope: str = ""
+) -> list[str]:
+    """The durable facts of ``scope``'s continuity that ``query`` cues (see the module)."""
     if not query or not query.strip():
         return []
     try:
-        text = store.load_continuity()
+        text = store.load_continuity(scope)
     except BackendNotSupportedError:  # no continuity on this backend yet: nothing to cue
         return []
     if not text:

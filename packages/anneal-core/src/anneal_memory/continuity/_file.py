@@ -1,4 +1,8 @@
-"""The continuity file beside the database: ``<stem>.continuity.md``.
+"""The continuity file beside the database: ``<stem>.continuity.md``, one per scope.
+
+Scope ``""`` (the shared one) keeps ``<stem>.continuity.md``; any other scope gets its own
+file beside it whose name comes from a hash of the scope, never from its raw text (see
+:mod:`anneal_memory._scope_files`).
 
 Writers hold ``<stem>.continuity.md.lock`` (a separate file that is never replaced) and
 replace the file atomically, so a reader sees the old text or the new one, never a mix.
@@ -13,7 +17,10 @@ from pathlib import Path
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._locks import file_lock
+from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
+from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import Store
+from anneal_memory.store._validate import validate_scope
 
 __all__ = [
     "CONTINUITY_SUFFIX",
@@ -21,16 +28,29 @@ __all__ = [
     "continuity_lock",
     "continuity_path",
     "read_continuity",
+    "wrap_scope",
     "write_continuity",
 ]
 
-CONTINUITY_SUFFIX = ".continuity.md"
 LOCK_SUFFIX = ".lock"
 
 
-def continuity_path(store: Store) -> Path:
-    """Where ``store`` keeps its continuity file."""
-    return store.sidecar(CONTINUITY_SUFFIX)
+def wrap_scope(scope: object) -> str:
+    """A checked wrap scope: "" (the shared one) or up to 64 printable characters.
+
+    Raises:
+        InvalidInputError: It is not such a string.
+    """
+    return validate_scope(scope, error=InvalidInputError)
+
+
+def continuity_path(store: Store, scope: str = "") -> Path:
+    """Where ``store`` keeps the continuity file of ``scope``.
+
+    Raises:
+        InvalidInputError: ``scope`` is not a valid scope.
+    """
+    return store.sidecar(continuity_suffix(wrap_scope(scope)))
 
 
 def _lock_path(path: Path) -> Path:

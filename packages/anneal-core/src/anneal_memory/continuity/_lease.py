@@ -117,7 +117,7 @@ def in_progress_error(
             ". It belongs to another run that is still alive (or not provably gone): wait for "
             f"that run to save or cancel it, or let its lease expire ({until}); the next "
             "prepare after that reclaims it and no episode is lost. If that run is known to "
-            f"be gone, the operator can run: {force_command(db_path)}"
+            f"be gone, the operator can run: {force_command(db_path, wrap.scope)}"
         )
     elif holder is Holder.UNOWNED:
         until = wrap.lease_expires_at or "30 minutes after it started"

@@ -44,10 +44,11 @@ Frame = Callable[..., WrapPackage]
 
 
 def _clear_open(
-    conn: sqlite3.Connection, store: Store, now: _dt.datetime, session_id: str | None
+    conn: sqlite3.Connection, store: Store, now: _dt.datetime, opening: WrapOpening
 ) -> tuple[WrapRecord, Holder] | None:
-    """Reclaim a stale open wrap (cancel it in this transaction); refuse a live one."""
-    open_wrap = load_open_wrap(conn)
+    """Reclaim a stale open wrap of the scope (cancel it in this transaction); refuse a live one."""
+    session_id = opening.session_id
+    open_wrap = load_open_wrap(conn, opening.scope)
     if open_wrap is None:
         return None
     holder = holder_of(conn, open_wrap, now)
@@ -86,11 +87,11 @@ def open_wrap(
         # Not flushed to disk: a power cut before the save's (durable) commit only leaves no
         # wrap open, which the save reports; no episode or continuity is at stake.
         with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=False):
-            reclaimed = _clear_open(conn, store, now, opening.session_id)
+            reclaimed = _clear_open(conn, store, now, opening)
             # Read under the write lock: a save writes the file inside its transaction.
-            continuity = read_continuity(continuity_path(store))
+            continuity = read_continuity(continuity_path(store, opening.scope))
             room = _episode_room(frame((), continuity), budget)
-            episodes, through, left = unwrapped_prefix(conn, room, _line_size)
+            episodes, through, left = unwrapped_prefix(conn, room, _line_size, opening.scope)
             wrap_id = None
             if episodes:
                 wrap_id = insert_wrap(

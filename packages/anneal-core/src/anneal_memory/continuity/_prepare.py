@@ -12,6 +12,7 @@ from anneal_memory._clock import format_timestamp
 from anneal_memory._owner import current_process
 from anneal_memory.continuity import _document
 from anneal_memory.continuity._durable import parse_facts
+from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._markers import PatternLine, parse_pattern_line
 from anneal_memory.continuity._opening import Opened, emit_reclaimed, open_wrap
@@ -185,8 +186,12 @@ def prepare_wrap(
     staleness_days: int = 7,
     max_package_chars: int = DEFAULT_PACKAGE_CHARS,
     owner_process: bool = True,
+    scope: str = "",
 ) -> PrepareResult:
     """Open a wrap: freeze the episodes recorded since the last wrap and build the package.
+
+    The wrap belongs to ``scope``: it packages only that scope's unwrapped episodes and
+    that scope's continuity, and only another wrap of the same scope blocks it.
 
     The open-wrap marker and the frozen snapshot are written in one transaction. Episodes
     recorded after this call belong to the next wrap. The package text stays within
@@ -205,6 +210,7 @@ def prepare_wrap(
         owner_process: Record this process as the wrap's owner, so that a later prepare
             reclaims the wrap as soon as this process is provably gone. Pass False when the
             save will run in another process (the CLI does): then only the lease ends it.
+        scope: The scope to wrap ("" is the shared one, the default).
 
     Returns:
         ``status="empty"`` when there is nothing to compress (nothing is opened), else
@@ -215,6 +221,7 @@ def prepare_wrap(
         InvalidInputError: An argument is invalid.
     """
     session_id = validate_session_id(session_id)
+    scope = wrap_scope(scope)
     _check_args(max_chars, staleness_days, max_package_chars)
     decision = authorize_prepare(store, session_id)
     if not decision.allowed:
@@ -233,6 +240,7 @@ def prepare_wrap(
         max_chars=max_chars or schema.target_chars,
         owner=(me.pid, me.host, me.start) if owner_process is True else None,
         lease_expires_at=lease_end(now),
+        scope=scope,
     )
     frame = functools.partial(
         build_package,

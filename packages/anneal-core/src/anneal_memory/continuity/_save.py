@@ -29,6 +29,7 @@ from anneal_memory.continuity._file import (
     continuity_lock,
     continuity_path,
     read_continuity,
+    wrap_scope,
     write_continuity,
 )
 from anneal_memory.continuity._lease import lease_end
@@ -62,8 +63,8 @@ from anneal_memory.store._wraps import (
     WrapRecord,
     complete_wrap,
     existing_ids,
+    find_open_wrap,
     last_completed_wrap_id,
-    load_open_wrap,
     renew_lease,
     saves_so_far,
     snapshot_texts,
@@ -91,12 +92,13 @@ def _short(token: str) -> str:
     return token[:8] + "..."
 
 
-def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
+def _open_wrap(store: Store, wrap_token: str | None, scope: str | None) -> _Context:
     if wrap_token is not None and not isinstance(wrap_token, str):
         raise InvalidInputError(f"wrap_token must be a string, got {type(wrap_token).__name__}")
+    scope = None if scope is None else wrap_scope(scope)
     with store._lock:
         conn = store.connection("save_continuity")
-        wrap = load_open_wrap(conn)
+        wrap = find_open_wrap(conn, scope, wrap_token)
         if wrap is None:
             raise NoWrapInProgressError(NO_WRAP_MESSAGE)
         if wrap_token is not None and wrap_token != wrap.token:
@@ -105,8 +107,8 @@ def _open_wrap(store: Store, wrap_token: str | None) -> _Context:
                 "the open wrap's token; use the token of the latest prepare"
             )
         snapshot = snapshot_texts(conn, wrap)
-        last = last_completed_wrap_id(conn)
-    path = continuity_path(store)
+        last = last_completed_wrap_id(conn, wrap.scope)
+    path = continuity_path(store, wrap.scope)
     return _Context(
         wrap=wrap,
         path=path,
@@ -126,8 +128,11 @@ def _history(
     in_snapshot = {i for i in cited if i in ctx.snapshot}
     with store._lock:
         conn = store.connection("save_continuity")
-        prior = load_prior(conn, {line.identity for line in lines}, ctx.last_wrap_id)
-        exists = existing_ids(conn, cited - in_snapshot) if cited - in_snapshot else frozenset()
+        prior = load_prior(
+            conn, {line.identity for line in lines}, ctx.last_wrap_id, ctx.wrap.scope
+        )
+        others = cited - in_snapshot
+        exists = existing_ids(conn, others, ctx.wrap.scope) if others else frozenset()
     return prior, exists | in_snapshot
 
 
@@ -139,7 +144,7 @@ def _judge_draft(
     _judge.check_level_claims(draft)
     _judge.carry_durable(draft)
     _judge.check_shrink(draft, allow_shrink=allow_shrink)
-    links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot)
+    links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot, ctx.wrap.scope)
     prior, exists = _history(store, draft, ctx)
     graduation = GraduationContext(
         today=ctx.wrap.today,
@@ -223,7 +228,7 @@ def _commit(
                 )
                 if marked < 0:
                     raise NoWrapInProgressError(NO_WRAP_MESSAGE)
-                save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today)
+                save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today, ctx.wrap.scope)
                 _updates.write_links(conn, links, now=format_timestamp(store.clock.now()))
                 counts = apply_associations(conn, ctx.wrap.id, save_no, deltas, affect_row)
                 written = _Written(
@@ -364,8 +369,11 @@ def validated_save_continuity(
     session_id: str | None = None,
     allow_shrink: bool = False,
     affect: Affect | None = None,
+    scope: str | None = None,
 ) -> SaveResult:
     """Check the compressed continuity with the immune system and save it.
+
+    The save closes the open wrap of ``scope`` and writes that scope's continuity file.
 
     Args:
         store: The store with an open wrap.
@@ -374,6 +382,8 @@ def validated_save_continuity(
         session_id: The saving session (recorded in the audit trail).
         allow_shrink: Let a save shrink an identity-layer schema's protected sections.
         affect: The compressor's affective state; weights new associations.
+        scope: The scope whose open wrap is saved. None (the default): the open wrap whose
+            token is ``wrap_token``, or scope "" when no token is given.
 
     Returns:
         What was written and every finding.
@@ -389,7 +399,7 @@ def validated_save_continuity(
     session_id = validate_session_id(session_id)
     if affect is not None and not isinstance(affect, Affect):
         raise InvalidInputError("affect must be an Affect(tag=..., intensity=...)")
-    ctx = _open_wrap(store, wrap_token)
+    ctx = _open_wrap(store, wrap_token, scope)
     check_save(
         store,
         wrap_token=wrap_token,

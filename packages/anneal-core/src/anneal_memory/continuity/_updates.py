@@ -1,7 +1,8 @@
 """The wrap's part in updated facts and provenance, as steps of the validated save.
 
 - ``[supersedes: OLD by NEW]`` anywhere in the text links OLD to its replacement NEW. NEW
-  must be an episode of this wrap; the link obeys every rule of ``store._supersession``.
+  must be an episode of this wrap and OLD one of the wrap's scope; the link obeys every rule
+  of ``store._supersession``.
   Accepted links are written in the save's transaction; rejected ones are reported as
   findings (never silently dropped). The markers are removed from the saved text.
 - Superseded episodes (already, or by this text's markers) leave the citable snapshot.
@@ -105,7 +106,14 @@ def strip_markers(draft: _judge.Draft) -> None:
     draft.document = dataclasses.replace(draft.document, sections=tuple(sections))
 
 
-def judge_links(conn: sqlite3.Connection, text: str, snapshot: Mapping[str, str]) -> WrapLinks:
+def _in_scope(conn: sqlite3.Connection, ident: str, scope: str) -> bool:
+    row = conn.execute("SELECT scope FROM episodes WHERE id = ?", (ident,)).fetchone()
+    return row is None or str(row[0]) == scope  # a missing id is check_link's to report
+
+
+def judge_links(
+    conn: sqlite3.Connection, text: str, snapshot: Mapping[str, str], scope: str = ""
+) -> WrapLinks:
     """Sort the text's markers into accepted and rejected (reads only)."""
     pairs, malformed = parse_links(text)
     links = WrapLinks()
@@ -115,6 +123,9 @@ def judge_links(conn: sqlite3.Connection, text: str, snapshot: Mapping[str, str]
         marker = f"{old} by {new}"
         if new not in snapshot:
             links.rejected.append((marker, f"{new} is not an episode of this wrap"))
+            continue
+        if not _in_scope(conn, old, scope):
+            links.rejected.append((marker, f"{old} belongs to another scope than this wrap"))
             continue
         try:
             check_link(conn, old, new)
@@ -185,12 +196,12 @@ def apply_corroboration(
 
 
 def begin_links(
-    store: Store, draft: _judge.Draft, snapshot: Mapping[str, str]
+    store: Store, draft: _judge.Draft, snapshot: Mapping[str, str], scope: str = ""
 ) -> tuple[WrapLinks, dict[str, str], dict[str, str]]:
     """Judge the markers, strip them, and split the snapshot: (links, citable, superseded)."""
     with store._lock:
         conn = store.connection("save_continuity")
-        links = judge_links(conn, draft.text, snapshot)
+        links = judge_links(conn, draft.text, snapshot, scope)
         superseded = superseded_in(conn, list(snapshot))
     superseded.update(dict(links.accepted))
     strip_markers(draft)

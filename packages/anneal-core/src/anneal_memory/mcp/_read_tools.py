@@ -41,4 +41,4 @@ def get_episode(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
 
 def read_continuity(ctx: ToolContext, args: Mapping[str, Any]) -> str:
     """The continuity document (the same text as the resource ``anneal://continuity``)."""
-    return ctx.store.load_continuity() or CONTINUITY_PLACEHOLDER
+    return ctx.store.load_continuity(ctx.scope) or CONTINUITY_PLACEHOLDER

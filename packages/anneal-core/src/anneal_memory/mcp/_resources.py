@@ -53,8 +53,8 @@ class _Source(Protocol):
     def config(self) -> Any: ...
 
 
-def _continuity_text(store: Store) -> str:
-    return store.load_continuity() or CONTINUITY_PLACEHOLDER
+def _continuity_text(store: Store, scope: str) -> str:
+    return store.load_continuity(scope) or CONTINUITY_PLACEHOLDER
 
 
 def manifest_text(tools: Iterable[Tool]) -> str:
@@ -67,7 +67,7 @@ def manifest_text(tools: Iterable[Tool]) -> str:
 def read(source: _Source, uri: str) -> Mapping[str, Any] | None:
     """The content of one resource, or None when ``uri`` names no resource."""
     if uri == CONTINUITY_URI:
-        text = _continuity_text(source.store)
+        text = _continuity_text(source.store, getattr(source.config, "scope", ""))
         return {"uri": uri, "mimeType": "text/markdown", "text": text}
     if uri == MANIFEST_URI:
         text = manifest_text(source.config.tools)

@@ -78,6 +78,9 @@ class ServerConfig(NamedTuple):
         clock: Where the store takes time from (tests pass a frozen clock).
         tools: The tool table.
         log: Where diagnostics go (stderr by default; never stdout).
+        scope: The scope this server works in (``serve --scope``): it records into it, recalls
+            from it and wraps it. "" (the default) records and wraps the shared scope and
+            recalls across every scope.
     """
 
     db_path: Path
@@ -87,6 +90,7 @@ class ServerConfig(NamedTuple):
     clock: Clock | None = None
     tools: tuple[Tool, ...] = TOOLS
     log: Callable[[str], None] = _stderr_log
+    scope: str = ""
 
 
 _CAPABILITIES: Mapping[str, Any] = {
@@ -189,6 +193,11 @@ class McpServer:
     def source(self) -> str:
         """The source recorded on episodes written through this server."""
         return self.config.source
+
+    @property
+    def scope(self) -> str:
+        """The scope this server records into, recalls from and wraps."""
+        return self.config.scope
 
     def close(self) -> None:
         """Close the store if this server opened it."""

@@ -42,6 +42,11 @@ class ToolContext(Protocol):
         """The source recorded on episodes written through this server."""
         ...
 
+    @property
+    def scope(self) -> str:
+        """The scope the server records into, recalls from and wraps ("" is the shared one)."""
+        ...
+
 
 # NamedTuples, not dataclasses: ``dataclasses`` imports ``inspect`` and would add ~10 ms to
 # the server's start-up, which clients wait for.

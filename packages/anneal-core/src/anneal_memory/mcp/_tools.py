@@ -43,6 +43,7 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
         supersedes=args.get("supersedes"),
         state_key=args.get("state_key"),
         derived_from=args.get("derived_from"),
+        scope=ctx.scope,
     )
     text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
     return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
@@ -60,11 +61,12 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
         limit=limit,
         offset=offset,
         include_superseded=bool(args.get("include_superseded", False)),
+        scope=ctx.scope or None,
     )
     from anneal_memory.continuity._cues import cued_facts
     from anneal_memory.mcp._provenance_text import render_recall_by_trust
 
-    facts = cued_facts(ctx.store, args.get("keyword"))
+    facts = cued_facts(ctx.store, args.get("keyword"), scope=ctx.scope)
     trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
     fields = {
         "total_matching": result.total_matching,
@@ -92,7 +94,7 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
 
     store = ctx.store
     status = store.status()
-    wrap = wrap_status(store)
+    wrap = wrap_status(store, ctx.scope)
     text = _text.render_status(
         status, session_id=ctx.session_id, baton=baton_status(store), wrap=wrap
     )

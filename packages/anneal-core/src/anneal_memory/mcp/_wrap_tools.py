@@ -81,6 +81,7 @@ def prepare_wrap(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
             max_chars=args.get("max_chars"),
             staleness_days=args.get("staleness_days", 7),
             max_package_chars=args.get("max_package_chars", DEFAULT_PACKAGE_CHARS),
+            scope=ctx.scope,
         )
     except AnnealMemoryError as exc:
         raise _reworded(exc) from None
@@ -108,6 +109,7 @@ def save_continuity(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
             session_id=ctx.session_id,
             allow_shrink=bool(args.get("allow_shrink", False)),
             affect=affect,
+            scope=ctx.scope,
         )
     except ContinuityRejectedError as exc:
         repeated = str(exc)
@@ -146,7 +148,7 @@ def wrap_cancel(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
 
     try:
         result = library_cancel(
-            ctx.store, wrap_token=args.get("wrap_token"), session_id=ctx.session_id
+            ctx.store, wrap_token=args.get("wrap_token"), session_id=ctx.session_id, scope=ctx.scope
         )
     except AnnealMemoryError as exc:
         raise _reworded(exc) from None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
 from anneal_memory.store._identity import StoreKind, identify
 from anneal_memory.store._open import orphaned_temp_files
 from anneal_memory.store._schema import SCHEMA_VERSION
@@ -215,7 +216,8 @@ def _audit(path: Path) -> list[CheckProblem]:
 def _continuity(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
     try:
         row = conn.execute(
-            "SELECT continuity_sha256 FROM wraps WHERE status = 'completed' ORDER BY id DESC "
+            "SELECT continuity_sha256 FROM wraps WHERE scope = '' AND status = 'completed'"
+            " ORDER BY id DESC "
             "LIMIT 1"
         ).fetchone()
     except sqlite3.Error as exc:
@@ -225,6 +227,34 @@ def _continuity(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
         return [] if row is None else [missing]
     problem = _continuity_text(target, None if row is None else row[0])
     return [] if problem is None else [problem]
+
+
+_SCOPED_SAVES = (
+    "SELECT w.scope, w.continuity_sha256 FROM wraps w WHERE w.scope != ''"
+    " AND w.status = 'completed' AND w.id = (SELECT max(x.id) FROM wraps x"
+    " WHERE x.scope = w.scope AND x.status = 'completed') ORDER BY w.scope"
+)
+
+
+def _scoped_continuities(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
+    """Each other scope's continuity file against the last wrap of that scope."""
+    try:
+        rows = conn.execute(_SCOPED_SAVES).fetchall()
+    except sqlite3.Error as exc:
+        return [CheckProblem(code="continuity-unknown", message=f"wraps unreadable: {exc}")]
+    stem = target.name.removesuffix(CONTINUITY_SUFFIX)
+    problems: list[CheckProblem] = []
+    for scope, sha256 in rows:
+        path = target.with_name(stem + continuity_suffix(str(scope)))
+        if not path.exists():
+            problem: CheckProblem | None = CheckProblem(
+                code="continuity-missing", message=f"{path.name} is missing"
+            )
+        else:
+            problem = _continuity_text(path, sha256)
+        if problem is not None:
+            problems.append(problem)
+    return problems
 
 
 def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
@@ -268,6 +298,7 @@ def run_checks(
         *_fts(conn),
         *_audit(path),
         *_continuity(continuity, conn),
+        *_scoped_continuities(continuity, conn),
         *_temp_files(path),
     ]
     return CheckReport(

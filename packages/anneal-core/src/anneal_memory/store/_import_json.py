@@ -6,6 +6,7 @@ Both exporters write their identifying member first (``format`` for ours, sorted
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,7 +37,7 @@ from anneal_memory.store._import_v1 import (
 )
 from anneal_memory.store._transfer import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from anneal_memory.store._transfer_links import parse_provenance
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import Trust
 
 __all__ = ["read_export", "sniff_format"]
@@ -81,6 +82,7 @@ def _our_episode(sink: Sink, raw: object, place: str, clock: Clock) -> None:
             idempotency_key=raw.get("idempotency_key"),
             clock=clock,
         )
+        item = dataclasses.replace(item, scope=validate_scope(raw.get("scope", "")))
     except InvalidEpisodeError as exc:
         raise ImportFormatError(f"{place} ({ident}) is invalid: {exc}") from None
     sink.episode(EpisodeRecord(place=place, ident=ident, item=item))

@@ -52,7 +52,8 @@ _STAGE = """
 CREATE TABLE stage (
     pos INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, ident TEXT, ord TEXT NOT NULL,
     wrap INTEGER, ts TEXT NOT NULL, type TEXT NOT NULL, content TEXT NOT NULL,
-    source TEXT NOT NULL, metadata TEXT, idem TEXT, place TEXT NOT NULL
+    source TEXT NOT NULL, metadata TEXT, idem TEXT, place TEXT NOT NULL,
+    scope TEXT NOT NULL DEFAULT ''
 )
 """
 
@@ -160,10 +161,10 @@ class Sink:
         try:
             self._stage.execute(
                 "INSERT INTO stage (key, ident, ord, wrap, ts, type, content, source, metadata,"
-                " idem, place) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " idem, place, scope) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (key, record.ident, ordering, record.wrap_number, item.timestamp,
                  item.type.value, item.content, item.source, item.metadata_json,
-                 item.idempotency_key, record.place),
+                 item.idempotency_key, record.place, item.scope),
             )  # fmt: skip
         except sqlite3.IntegrityError:
             self._repeat(key, record)
@@ -182,12 +183,12 @@ class Sink:
     def flush_episodes(self) -> None:
         """Write the staged episodes in order; skip those already here, refuse clashes."""
         rows = self._stage.execute(
-            "SELECT ident, wrap, ts, type, content, source, metadata, idem, place"
+            "SELECT ident, wrap, ts, type, content, source, metadata, idem, place, scope"
             " FROM stage ORDER BY ord, pos"
         )
         count = self.count(Kind.EPISODES)
         wrap: int | None = None
-        for ident, number, ts, kind, content, source, metadata, idem, place in rows:
+        for ident, number, ts, kind, content, source, metadata, idem, place, scope in rows:
             if number != wrap:
                 self._mark_through(wrap)
                 wrap = number
@@ -198,6 +199,7 @@ class Sink:
                 metadata_json=metadata,
                 timestamp=ts,
                 idempotency_key=idem,
+                scope=scope,
             )
             if self._present(ident, item, place):
                 count.skipped += 1
@@ -296,7 +298,7 @@ class Sink:
         if not self._carry_wraps:
             identity = record.name.casefold()
             here = self._conn.execute(
-                "SELECT 1 FROM patterns WHERE identity = ?", (identity,)
+                "SELECT 1 FROM patterns WHERE scope = '' AND identity = ?", (identity,)
             ).fetchone()
             if here is None:
                 self.not_carried(Kind.PATTERN_LEVELS, _PATTERNS_NOT_CARRIED)

@@ -1,4 +1,8 @@
-"""Pattern history and association links in SQLite. Run inside the caller's transaction."""
+"""Pattern history and association links in SQLite. Run inside the caller's transaction.
+
+Pattern levels and their history are kept per scope (the same name in two scopes is two
+patterns); association links join episode ids whatever their scope.
+"""
 
 from __future__ import annotations
 
@@ -69,30 +73,35 @@ class AssociationCounts:
 
 _PRIOR_COLUMNS = "SELECT identity, level, max_level, last_grounded, last_wrap_id FROM patterns"
 _EXPLANATIONS = (
-    "SELECT * FROM (SELECT identity, id, explanation FROM pattern_history WHERE identity = ?"
-    " AND validated = 1 AND explanation != '' ORDER BY wrap_id DESC, id DESC LIMIT 20)"
+    "SELECT * FROM (SELECT identity, id, explanation FROM pattern_history WHERE scope = ?"
+    " AND identity = ? AND validated = 1 AND explanation != ''"
+    " ORDER BY wrap_id DESC, id DESC LIMIT 20)"
 )
 _CHUNK = 200
 
 
 def _prior_rows(
-    conn: sqlite3.Connection, wanted: set[str], last_wrap_id: int | None
+    conn: sqlite3.Connection, wanted: set[str], last_wrap_id: int | None, scope: str
 ) -> list[Sequence[Any]]:
     rows: list[Sequence[Any]] = []
     if last_wrap_id is not None:
-        rows.extend(conn.execute(f"{_PRIOR_COLUMNS} WHERE last_wrap_id = ?", (last_wrap_id,)))
+        rows.extend(
+            conn.execute(
+                f"{_PRIOR_COLUMNS} WHERE scope = ? AND last_wrap_id = ?", (scope, last_wrap_id)
+            )
+        )
     seen = {str(r[0]) for r in rows}
     missing = sorted(wanted - seen)
     for chunk, marks in in_chunks(missing, _CHUNK):
-        found = {
-            str(r[0]): r
-            for r in conn.execute(f"{_PRIOR_COLUMNS} WHERE identity IN ({marks})", chunk)
-        }
+        query = f"{_PRIOR_COLUMNS} WHERE scope = ? AND identity IN ({marks})"
+        found = {str(r[0]): r for r in conn.execute(query, (scope, *chunk))}
         rows.extend(found[identity] for identity in chunk if identity in found)
     return rows
 
 
-def _explanations(conn: sqlite3.Connection, identities: Sequence[str]) -> dict[str, list[str]]:
+def _explanations(
+    conn: sqlite3.Connection, identities: Sequence[str], scope: str
+) -> dict[str, list[str]]:
     # One statement per chunk: a UNION ALL of per-pattern "newest 20" subqueries instead of
     # one round trip per pattern. Rows are only inserted by saves, in wrap order, so
     # (wrap_id, id) sorts like id; ordering by it lets the (identity, wrap_id) index stop
@@ -100,7 +109,8 @@ def _explanations(conn: sqlite3.Connection, identities: Sequence[str]) -> dict[s
     found: dict[str, list[tuple[int, str]]] = {identity: [] for identity in identities}
     for chunk, _marks in in_chunks(identities, _CHUNK):
         query = " UNION ALL ".join([_EXPLANATIONS] * len(chunk))
-        for identity, row_id, explanation in conn.execute(query, chunk):
+        params = [value for identity in chunk for value in (scope, identity)]
+        for identity, row_id, explanation in conn.execute(query, params):
             found[str(identity)].append((int(row_id), str(explanation)))
     return {
         identity: [text for _id, text in sorted(items, reverse=True)]
@@ -109,11 +119,14 @@ def _explanations(conn: sqlite3.Connection, identities: Sequence[str]) -> dict[s
 
 
 def load_prior(
-    conn: sqlite3.Connection, identities: Iterable[str], last_wrap_id: int | None
+    conn: sqlite3.Connection,
+    identities: Iterable[str],
+    last_wrap_id: int | None,
+    scope: str = "",
 ) -> dict[str, PriorPattern]:
-    """History for ``identities`` and for every pattern of the last saved continuity."""
-    rows = _prior_rows(conn, set(identities), last_wrap_id)
-    explanations = _explanations(conn, [str(r[0]) for r in rows])
+    """History in ``scope`` for ``identities`` and every pattern of its last saved continuity."""
+    rows = _prior_rows(conn, set(identities), last_wrap_id, scope)
+    explanations = _explanations(conn, [str(r[0]) for r in rows], scope)
     prior: dict[str, PriorPattern] = {}
     for identity, level, max_level, grounded, wrap_id in rows:
         prior[str(identity)] = PriorPattern(
@@ -127,9 +140,13 @@ def load_prior(
 
 
 def save_patterns(
-    conn: sqlite3.Connection, wrap_id: int, verdicts: Sequence[LineVerdict], today: str
+    conn: sqlite3.Connection,
+    wrap_id: int,
+    verdicts: Sequence[LineVerdict],
+    today: str,
+    scope: str = "",
 ) -> None:
-    """Record every pattern line of a save in the history and the per-pattern summary."""
+    """Record every pattern line of a save in ``scope``'s history and per-pattern summary."""
     history = []
     summary = []
     for verdict in verdicts:
@@ -137,6 +154,7 @@ def save_patterns(
         marks = ",".join(f.code.value for f in verdict.findings if f.severity.value == "demotion")
         history.append(
             (
+                scope,
                 line.identity,
                 wrap_id,
                 verdict.level,
@@ -149,6 +167,7 @@ def save_patterns(
         )
         summary.append(
             (
+                scope,
                 line.identity,
                 line.name,
                 verdict.level,
@@ -159,27 +178,30 @@ def save_patterns(
             )
         )
     conn.executemany(
-        "INSERT INTO pattern_history (identity, wrap_id, level, written_level, line_date,"
-        " explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO pattern_history (scope, identity, wrap_id, level, written_level, line_date,"
+        " explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         history,
     )
     conn.executemany(
-        "INSERT INTO patterns (identity, name, level, max_level, first_wrap_id,"
-        " last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT(identity) DO UPDATE SET name = excluded.name, level = excluded.level,"
+        "INSERT INTO patterns (scope, identity, name, level, max_level, first_wrap_id,"
+        " last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(scope, identity) DO UPDATE SET name = excluded.name, level = excluded.level,"
         " max_level = max(max_level, excluded.level), last_wrap_id = excluded.last_wrap_id,"
         " last_grounded = coalesce(excluded.last_grounded, last_grounded)",
         summary,
     )
 
 
-def pattern_events(conn: sqlite3.Connection, identity: str, *, limit: int) -> list[PatternEvent]:
-    """The newest ``limit`` saved lines of one pattern, newest first."""
+def pattern_events(
+    conn: sqlite3.Connection, identity: str, *, limit: int, scope: str = ""
+) -> list[PatternEvent]:
+    """The newest ``limit`` saved lines of one pattern of ``scope``, newest first."""
     rows = conn.execute(
         "SELECT h.wrap_id, h.identity, h.level, h.written_level, h.line_date, h.explanation,"
         " h.validated, h.marks, w.completed_at FROM pattern_history h"
-        " JOIN wraps w ON w.id = h.wrap_id WHERE h.identity = ? ORDER BY h.id DESC LIMIT ?",
-        (identity, min(limit, SQLITE_INT_MAX)),
+        " JOIN wraps w ON w.id = h.wrap_id WHERE h.scope = ? AND h.identity = ?"
+        " ORDER BY h.id DESC LIMIT ?",
+        (scope, identity, min(limit, SQLITE_INT_MAX)),
     )
     return [
         PatternEvent(

@@ -367,6 +367,40 @@ _EPISODE_SCOPES: Sequence[str] = (
     "CREATE INDEX episodes_by_scope ON episodes(scope, seq)",
 )
 
+# Each wrap belongs to one scope: a scope's episodes are unwrapped exactly when no completed
+# wrap of that scope covers them, and each scope may have one open wrap. Pattern levels and
+# their history are per scope too. Every existing wrap and pattern lands in the shared "".
+_SCOPED_WRAPS: Sequence[str] = (
+    "ALTER TABLE wraps ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+    "DROP INDEX wraps_one_open",
+    "CREATE UNIQUE INDEX wraps_one_open_per_scope ON wraps(scope) WHERE status = 'open'",
+    "CREATE INDEX wraps_by_scope ON wraps(scope, status, id)",
+    """
+    CREATE TABLE patterns_by_scope (
+        scope TEXT NOT NULL DEFAULT '',
+        identity TEXT NOT NULL,
+        name TEXT NOT NULL,
+        level INTEGER NOT NULL,
+        max_level INTEGER NOT NULL,
+        first_wrap_id INTEGER NOT NULL,
+        last_wrap_id INTEGER NOT NULL,
+        last_grounded TEXT,
+        PRIMARY KEY (scope, identity)
+    ) WITHOUT ROWID
+    """,
+    """
+    INSERT INTO patterns_by_scope (scope, identity, name, level, max_level, first_wrap_id,
+        last_wrap_id, last_grounded)
+        SELECT '', identity, name, level, max_level, first_wrap_id, last_wrap_id, last_grounded
+        FROM patterns
+    """,
+    "DROP TABLE patterns",
+    "ALTER TABLE patterns_by_scope RENAME TO patterns",
+    "ALTER TABLE pattern_history ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+    "DROP INDEX pattern_history_identity",
+    "CREATE INDEX pattern_history_identity ON pattern_history(scope, identity, wrap_id)",
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
@@ -376,6 +410,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _CRYSTALS_SPORES,
     _AUDIT_OUTBOX,
     _EPISODE_SCOPES,
+    _SCOPED_WRAPS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

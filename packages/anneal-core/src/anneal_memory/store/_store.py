@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
+from anneal_memory._scope_files import continuity_suffix
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import (
@@ -191,10 +192,14 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
         return self._path.with_name(self._path.stem + suffix)
 
-    def load_continuity(self) -> str | None:
-        """The continuity file's text (``<stem>.continuity.md``), or None before the first save."""
+    def load_continuity(self, scope: str = "") -> str | None:
+        """The continuity of ``scope`` (``""``: ``<stem>.continuity.md``), None before a save.
+
+        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
+        """
+        suffix = continuity_suffix(validate_scope(scope, error=InvalidInputError))
         try:
-            return self.sidecar(".continuity.md").read_text(encoding="utf-8")
+            return self.sidecar(suffix).read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
 

@@ -8,14 +8,16 @@ Export format (``format_version`` 1)::
      "supersessions": [{"old_id", "new_id", "via", "created_at"}, ...],
      "crystals": [...], "spores": [...]}  (see ``_transfer_memory``; optional on import)
 
-Each episode carries its ``trust``, ``state_key``, ``superseded_by`` and ``derived_from``;
-an import restores them and the links (``superseded_by`` is recomputed from the links).
+Each episode carries its ``trust``, ``state_key``, ``superseded_by``, ``derived_from`` and
+``scope``; an import restores them and the links (``superseded_by`` is recomputed from the
+links). Wraps are not exported: imported episodes wait for the next wrap of their scope.
 
 Export streams episode by episode, so its memory use does not grow with the store.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -26,7 +28,7 @@ from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
 from anneal_memory.store._transfer_links import import_links, import_provenance, iter_link_chunks
 from anneal_memory.store._transfer_memory import import_memory, iter_memory_chunks
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import Episode, ImportResult
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_FORMAT_VERSION", "import_document", "iter_export_chunks"]
@@ -58,13 +60,14 @@ def iter_export_chunks(
     first = True
     while True:
         rows = conn.execute(
-            f"SELECT {COLUMNS} FROM episodes WHERE seq > ? ORDER BY seq LIMIT ?",  # noqa: S608
+            f"SELECT {COLUMNS}, scope FROM episodes WHERE seq > ? ORDER BY seq LIMIT ?",  # noqa: S608
             (last_seq, _BATCH),
         ).fetchall()
         if not rows:
             break
         for row in rows:
-            yield ("\n" if first else ",\n") + _dump(episode_from_row(row).to_dict())
+            item = {**episode_from_row(row).to_dict(), "scope": row[-1]}
+            yield ("\n" if first else ",\n") + _dump(item)
             first = False
         last_seq = int(rows[-1][0])
     yield '\n], "tombstones": ['
@@ -117,6 +120,7 @@ def _parse_episode(raw: object, index: int, clock: Clock) -> tuple[str, Any]:
             idempotency_key=raw.get("idempotency_key"),
             clock=clock,
         )
+        item = dataclasses.replace(item, scope=validate_scope(raw.get("scope", "")))
     except InvalidEpisodeError as exc:
         raise ImportFormatError(f"episode #{index} ({ident}) is invalid: {exc}") from None
     return ident, item

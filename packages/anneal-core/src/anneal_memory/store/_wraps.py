@@ -1,12 +1,14 @@
 """Wrap rows: the open-wrap marker, its frozen episode snapshot, completion and cancel.
 
-A wrap row with ``status = 'open'`` *is* the in-progress marker; a partial unique index
-allows at most one. Its snapshot is the seq range ``(after_seq, through_seq]``: the episodes
-above the newest completed wrap at prepare time. New episodes get seqs above every range (a
-deletion lowers the ranges to the highest remaining seq, see ``_watermarks``), so later
-records never fall into an open snapshot and an episode is unwrapped exactly when its seq is
-above the newest completed wrap's ``through_seq``. Functions here run inside a transaction
-the caller opened (or as single reads); they never commit.
+Each wrap belongs to one scope (``""`` is the shared one) and covers only that scope's
+episodes. A wrap row with ``status = 'open'`` *is* the in-progress marker; a partial unique
+index allows at most one per scope. Its snapshot is the seq range ``(after_seq, through_seq]``
+read within its scope: the scope's episodes above the scope's newest completed wrap at
+prepare time. New episodes get seqs above every range (a deletion lowers the ranges to the
+highest remaining seq, see ``_watermarks``), so later records never fall into an open
+snapshot and an episode is unwrapped exactly when its seq is above the ``through_seq`` of
+the newest completed wrap of its scope. Functions here run inside a transaction the caller
+opened (or as single reads); they never commit.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ __all__ = [
     "cancel_wrap",
     "complete_wrap",
     "existing_ids",
+    "find_open_wrap",
     "insert_wrap",
     "last_completed_wrap_id",
     "load_open_wrap",
     "renew_lease",
     "saves_so_far",
     "snapshot_texts",
+    "unwrapped_by_scope",
     "unwrapped_count",
     "unwrapped_episodes",
     "unwrapped_prefix",
@@ -45,7 +49,7 @@ _WRAP_COLUMNS = (
     "id, token, status, session_id, started_at, today, schema_name, max_chars, episode_count,"
     " completed_at, continuity_sha256, continuity_chars, graduations_validated, demotions,"
     " findings, affect_tag, affect_intensity, after_seq, through_seq, owner_pid, owner_host,"
-    " owner_start, lease_expires_at"
+    " owner_start, lease_expires_at, scope"
 )
 
 
@@ -78,6 +82,7 @@ class WrapRecord:
         owner_start: That process's start mark (internal, not in ``to_dict``).
         lease_expires_at: When its lease ends (ISO-8601 UTC); afterwards a new prepare may
             reclaim it.
+        scope: The scope whose episodes it wraps ("" is the shared one).
     """
 
     id: int
@@ -103,6 +108,7 @@ class WrapRecord:
     owner_host: str | None = None
     owner_start: str | None = None
     lease_expires_at: str | None = None
+    scope: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every public field."""
@@ -138,15 +144,35 @@ def _record(row: Sequence[Any]) -> WrapRecord:
         owner_host=row[20],
         owner_start=row[21],
         lease_expires_at=row[22],
+        scope=str(row[23]),
     )
 
 
-def load_open_wrap(conn: sqlite3.Connection) -> WrapRecord | None:
-    """The open wrap, or None."""
+def load_open_wrap(conn: sqlite3.Connection, scope: str = "") -> WrapRecord | None:
+    """The open wrap of ``scope``, or None."""
     row = conn.execute(
-        f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE status = 'open'"  # noqa: S608
+        f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE status = 'open' AND scope = ?",  # noqa: S608
+        (scope,),
     ).fetchone()
     return None if row is None else _record(row)
+
+
+def find_open_wrap(
+    conn: sqlite3.Connection, scope: str | None, token: str | None
+) -> WrapRecord | None:
+    """The open wrap of ``scope``; with ``scope`` None, the open wrap whose token is ``token``.
+
+    With ``scope`` None and no open wrap holding ``token`` (or no token), the open wrap of
+    scope "" (whose token the caller then finds mismatched), or None.
+    """
+    if scope is None and token is not None:
+        row = conn.execute(
+            f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE status = 'open' AND token = ?",  # noqa: S608
+            (token,),
+        ).fetchone()
+        if row is not None:
+            return _record(row)
+    return load_open_wrap(conn, scope or "")
 
 
 def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
@@ -158,46 +184,46 @@ def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
     return None if row is None else _record(row)
 
 
-def _newest_completed(conn: sqlite3.Connection) -> tuple[int, int]:
-    """``(through_seq, save_no)`` of the newest completed wrap, ``(0, 0)`` before the first."""
+def wrapped_through(conn: sqlite3.Connection, scope: str = "") -> int:
+    """The highest episode seq a completed wrap of ``scope`` covered (0 before the first)."""
     row = conn.execute(
-        "SELECT through_seq, save_no FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1"
+        "SELECT through_seq FROM wraps WHERE scope = ? AND status = 'completed'"
+        " ORDER BY id DESC LIMIT 1",
+        (scope,),
     ).fetchone()
-    return (0, 0) if row is None else (int(row[0]), int(row[1]))
-
-
-def wrapped_through(conn: sqlite3.Connection) -> int:
-    """The highest episode seq a completed wrap covered (0 before the first)."""
-    return _newest_completed(conn)[0]
+    return 0 if row is None else int(row[0])
 
 
 def saves_so_far(conn: sqlite3.Connection) -> int:
-    """How many wraps have completed: the save number of the newest one (0 before any)."""
-    return _newest_completed(conn)[1]
+    """How many wraps have completed in every scope: the highest save number (0 before any)."""
+    row = conn.execute("SELECT max(save_no) FROM wraps WHERE status = 'completed'").fetchone()
+    return 0 if row[0] is None else int(row[0])
 
 
-def unwrapped_episodes(conn: sqlite3.Connection) -> list[Episode]:
-    """Episodes no wrap has compressed yet, oldest first (a range of the rowid b-tree)."""
+def unwrapped_episodes(conn: sqlite3.Connection, scope: str = "") -> list[Episode]:
+    """Episodes of ``scope`` no wrap has compressed yet, oldest first."""
     rows = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes WHERE seq > ? ORDER BY seq",  # noqa: S608
-        (wrapped_through(conn),),
+        f"SELECT {COLUMNS} FROM episodes WHERE scope = ? AND seq > ? ORDER BY seq",  # noqa: S608
+        (scope, wrapped_through(conn, scope)),
     )
     return [episode_from_row(row) for row in rows]
 
 
 def unwrapped_prefix(
-    conn: sqlite3.Connection, room: int, size: Callable[[Episode], int]
+    conn: sqlite3.Connection, room: int, size: Callable[[Episode], int], scope: str = ""
 ) -> tuple[list[Episode], int, int]:
-    """The oldest unwrapped episodes whose ``size`` sums to at most ``room`` (at least one).
+    """The oldest unwrapped episodes of ``scope`` whose ``size`` sums to at most ``room``.
+
+    At least one is taken when any waits.
 
     Returns:
         The episodes (oldest first), the seq of the last one (the snapshot's ``through_seq``)
-        and how many unwrapped episodes lie above it.
+        and how many unwrapped episodes of the scope lie above it.
     """
-    after = wrapped_through(conn)
+    after = wrapped_through(conn, scope)
     cursor = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes WHERE seq > ? ORDER BY seq",  # noqa: S608
-        (after,),
+        f"SELECT {COLUMNS} FROM episodes WHERE scope = ? AND seq > ? ORDER BY seq",  # noqa: S608
+        (scope, after),
     )
     chosen: list[Episode] = []
     through, used, full = after, 0, False
@@ -213,16 +239,39 @@ def unwrapped_prefix(
     cursor.close()
     if not full:
         return chosen, through, 0
-    left = conn.execute("SELECT count(*) FROM episodes WHERE seq > ?", (through,)).fetchone()
+    left = conn.execute(
+        "SELECT count(*) FROM episodes WHERE scope = ? AND seq > ?", (scope, through)
+    ).fetchone()
     return chosen, through, int(left[0])
 
 
-def unwrapped_count(conn: sqlite3.Connection) -> int:
-    """How many episodes wait for a wrap."""
+def _scope_count(conn: sqlite3.Connection, scope: str) -> int:
     row = conn.execute(
-        "SELECT count(*) FROM episodes WHERE seq > ?", (wrapped_through(conn),)
+        "SELECT count(*) FROM episodes WHERE scope = ? AND seq > ?",
+        (scope, wrapped_through(conn, scope)),
     ).fetchone()
     return int(row[0])
+
+
+# The distinct scopes of the episodes, one index probe each (a skip scan of episodes_by_scope).
+_SCOPES = (
+    "WITH RECURSIVE s(scope) AS (SELECT min(scope) FROM episodes UNION ALL"
+    " SELECT (SELECT min(e.scope) FROM episodes e WHERE e.scope > s.scope) FROM s"
+    " WHERE s.scope IS NOT NULL) SELECT scope FROM s WHERE scope IS NOT NULL"
+)
+
+
+def unwrapped_by_scope(conn: sqlite3.Connection) -> dict[str, int]:
+    """Scope -> how many of its episodes wait for a wrap (scopes with none waiting left out)."""
+    counts = {str(scope): _scope_count(conn, str(scope)) for (scope,) in conn.execute(_SCOPES)}
+    return {scope: n for scope, n in counts.items() if n}
+
+
+def unwrapped_count(conn: sqlite3.Connection, scope: str | None = None) -> int:
+    """How many episodes of ``scope`` wait for a wrap; None counts every scope."""
+    if scope is not None:
+        return _scope_count(conn, scope)
+    return sum(unwrapped_by_scope(conn).values())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -238,6 +287,7 @@ class WrapOpening:
         max_chars: The continuity size target.
         owner: ``(pid, host, start mark)`` of the preparing process, or None (not recorded).
         lease_expires_at: When the lease ends (ISO-8601 UTC).
+        scope: The scope it wraps ("" is the shared one).
     """
 
     token: str
@@ -248,6 +298,7 @@ class WrapOpening:
     max_chars: int
     owner: tuple[int, str, str] | None
     lease_expires_at: str
+    scope: str = ""
 
 
 def insert_wrap(
@@ -258,7 +309,7 @@ def insert_wrap(
     cursor = conn.execute(
         "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
         " max_chars, episode_count, after_seq, through_seq, owner_pid, owner_host, owner_start,"
-        " lease_expires_at) VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " lease_expires_at, scope) VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             opening.token,
             opening.session_id,
@@ -267,12 +318,13 @@ def insert_wrap(
             opening.schema_name,
             opening.max_chars,
             episode_count,
-            wrapped_through(conn),
+            wrapped_through(conn, opening.scope),
             through_seq,
             pid,
             host,
             start,
             opening.lease_expires_at,
+            opening.scope,
         ),
     )
     return int(cursor.lastrowid or 0)
@@ -290,18 +342,25 @@ def renew_lease(conn: sqlite3.Connection, wrap: WrapRecord, *, until: str) -> bo
 def snapshot_texts(conn: sqlite3.Connection, wrap: WrapRecord) -> dict[str, str]:
     """Id -> text of the snapshot's episodes that still exist."""
     rows = conn.execute(
-        "SELECT id, content FROM episodes WHERE seq > ? AND seq <= ?",
-        (wrap.after_seq, wrap.through_seq),
+        "SELECT id, content FROM episodes WHERE scope = ? AND seq > ? AND seq <= ?",
+        (wrap.scope, wrap.after_seq, wrap.through_seq),
     )
     return {str(ident): str(content) for ident, content in rows}
 
 
-def existing_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> frozenset[str]:
-    """Which of ``ids`` are live episodes of this store."""
+def existing_ids(
+    conn: sqlite3.Connection, ids: Iterable[str], scope: str | None = None
+) -> frozenset[str]:
+    """Which of ``ids`` are live episodes of this store (of ``scope`` when given)."""
     wanted = sorted(set(ids))
     found: set[str] = set()
+    where = "" if scope is None else " AND scope = ?"
+    extra = () if scope is None else (scope,)
     for chunk, marks in in_chunks(wanted, 500):
-        rows = conn.execute(f"SELECT id FROM episodes WHERE id IN ({marks})", chunk)  # noqa: S608
+        rows = conn.execute(
+            f"SELECT id FROM episodes WHERE id IN ({marks}){where}",  # noqa: S608
+            (*chunk, *extra),
+        )
         found.update(str(r[0]) for r in rows)
     return frozenset(found)
 
@@ -345,8 +404,8 @@ def complete_wrap(
     if cursor.rowcount != 1:
         return -1
     row = conn.execute(
-        "SELECT count(*) FROM episodes WHERE seq > ? AND seq <= ?",
-        (wrap.after_seq, wrap.through_seq),
+        "SELECT count(*) FROM episodes WHERE scope = ? AND seq > ? AND seq <= ?",
+        (wrap.scope, wrap.after_seq, wrap.through_seq),
     ).fetchone()
     return int(row[0])
 
@@ -361,19 +420,30 @@ def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool
     return cursor.rowcount == 1
 
 
-def last_completed_wrap_id(conn: sqlite3.Connection) -> int | None:
-    """The id of the newest completed wrap, or None."""
-    row = conn.execute("SELECT max(id) FROM wraps WHERE status = 'completed'").fetchone()
+def last_completed_wrap_id(conn: sqlite3.Connection, scope: str = "") -> int | None:
+    """The id of the newest completed wrap of ``scope``, or None."""
+    row = conn.execute(
+        "SELECT max(id) FROM wraps WHERE scope = ? AND status = 'completed'", (scope,)
+    ).fetchone()
     return None if row[0] is None else int(row[0])
 
 
 def wrap_history(
-    conn: sqlite3.Connection, *, limit: int, completed_only: bool = False
+    conn: sqlite3.Connection,
+    *,
+    limit: int,
+    completed_only: bool = False,
+    scope: str | None = None,
 ) -> list[WrapRecord]:
-    """The newest ``limit`` wraps (only completed ones when asked), newest first."""
-    where = "WHERE status = 'completed'" if completed_only else ""
+    """The newest ``limit`` wraps (only completed ones when asked; of ``scope`` when given)."""
+    conditions = ["status = 'completed'"] if completed_only else []
+    params: list[Any] = []
+    if scope is not None:
+        conditions.append("scope = ?")
+        params.append(scope)
+    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
     rows = conn.execute(
         f"SELECT {_WRAP_COLUMNS} FROM wraps {where} ORDER BY id DESC LIMIT ?",  # noqa: S608
-        (min(limit, SQLITE_INT_MAX),),
+        (*params, min(limit, SQLITE_INT_MAX)),
     )
     return [_record(row) for row in rows]

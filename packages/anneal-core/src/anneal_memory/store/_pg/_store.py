@@ -146,7 +146,7 @@ class PgStore(Store):
         """Raises ``BackendNotSupportedError``: no files beside a database server."""
         raise BackendNotSupportedError(f"sidecar files ({suffix})")
 
-    def load_continuity(self) -> NoReturn:
+    def load_continuity(self, scope: str = "") -> NoReturn:
         """Raises ``BackendNotSupportedError``: wraps and continuity are not on PostgreSQL yet."""
         raise BackendNotSupportedError("the continuity (wraps)")
 

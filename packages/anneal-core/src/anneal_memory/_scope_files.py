@@ -1,0 +1,33 @@
+"""File names of a scope's continuity: never steered by the scope's text.
+
+Scope ``""`` keeps ``<stem>.continuity.md``. Scope ``S`` gets
+``<stem>.continuity.<slug>-<hash>.md``: ``slug`` is at most 24 lower-case ASCII letters,
+digits and dashes taken from ``S`` (for a reader), ``hash`` the first 16 hex digits of the
+SHA-256 of ``S``'s UTF-8 (for uniqueness). The name has no separator, dot run or reserved
+device name of its own, and two scopes differing only in case get different hashes, so they
+never share a file on a case-insensitive file system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+__all__ = ["CONTINUITY_SUFFIX", "continuity_suffix"]
+
+CONTINUITY_SUFFIX = ".continuity.md"
+_SLUG_CHARS = 24
+_HASH_CHARS = 16
+
+
+def _slug(scope: str) -> str:
+    chars = [c if c.isascii() and c.isalnum() else "-" for c in scope.lower()]
+    words = [w for w in "".join(chars).split("-") if w]
+    return "-".join(words)[:_SLUG_CHARS].strip("-") or "scope"
+
+
+def continuity_suffix(scope: str) -> str:
+    """The suffix after the database's stem of ``scope``'s continuity file (a checked scope)."""
+    if scope == "":
+        return CONTINUITY_SUFFIX
+    digest = hashlib.sha256(scope.encode("utf-8")).hexdigest()[:_HASH_CHARS]
+    return f".continuity.{_slug(scope)}-{digest}.md"
