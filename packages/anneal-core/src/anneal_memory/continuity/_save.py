@@ -235,6 +235,7 @@ def _commit(
                     counts=counts,
                 )
                 _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
+                _updates.stage_links(store, conn, links, actor=actor)
                 try:
                     write_continuity(path, text)
                 except OSError as exc:  # the transaction rolls back: nothing was saved
@@ -411,6 +412,4 @@ def validated_save_continuity(
     actor = session_id or "agent"
     written = _commit(store, draft, ctx, affect, links, actor=actor, allow_shrink=allow_shrink)
     draft.findings.extend(links.findings())
-    result = _result(store, draft, ctx, written)
-    _updates.emit_links(store, links, actor=actor)
-    return result
+    return _result(store, draft, ctx, written)

@@ -31,7 +31,6 @@ class TransferMixin:
         project_name: str
 
         def connection(self, operation: str) -> sqlite3.Connection: ...
-        def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None: ...
         def stage_audit(
             self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
         ) -> None: ...
@@ -138,16 +137,22 @@ class TransferMixin:
                 clock=self._clock,
                 continuity_file=self.sidecar(".continuity.md"),
                 dry_run=dry_run,
+                audit=self._stage_import,
             )
-        if not dry_run:
-            self.emit_audit(
-                "import",
-                actor="operator",
-                data={
-                    "format": report.format,
-                    "source_sha256": report.sha256,
-                    "counts": {c.kind: c.imported for c in report.counts},
-                    "not_carried": {c.kind: c.not_carried for c in report.counts},
-                },
-            )
+            if not dry_run:
+                self.flush_audit()
         return report
+
+    def _stage_import(self, conn: sqlite3.Connection, report: ImportReport) -> None:
+        """Stage the ``import`` entry of ``import_from`` inside its transaction."""
+        self.stage_audit(
+            conn,
+            "import",
+            actor="operator",
+            data={
+                "format": report.format,
+                "source_sha256": report.sha256,
+                "counts": {c.kind: c.imported for c in report.counts},
+                "not_carried": {c.kind: c.not_carried for c in report.counts},
+            },
+        )
