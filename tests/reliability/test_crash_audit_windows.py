@@ -1,4 +1,4 @@
-"""kill -9 at the audit window of wrap_started, wrap_cancelled, wrap supersessions and import.
+"""kill -9 at the audit window of prepare, cancel, reclaim, refusal, wrap supersessions, import.
 
 A child process makes one change and is SIGKILLed at one of two points: when the change's
 audit entry is staged (``stage``), or when the staged entry is about to be appended to the
@@ -24,6 +24,7 @@ CHILD = r"""
 import os, signal, sys
 from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
 from anneal_memory.audit import _sink, _trail
+from anneal_memory.errors import ContinuityRejectedError
 from anneal_memory.testing import FrozenClock
 
 db, scenario, point, event = sys.argv[1:5]
@@ -73,6 +74,15 @@ with Store(db, clock=clock) as store:
         clock.advance(hours=2)  # the lease has ended
         arm()
         prepare_wrap(store)
+    elif scenario == "refused":
+        store.record("an episode to wrap", "observation")
+        prep = prepare_wrap(store)
+        clock.advance(minutes=10)  # the refusal renews the lease from here
+        arm()
+        try:
+            validated_save_continuity(store, "no sections at all", wrap_token=prep.wrap_token)
+        except ContinuityRejectedError:
+            pass
     elif scenario == "supersede":
         old = store.record("The user lives in Porto and works remotely", "observation")
         new = store.record("The user now lives in Lisbon and works remotely", "observation")
@@ -92,6 +102,7 @@ SCENARIOS = {
     "started": "wrap_started",
     "cancelled": "wrap_cancelled",
     "reclaimed": "wrap_cancelled",
+    "refused": "continuity_refused",
     "supersede": "supersede",
     "import": "import",
 }
@@ -142,6 +153,13 @@ def _changes_and_entries(db: Path, scenario: str) -> tuple[set[str], set[str]]:
     if scenario in ("cancelled", "reclaimed"):
         cancelled = _rows(db, "SELECT id FROM wraps WHERE status = 'cancelled'")
         return cancelled, _logged(db, "wrap_cancelled", "wrap_id")
+    if scenario == "refused":
+        renewed = _rows(
+            db,
+            "SELECT id FROM wraps"
+            " WHERE julianday(lease_expires_at) > julianday(started_at, '+31 minutes')",
+        )
+        return renewed, _logged(db, "continuity_refused", "wrap_id")
     if scenario == "supersede":
         links = _rows(db, "SELECT old_id || ' ' || new_id FROM supersessions WHERE via = 'wrap'")
         old = _logged(db, "supersede", "old_id", via="wrap")

@@ -260,24 +260,29 @@ def _restore(target: Path, previous: str | None, written: str) -> None:
         target.unlink(missing_ok=True)
 
 
-def _renew_lease(store: Store, ctx: _Context) -> None:
-    """A refused save is the owner still at work: its wrap's lease starts again."""
+def _renew_lease(store: Store, ctx: _Context, refusal: _judge.Refusal) -> None:
+    """A refused save is the owner still at work: its wrap's lease starts again.
+
+    The refusal's audit entry commits with the renewal (durably: the trail gets it after).
+    """
     with store._lock:
         conn = store.connection("save_continuity")
-        with write_transaction(conn, operation="save_continuity", path=store.path, durable=False):
+        with write_transaction(conn, operation="save_continuity", path=store.path):
             renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
+            store.stage_audit(
+                conn,
+                "continuity_refused",
+                actor="agent",
+                data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
+            )
+        store.flush_audit()
 
 
 def _refused(
     store: Store, ctx: _Context, draft_findings: list[Finding], refusal: _judge.Refusal
 ) -> ContinuityRejectedError:
     findings = (*draft_findings, refusal.finding)
-    _renew_lease(store, ctx)
-    store.emit_audit(
-        "continuity_refused",
-        actor="agent",
-        data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
-    )
+    _renew_lease(store, ctx, refusal)
     return ContinuityRejectedError(refusal.finding.message, findings=findings)
 
 
