@@ -1,4 +1,7 @@
-"""kill -9 at the audit window of prepare, cancel, reclaim, refusal, wrap supersessions, import.
+"""kill -9 at the audit window of the changes whose entry was appended after their commit.
+
+Prepare, cancel and reclaim of a wrap, a refused save, a save's supersede links, crystal and
+spore updates, and ``import_from``.
 
 A child process makes one change and is SIGKILLed at one of two points: when the change's
 audit entry is staged (``stage``), or when the staged entry is about to be appended to the
@@ -24,7 +27,9 @@ CHILD = r"""
 import os, signal, sys
 from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
 from anneal_memory.audit import _sink, _trail
+from anneal_memory.crystal import crystallize, update_crystal
 from anneal_memory.errors import ContinuityRejectedError
+from anneal_memory.spores import add_spore, update_spore
 from anneal_memory.testing import FrozenClock
 
 db, scenario, point, event = sys.argv[1:5]
@@ -90,6 +95,15 @@ with Store(db, clock=clock) as store:
         arm()
         context = f"- moved to Lisbon [supersedes: {old.id} by {new.id}]"
         validated_save_continuity(store, TEXT.format(context=context), wrap_token=prep.wrap_token)
+    elif scenario == "crystal_update":
+        cited = store.record("the pool ran out of sockets", "observation")
+        crystallize(store, "pool_sizing", level=2, explanation="size the pool", evidence=[cited.id])
+        arm()
+        update_crystal(store, "pool_sizing", explanation="size the pool for peak load")
+    elif scenario == "spore_update":
+        spore = add_spore(store, type="task", text="check the pool size")
+        arm()
+        update_spore(store, spore.id, text="check the pool size at peak")
     elif scenario == "import":
         arm()
         store.import_from(sys.argv[5])
@@ -104,6 +118,8 @@ SCENARIOS = {
     "reclaimed": "wrap_cancelled",
     "refused": "continuity_refused",
     "supersede": "supersede",
+    "crystal_update": "crystal_changed",
+    "spore_update": "spore_changed",
     "import": "import",
 }
 
@@ -166,6 +182,12 @@ def _changes_and_entries(db: Path, scenario: str) -> tuple[set[str], set[str]]:
         new = _logged(db, "supersede", "new_id", via="wrap")
         entries = {f"{o} {n}" for o, n in zip(sorted(old), sorted(new), strict=True)}
         return links, entries
+    if scenario == "crystal_update":
+        updated = _rows(db, "SELECT name FROM crystals WHERE revision > 1")
+        return updated, _logged(db, "crystal_changed", "name", op="update")
+    if scenario == "spore_update":
+        updated = _rows(db, "SELECT printf('spore-%03d', num) FROM spores WHERE revision > 1")
+        return updated, _logged(db, "spore_changed", "spore_id", op="update")
     imported = _rows(db, "SELECT id FROM episodes WHERE content LIKE 'imported note%'")
     changes = {"import"} if imported else set()
     return changes, {"import"} if any(e["event"] == "import" for e in iter_entries(db)) else set()
