@@ -6,7 +6,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -17,6 +17,9 @@ from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.types import ImportReport, ImportResult
+
+if TYPE_CHECKING:
+    from anneal_memory.audit._intents import StagedEntry
 
 __all__ = ["TransferMixin"]
 
@@ -33,8 +36,8 @@ class TransferMixin:
         def connection(self, operation: str) -> sqlite3.Connection: ...
         def stage_audit(
             self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
-        ) -> None: ...
-        def flush_audit(self) -> None: ...
+        ) -> StagedEntry | None: ...
+        def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None: ...
         def _now(self) -> str: ...
         def load_continuity(self) -> str | None: ...
         def sidecar(self, suffix: str) -> Path: ...
