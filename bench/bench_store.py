@@ -15,9 +15,9 @@ Targets
   upstream  with ``--upstream-python PATH``: anneal-memory 1.0.2 (its README API, audit
           on) in a worker subprocess of that interpreter; the worker times each call itself,
           so pipe overhead is not counted, and its calls stay interleaved with ours.
-  baseline  with ``--baseline-src DIR`` (record phase only): our Store from another source
-          tree (e.g. ``git archive`` of an older commit), in a worker like upstream's, so a
-          change is measured before and after in one interleaved run.
+  baseline  with ``--baseline-src [NAME=]DIR`` (record phase only, repeatable): our Store
+          from another source tree (e.g. ``git archive`` of an older commit), in a worker like
+          upstream's, so a change is measured before and after in one interleaved run.
 
 Phases
   record   --record-n single durable writes per target.
@@ -33,7 +33,7 @@ Phases
 Usage:
   .venv/bin/python bench/bench_store.py [--record-n 3000] [--sizes 10000,100000]
       [--million] [--reps 5] [--floor auto|full|full+audit]
-      [--upstream-python /work/venv-upstream/bin/python] [--baseline-src DIR]
+      [--upstream-python /work/venv-upstream/bin/python] [--baseline-src [NAME=]DIR ...]
       [--quick] [--out f.json]
 Prints ONE JSON summary on stdout (progress on stderr). Seeded (--seed 42).
 """
@@ -363,7 +363,7 @@ def phase_open(targets: list, reps: int) -> dict:
 def ratios(res: dict) -> dict:
     r: dict = {}
     rec = res.get("record", {})
-    for name in ("ours", "baseline", "upstream"):
+    for name in [n for n in rec if n != "raw"]:
         if name in rec:
             r[f"record_p50:{name}/raw_floor"] = ratio(
                 rec[name]["median_ms"], rec["raw"]["median_ms"]
@@ -401,16 +401,18 @@ def goals(r: dict) -> dict:
     return out
 
 
-def _baseline(src: str | None, tmp: str, res: dict) -> list:
-    """The ``--baseline-src`` target (record phase only), opened; [] without one."""
-    if src is None:
-        return []
-    target = Remote("baseline", sys.executable, src=src)
-    res["versions"]["baseline"] = f"{target.version} from {src}"
-    d = os.path.join(tmp, "baseline")
-    os.makedirs(d)
-    target.open(d)
-    return [target]
+def _baselines(specs: list[str], tmp: str, res: dict) -> list:
+    """The ``--baseline-src [NAME=]DIR`` targets (record phase only), opened."""
+    out = []
+    for spec in specs:
+        name, _, src = spec.rpartition("=")
+        target = Remote(name or "baseline", sys.executable, src=src)
+        res["versions"][target.name] = f"{target.version} from {src}"
+        d = os.path.join(tmp, target.name)
+        os.makedirs(d)
+        target.open(d)
+        out.append(target)
+    return out
 
 
 def choose_floor(arg: str, tmp: str) -> tuple[str, str]:
@@ -448,9 +450,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--baseline-src",
-        default=None,
+        action="append",
+        default=[],
+        metavar="[NAME=]DIR",
         help="a source folder of anneal_memory (e.g. an older commit's packages/anneal-core/"
-        "src): its Store joins the record phase as 'baseline', in a worker of this Python",
+        "src): its Store joins the record phase as NAME (default 'baseline'), in a worker "
+        "of this Python; repeatable",
     )
     ap.add_argument("--skip", default="", help="comma list of record,scaling")
     ap.add_argument("--seed", type=int, default=42)
@@ -498,7 +503,7 @@ def main() -> None:
         have = 0
         if "record" not in skip:
             log(f"record: {args.record_n:,} per target, interleaved")
-            baseline = _baseline(args.baseline_src, tmp, res)
+            baseline = _baselines(args.baseline_src, tmp, res)
             try:
                 res["record"] = phase_record(targets + baseline, texts[: args.record_n])
             finally:
