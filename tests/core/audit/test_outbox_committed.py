@@ -80,3 +80,12 @@ def test_the_staged_entry_appended_directly_matches_the_outbox_row(db_path: Path
         ident, event, actor, data = row.fetchone()
     entry = next(e for e in iter_entries(db_path) if e.get("intent") == ident)
     assert (entry["event"], entry["actor"], entry["data"]) == (event, actor, json.loads(data))
+
+
+def test_the_outbox_keeps_only_a_few_appended_rows(store: Store):
+    for i in range(100):
+        store.record(f"note {i}", "observation")
+    conn = store.connection("test")
+    rows = conn.execute("SELECT count(*) FROM audit_outbox").fetchone()[0]
+    assert 1 <= rows <= 9  # deleted in batches of 8; the newest appended row always stays
+    assert AuditTrail.verify(store.path).pending_entries == 0

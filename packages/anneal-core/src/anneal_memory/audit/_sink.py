@@ -56,7 +56,9 @@ _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
 _PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
 _NAME_FIELDS = ("session_id", "previous")
 _LOAD_BATCH = 500
-_FORGET_EVERY = 64  # appended rows are deleted in batches, inside a later write
+# Appended rows are deleted in small batches inside a later write: the outbox stays within
+# a page or two, so a batch frees (and secure_delete rewrites) no page.
+_FORGET_EVERY = 8
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
