@@ -84,8 +84,11 @@ def open_wrap(
     """Run the prepare transaction; ``frame(episodes, continuity, ...)`` builds a package."""
     with store._lock:
         conn = store.connection("prepare_wrap")
-        # Durable: its audit entries are appended to the trail once it has committed.
-        with write_transaction(conn, operation="prepare_wrap", path=store.path):
+        # Flushed to disk when it stages audit entries (the trail gets them once it has
+        # committed). Without a trail, a power cut before the save's durable commit only
+        # leaves no wrap open, which the save reports; no episode or continuity is at stake.
+        durable = store.audit_trail is not None
+        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=durable):
             reclaimed = _clear_open(conn, store, now, opening.session_id)
             # Read under the write lock: a save writes the file inside its transaction.
             continuity = read_continuity(continuity_path(store))
