@@ -57,7 +57,7 @@ _PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
 _NAME_FIELDS = ("session_id", "previous")
 _LOAD_BATCH = 500
 # Appended rows are deleted in small batches inside a later write: the outbox stays within
-# a page or two, so a batch frees (and secure_delete rewrites) no page.
+# a page or two, so a batch frees (and secure_delete rewrites) a page at most.
 _FORGET_EVERY = 8
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
