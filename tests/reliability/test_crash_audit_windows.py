@@ -207,6 +207,8 @@ def test_a_kill_at_the_audit_window_keeps_change_and_entry_together(
     assert changes == entries
     if point == "append":
         assert changes, "a kill after the commit keeps the change"
+    else:
+        assert not changes, "a kill while the entry is staged rolls the change back"
     result = AuditTrail.verify(db)
     assert result.valid, result.error
     assert result.pending_entries == 0
