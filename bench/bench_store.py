@@ -15,6 +15,9 @@ Targets
   upstream  with ``--upstream-python PATH``: anneal-memory 1.0.2 (its README API, audit
           on) in a worker subprocess of that interpreter; the worker times each call itself,
           so pipe overhead is not counted, and its calls stay interleaved with ours.
+  baseline  with ``--baseline-src [NAME=]DIR`` (record phase only, repeatable): our Store
+          from another source tree (e.g. ``git archive`` of an older commit), in a worker like
+          upstream's, so a change is measured before and after in one interleaved run.
 
 Phases
   record   --record-n single durable writes per target.
@@ -30,7 +33,8 @@ Phases
 Usage:
   .venv/bin/python bench/bench_store.py [--record-n 3000] [--sizes 10000,100000]
       [--million] [--reps 5] [--floor auto|full|full+audit]
-      [--upstream-python /work/venv-upstream/bin/python] [--quick] [--out f.json]
+      [--upstream-python /work/venv-upstream/bin/python] [--baseline-src [NAME=]DIR ...]
+      [--quick] [--out f.json]
 Prints ONE JSON summary on stdout (progress on stderr). Seeded (--seed 42).
 """
 
@@ -253,14 +257,18 @@ class Ours:
 class Remote:
     """Proxy for a target living in a worker subprocess (JSON lines over pipes)."""
 
-    def __init__(self, name: str, python: str) -> None:
+    def __init__(self, name: str, python: str, src: str | None = None) -> None:
         self.name = name
+        env = None
+        if src is not None:  # another source tree of our package, ahead of the installed one
+            env = {**os.environ, "PYTHONPATH": os.path.abspath(src)}
         self.proc = subprocess.Popen(
             [python, os.path.abspath(__file__), "--worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             bufsize=1,
+            env=env,
         )
         self.version = self._call("version")
 
@@ -355,7 +363,7 @@ def phase_open(targets: list, reps: int) -> dict:
 def ratios(res: dict) -> dict:
     r: dict = {}
     rec = res.get("record", {})
-    for name in ("ours", "upstream"):
+    for name in [n for n in rec if n != "raw"]:
         if name in rec:
             r[f"record_p50:{name}/raw_floor"] = ratio(
                 rec[name]["median_ms"], rec["raw"]["median_ms"]
@@ -393,6 +401,20 @@ def goals(r: dict) -> dict:
     return out
 
 
+def _baselines(specs: list[str], tmp: str, res: dict) -> list:
+    """The ``--baseline-src [NAME=]DIR`` targets (record phase only), opened."""
+    out = []
+    for spec in specs:
+        name, _, src = spec.rpartition("=")
+        target = Remote(name or "baseline", sys.executable, src=src)
+        res["versions"][target.name] = f"{target.version} from {src}"
+        d = os.path.join(tmp, target.name)
+        os.makedirs(d)
+        target.open(d)
+        out.append(target)
+    return out
+
+
 def choose_floor(arg: str, tmp: str) -> tuple[str, str]:
     if arg != "auto":
         return arg, "set by --floor"
@@ -425,6 +447,15 @@ def main() -> None:
         type=int,
         default=100_000,
         help="leave upstream out of larger stages (its LIKE recall at 1M takes seconds)",
+    )
+    ap.add_argument(
+        "--baseline-src",
+        action="append",
+        default=[],
+        metavar="[NAME=]DIR",
+        help="a source folder of anneal_memory (e.g. an older commit's packages/anneal-core/"
+        "src): its Store joins the record phase as NAME (default 'baseline'), in a worker "
+        "of this Python; repeatable",
     )
     ap.add_argument("--skip", default="", help="comma list of record,scaling")
     ap.add_argument("--seed", type=int, default=42)
@@ -472,7 +503,12 @@ def main() -> None:
         have = 0
         if "record" not in skip:
             log(f"record: {args.record_n:,} per target, interleaved")
-            res["record"] = phase_record(targets, texts[: args.record_n])
+            baseline = _baselines(args.baseline_src, tmp, res)
+            try:
+                res["record"] = phase_record(targets + baseline, texts[: args.record_n])
+            finally:
+                for t in baseline:
+                    t.close()
             have = args.record_n
         if "scaling" not in skip:
             res["scaling"] = {}

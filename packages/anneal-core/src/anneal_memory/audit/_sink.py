@@ -56,7 +56,9 @@ _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
 _PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
 _NAME_FIELDS = ("session_id", "previous")
 _LOAD_BATCH = 500
-_FORGET_EVERY = 64  # appended rows are deleted in batches, inside a later write
+# Appended rows are deleted in small batches inside a later write: the outbox stays within
+# a page or two, so a batch frees (and secure_delete rewrites) a page at most.
+_FORGET_EVERY = 8
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
@@ -126,6 +128,14 @@ def _load_staged(conn: sqlite3.Connection, after: int) -> list[StagedEntry]:
     ]
 
 
+def _contiguous(entries: Sequence[StagedEntry]) -> bool:
+    """True when ``entries`` are outbox rows ``n, n+1, ...`` (one transaction's, in order)."""
+    if not entries:
+        return False
+    first = entries[0].intent
+    return first > 0 and all(e.intent == first + i for i, e in enumerate(entries))
+
+
 class StoreAuditSink:
     """Stages ``(event, actor, data)`` in the store's transactions and appends them after."""
 
@@ -157,8 +167,11 @@ class StoreAuditSink:
 
     def stage(
         self, conn: sqlite3.Connection, event: str, actor: str, data: Mapping[str, Any]
-    ) -> None:
+    ) -> StagedEntry:
         """Write one entry to the outbox, inside the caller's open write transaction.
+
+        Returns the staged entry: once the transaction has committed, passing it to
+        :meth:`flush` spares reading it back from the outbox.
 
         Raises:
             InvalidInputError: ``event`` is outside the audit vocabulary (a library bug).
@@ -171,20 +184,29 @@ class StoreAuditSink:
             # Keep the newest flushed row: ids must never repeat.
             conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
             self._forgotten_through = self._flushed_through
-        conn.execute(
+        cursor = conn.execute(
             "INSERT INTO audit_outbox(event, actor, data) VALUES (?, ?, ?)",
             (kind.value, actor, _CANONICAL.encode(scrubbed)),
         )
         self._dirty = True
         self._staged_here = True
+        return StagedEntry(
+            intent=int(cursor.lastrowid or 0), event=kind, actor=actor, data=scrubbed
+        )
 
-    def flush(self) -> None:
-        """Append every staged entry the trail lacks. Never raises; failures are counted."""
+    def flush(self, committed: Sequence[StagedEntry] = ()) -> None:
+        """Append every staged entry the trail lacks. Never raises; failures are counted.
+
+        ``committed``: entries :meth:`stage` returned in a transaction that has committed
+        (never one that rolled back). When they are the next the trail needs, they are
+        appended as they are, without reading the outbox; any other staged entry is
+        appended by a later flush or the next open.
+        """
         if not self._dirty:
             return
         with self._host._lock:
             try:
-                mark = self._append_pending(self._host.connection("audit"))
+                mark = self._append_pending(self._host.connection("audit"), committed)
             except Exception as exc:
                 self._count_failure(exc)
                 return
@@ -192,16 +214,23 @@ class StoreAuditSink:
             self._dirty = False
             self._staged_here = False
 
-    def _append_pending(self, conn: sqlite3.Connection) -> int:
+    def _append_pending(
+        self, conn: sqlite3.Connection, committed: Sequence[StagedEntry] = ()
+    ) -> int:
         if not self._staged_here:
             newest = conn.execute("SELECT max(id) FROM audit_outbox").fetchone()[0]
             if newest is None or int(newest) <= self._flushed_through:
                 # Nothing staged since the last flush: leave the trail's files alone.
                 return self._flushed_through
         loaded = [_LOAD_BATCH]
+        known = [committed] if _contiguous(committed) else []
 
         def load(after: int) -> Sequence[StagedEntry]:
-            batch = _load_staged(conn, after)
+            if known and known[0][0].intent == after + 1:
+                batch = known.pop()
+            else:
+                known.clear()
+                batch = _load_staged(conn, after)
             loaded[0] = len(batch)
             return batch
 
@@ -227,11 +256,11 @@ class StoreAuditSink:
             try:
                 # Durable: the change it describes is already committed durably.
                 with write_transaction(conn, operation="audit", path=host.path):
-                    self.stage(conn, event, actor, data)
+                    entry = self.stage(conn, event, actor, data)
             except Exception as exc:
                 self._count_failure(exc)
                 return
-            self.flush()
+            self.flush((entry,))
 
     def close(self) -> None:
         """Flush, then drop outbox rows the trail holds (best effort; never raises)."""

@@ -89,16 +89,18 @@ def wrap_cancel(
                     "wrap's; nothing was cancelled (wrap-status shows the open wrap)"
                 )
             cancel_wrap(conn, wrap, now=format_timestamp(store.clock.now()))
-    store.emit_audit(
-        "wrap_cancelled",
-        actor=session_id or ("operator" if force else "agent"),
-        data={
-            "wrap_id": wrap.id,
-            "wrap_token_prefix": wrap.token[:8],
-            "episode_count": wrap.episode_count,
-            "reason": "forced" if force else "cancelled",
-        },
-    )
+            store.stage_audit(
+                conn,
+                "wrap_cancelled",
+                actor=session_id or ("operator" if force else "agent"),
+                data={
+                    "wrap_id": wrap.id,
+                    "wrap_token_prefix": wrap.token[:8],
+                    "episode_count": wrap.episode_count,
+                    "reason": "forced" if force else "cancelled",
+                },
+            )
+        store.flush_audit()
     return CancelResult(
         wrap_id=wrap.id,
         wrap_token=wrap.token,

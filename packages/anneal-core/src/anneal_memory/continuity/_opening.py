@@ -35,7 +35,7 @@ from anneal_memory.store._wraps import (
 )
 from anneal_memory.types import Episode
 
-__all__ = ["RETRY_RESERVE_CHARS", "Opened", "emit_reclaimed", "open_wrap"]
+__all__ = ["RETRY_RESERVE_CHARS", "Opened", "open_wrap"]
 
 # Room kept free in the package for the refusal a retry prompt appends.
 RETRY_RESERVE_CHARS = 3_000
@@ -46,7 +46,10 @@ Frame = Callable[..., WrapPackage]
 def _clear_open(
     conn: sqlite3.Connection, store: Store, now: _dt.datetime, opening: WrapOpening
 ) -> tuple[WrapRecord, Holder] | None:
-    """Reclaim a stale open wrap of the scope (cancel it in this transaction); refuse a live one."""
+    """Reclaim a stale open wrap of the scope (cancel and audit it in this transaction).
+
+    A live one is refused.
+    """
     session_id = opening.session_id
     open_wrap = load_open_wrap(conn, opening.scope)
     if open_wrap is None:
@@ -55,6 +58,7 @@ def _clear_open(
     if not may_reclaim(conn, open_wrap, holder, session_id):
         raise in_progress_error(open_wrap, holder, db_path=store.path)
     cancel_wrap(conn, open_wrap, now=format_timestamp(now))
+    _stage_reclaimed(conn, store, (open_wrap, holder), session_id or "agent")
     return open_wrap, holder
 
 
@@ -84,9 +88,11 @@ def open_wrap(
     """Run the prepare transaction; ``frame(episodes, continuity, ...)`` builds a package."""
     with store._lock:
         conn = store.connection("prepare_wrap")
-        # Not flushed to disk: a power cut before the save's (durable) commit only leaves no
-        # wrap open, which the save reports; no episode or continuity is at stake.
-        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=False):
+        # Flushed to disk when it stages audit entries (the trail gets them once it has
+        # committed). Without a trail, a power cut before the save's durable commit only
+        # leaves no wrap open, which the save reports; no episode or continuity is at stake.
+        durable = store.audit_trail is not None
+        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=durable):
             reclaimed = _clear_open(conn, store, now, opening)
             # Read under the write lock: a save writes the file inside its transaction.
             continuity = read_continuity(continuity_path(store, opening.scope))
@@ -98,15 +104,46 @@ def open_wrap(
                     conn, opening, through_seq=through, episode_count=len(episodes)
                 )
                 bind_wrap(conn, opening.token)
+                _stage_started(conn, store, opening, wrap_id=wrap_id, episodes=episodes, left=left)
+        store.flush_audit()
     return Opened(
         wrap_id=wrap_id, episodes=episodes, left=left, continuity=continuity, reclaimed=reclaimed
     )
 
 
-def emit_reclaimed(store: Store, reclaimed: tuple[WrapRecord, Holder], actor: str) -> None:
-    """Audit a reclaimed wrap as ``wrap_cancelled`` (reason ``expired`` or ``revoked``)."""
+def _stage_started(
+    conn: sqlite3.Connection,
+    store: Store,
+    opening: WrapOpening,
+    *,
+    wrap_id: int,
+    episodes: list[Episode],
+    left: int,
+) -> None:
+    """Stage ``wrap_started`` in the prepare's transaction."""
+    store.stage_audit(
+        conn,
+        "wrap_started",
+        actor=opening.session_id or "agent",
+        data={
+            "wrap_id": wrap_id,
+            "wrap_token_prefix": opening.token[:8],
+            "episode_ids": [e.id for e in episodes],
+            "episode_count": len(episodes),
+            "episodes_left": left,
+            "session_id": opening.session_id,
+            "schema": opening.schema_name,
+        },
+    )
+
+
+def _stage_reclaimed(
+    conn: sqlite3.Connection, store: Store, reclaimed: tuple[WrapRecord, Holder], actor: str
+) -> None:
+    """Stage a reclaimed wrap's ``wrap_cancelled`` (reason ``expired`` or ``revoked``)."""
     wrap, holder = reclaimed
-    store.emit_audit(
+    store.stage_audit(
+        conn,
         "wrap_cancelled",
         actor=actor,
         data={

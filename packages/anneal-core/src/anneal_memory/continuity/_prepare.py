@@ -15,7 +15,7 @@ from anneal_memory.continuity._durable import parse_facts
 from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._markers import PatternLine, parse_pattern_line
-from anneal_memory.continuity._opening import Opened, emit_reclaimed, open_wrap
+from anneal_memory.continuity._opening import Opened, open_wrap
 from anneal_memory.continuity._package import render_instructions, render_package
 from anneal_memory.continuity._results import PrepareResult, ProvenPattern, WrapPackage, WrapStatus
 from anneal_memory.continuity._schema import SectionRole, SectionSchema
@@ -252,9 +252,6 @@ def prepare_wrap(
         max_package_chars=max_package_chars,
     )
     opened = open_wrap(store, opening, now=now, budget=max_package_chars, frame=frame)
-    actor = session_id or "agent"
-    if opened.reclaimed is not None:
-        emit_reclaimed(store, opened.reclaimed, actor)
     if opened.wrap_id is None:
         return PrepareResult(
             status=WrapStatus.EMPTY,
@@ -294,19 +291,6 @@ def _ready(
     )
     today = _dt.date.fromisoformat(opening.today)
     text = render_package(package) + _crystal_proposals(store, package, schema, today)
-    store.emit_audit(
-        "wrap_started",
-        actor=opening.session_id or "agent",
-        data={
-            "wrap_id": opened.wrap_id,
-            "wrap_token_prefix": opening.token[:8],
-            "episode_ids": [e.id for e in episodes],
-            "episode_count": len(episodes),
-            "episodes_left": opened.left,
-            "session_id": opening.session_id,
-            "schema": schema.name,
-        },
-    )
     message = f"Ready to compress {len(episodes)} episode(s)."
     if opened.left:
         message += (

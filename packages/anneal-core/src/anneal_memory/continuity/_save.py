@@ -240,6 +240,7 @@ def _commit(
                     counts=counts,
                 )
                 _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
+                _updates.stage_links(store, conn, links, actor=actor)
                 try:
                     write_continuity(path, text)
                 except OSError as exc:  # the transaction rolls back: nothing was saved
@@ -264,24 +265,29 @@ def _restore(target: Path, previous: str | None, written: str) -> None:
         target.unlink(missing_ok=True)
 
 
-def _renew_lease(store: Store, ctx: _Context) -> None:
-    """A refused save is the owner still at work: its wrap's lease starts again."""
+def _renew_lease(store: Store, ctx: _Context, refusal: _judge.Refusal) -> None:
+    """A refused save is the owner still at work: its wrap's lease starts again.
+
+    The refusal's audit entry commits with the renewal (durably: the trail gets it after).
+    """
     with store._lock:
         conn = store.connection("save_continuity")
-        with write_transaction(conn, operation="save_continuity", path=store.path, durable=False):
+        with write_transaction(conn, operation="save_continuity", path=store.path):
             renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
+            store.stage_audit(
+                conn,
+                "continuity_refused",
+                actor="agent",
+                data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
+            )
+        store.flush_audit()
 
 
 def _refused(
     store: Store, ctx: _Context, draft_findings: list[Finding], refusal: _judge.Refusal
 ) -> ContinuityRejectedError:
     findings = (*draft_findings, refusal.finding)
-    _renew_lease(store, ctx)
-    store.emit_audit(
-        "continuity_refused",
-        actor="agent",
-        data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
-    )
+    _renew_lease(store, ctx, refusal)
     return ContinuityRejectedError(refusal.finding.message, findings=findings)
 
 
@@ -421,6 +427,4 @@ def validated_save_continuity(
     actor = session_id or "agent"
     written = _commit(store, draft, ctx, affect, links, actor=actor, allow_shrink=allow_shrink)
     draft.findings.extend(links.findings())
-    result = _result(store, draft, ctx, written)
-    _updates.emit_links(store, links, actor=actor)
-    return result
+    return _result(store, draft, ctx, written)

@@ -37,9 +37,9 @@ __all__ = [
     "apply_corroboration",
     "begin_links",
     "corroborate",
-    "emit_links",
     "judge_links",
     "parse_links",
+    "stage_links",
     "strip_markers",
     "superseded_in",
     "write_links",
@@ -220,9 +220,9 @@ def corroborate(
         apply_corroboration(draft, store.connection("save_continuity"), citable, superseded)
 
 
-def emit_links(store: Store, links: WrapLinks, *, actor: str) -> None:
-    """One ``supersede`` audit event per link the save recorded."""
+def stage_links(store: Store, conn: sqlite3.Connection, links: WrapLinks, *, actor: str) -> None:
+    """One ``supersede`` audit entry per link written, staged in the save's transaction."""
     for old, new in links.accepted:
-        store.emit_audit(
-            "supersede", actor=actor, data={"old_id": old, "new_id": new, "via": VIA_WRAP}
+        store.stage_audit(
+            conn, "supersede", actor=actor, data={"old_id": old, "new_id": new, "via": VIA_WRAP}
         )

@@ -240,15 +240,15 @@ def update_crystal(
             (*changes.values(), format_timestamp(store.clock.now()), name),
         )
         crystal = require(conn, name, "crystal update", day)
-    data: dict[str, Any] = {
-        "op": "update",
-        "name": name,
-        "revision": crystal.revision,
-        "fields": sorted([*changes, *(["evidence"] if ids is not None else [])]),
-    }
-    if explanation is not None:
-        data["content"] = crystal.explanation
-    _audit(store, actor, data)
+        data: dict[str, Any] = {
+            "op": "update",
+            "name": name,
+            "revision": crystal.revision,
+            "fields": sorted([*changes, *(["evidence"] if ids is not None else [])]),
+        }
+        if explanation is not None:
+            data["content"] = crystal.explanation
+        _audit(store, actor, data)
     return crystal
 
 

@@ -243,10 +243,10 @@ def update_spore(
                 (num, day.isoformat(), note, num),
             )
         spore = _require(conn, num, "spore update", day)
-    extra: dict[str, Any] = {"fields": sorted([*changes, *(["note"] if note else [])])}
-    if text is not None:
-        extra["text"] = spore.text
-    _audit(store, actor, "update", spore, **extra)
+        extra: dict[str, Any] = {"fields": sorted([*changes, *(["note"] if note else [])])}
+        if text is not None:
+            extra["text"] = spore.text
+        _audit(store, actor, "update", spore, **extra)
     return spore
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._sink import StoreAuditSink
 from anneal_memory.store._policy import write_policy
 from anneal_memory.store._schema import SCHEMA_VERSION
@@ -32,25 +33,31 @@ class AuditHooks:
 
     def stage_audit(
         self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> None:
+    ) -> StagedEntry | None:
         """Stage one audit entry inside the caller's open write transaction.
 
         It commits (or rolls back) with the change; call :meth:`flush_audit` after the
         commit to append it to the trail (a crash before that only delays it: the next
-        open or flush appends it). Without an audit trail attached it does nothing.
+        open or flush appends it). Without an audit trail attached it does nothing and
+        returns None; else it returns the staged entry.
 
         Raises:
             InvalidInputError: ``event`` is outside the audit vocabulary.
         """
         sink = self._audit_sink
-        if sink is not None:
-            sink.stage(conn, event, actor, data)
+        if sink is None:
+            return None
+        return sink.stage(conn, event, actor, data)
 
-    def flush_audit(self) -> None:
-        """Append staged audit entries to the trail. Never raises (failures are counted)."""
+    def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None:
+        """Append staged audit entries to the trail. Never raises (failures are counted).
+
+        ``committed``: what :meth:`stage_audit` returned inside a transaction that has
+        committed; they are appended without reading them back from the database.
+        """
         sink = self._audit_sink
         if sink is not None:
-            sink.flush()
+            sink.flush([e for e in committed if e is not None])
 
     def _on_migrated(self, conn: sqlite3.Connection, found: int, *, gate_on_create: bool) -> None:
         """Inside the migration's transaction: its audit entry and a new store's policy."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from anneal_memory._clock import Clock, format_timestamp
@@ -43,8 +44,13 @@ def apply_import(
     clock: Clock,
     continuity_file: Path,
     dry_run: bool,
+    audit: Callable[[sqlite3.Connection, ImportReport], None] | None = None,
 ) -> ImportReport:
-    """Import ``source`` into the store behind ``conn``; see ``Store.import_from``."""
+    """Import ``source`` into the store behind ``conn``; see ``Store.import_from``.
+
+    ``audit(conn, report)`` stages the import's audit entry inside its transaction (not
+    called for a dry run).
+    """
     if source == db_path:
         raise ImportFormatError(f"{source} is this store's own database; nothing to import")
     written = False
@@ -59,6 +65,8 @@ def apply_import(
             if dry_run:
                 raise _DryRun(plan)
             set_meta(conn, [("last_write", format_timestamp(clock.now()))])
+            if audit is not None:
+                audit(conn, plan.report)
             if plan.continuity is not None:
                 _write_continuity(continuity_file, plan.continuity)
                 written = True

@@ -37,6 +37,8 @@ from anneal_memory.types import Episode, StateSlot, SupersessionLink, Trust
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from anneal_memory.audit._intents import StagedEntry
+
 __all__ = [
     "ProvenanceMixin",
     "RecordProvenance",
@@ -153,7 +155,7 @@ class ProvenanceMixin:
 
         def connection(self, operation: str) -> sqlite3.Connection: ...
         def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None: ...
-        def flush_audit(self) -> None: ...
+        def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None: ...
         def _now(self) -> str: ...
 
     @property

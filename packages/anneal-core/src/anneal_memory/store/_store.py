@@ -14,6 +14,7 @@ from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory._scope_files import continuity_suffix
+from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import (
@@ -304,16 +305,21 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         )
         with self._lock:
             conn = self.connection("record")
+            staged: list[StagedEntry | None] = []
             with write_transaction(conn, operation="record", path=self._path):
                 before = conn.total_changes
                 episode = _episodes.insert_episode(conn, item)
                 if conn.total_changes != before:  # not an idempotent retry
-                    episode = self._stage_record(conn, episode, prov)
-            self.flush_audit()
+                    episode = self._stage_record(conn, episode, prov, staged)
+            self.flush_audit(staged)
         return episode
 
     def _stage_record(
-        self, conn: sqlite3.Connection, episode: Episode, prov: RecordProvenance
+        self,
+        conn: sqlite3.Connection,
+        episode: Episode,
+        prov: RecordProvenance,
+        staged: list[StagedEntry | None],
     ) -> Episode:
         replaced: list[str] = []
         if not prov.is_default:
@@ -321,14 +327,16 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         data = {"episode_id": episode.id, "type": episode.type.value, "content": episode.content}
         if episode.trust is not Trust.AGENT:
             data["trust"] = episode.trust.value
-        self.stage_audit(conn, "record", actor=episode.source, data=data)
-        for old_id in replaced:
+        staged.append(self.stage_audit(conn, "record", actor=episode.source, data=data))
+        staged.extend(
             self.stage_audit(
                 conn,
                 "supersede",
                 actor=episode.source,
                 data={"old_id": old_id, "new_id": episode.id, "via": "explicit"},
             )
+            for old_id in replaced
+        )
         return episode
 
     def recall(  # noqa: PLR0917 - positional order is the documented public API

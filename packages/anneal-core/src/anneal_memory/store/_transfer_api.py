@@ -6,7 +6,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -17,6 +17,9 @@ from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.store._transfer import import_document, iter_export_chunks
 from anneal_memory.types import ImportReport, ImportResult
+
+if TYPE_CHECKING:
+    from anneal_memory.audit._intents import StagedEntry
 
 __all__ = ["TransferMixin"]
 
@@ -31,11 +34,10 @@ class TransferMixin:
         project_name: str
 
         def connection(self, operation: str) -> sqlite3.Connection: ...
-        def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None: ...
         def stage_audit(
             self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
-        ) -> None: ...
-        def flush_audit(self) -> None: ...
+        ) -> StagedEntry | None: ...
+        def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None: ...
         def _now(self) -> str: ...
         def load_continuity(self) -> str | None: ...
         def sidecar(self, suffix: str) -> Path: ...
@@ -138,16 +140,22 @@ class TransferMixin:
                 clock=self._clock,
                 continuity_file=self.sidecar(".continuity.md"),
                 dry_run=dry_run,
+                audit=self._stage_import,
             )
-        if not dry_run:
-            self.emit_audit(
-                "import",
-                actor="operator",
-                data={
-                    "format": report.format,
-                    "source_sha256": report.sha256,
-                    "counts": {c.kind: c.imported for c in report.counts},
-                    "not_carried": {c.kind: c.not_carried for c in report.counts},
-                },
-            )
+            if not dry_run:
+                self.flush_audit()
         return report
+
+    def _stage_import(self, conn: sqlite3.Connection, report: ImportReport) -> None:
+        """Stage the ``import`` entry of ``import_from`` inside its transaction."""
+        self.stage_audit(
+            conn,
+            "import",
+            actor="operator",
+            data={
+                "format": report.format,
+                "source_sha256": report.sha256,
+                "counts": {c.kind: c.imported for c in report.counts},
+                "not_carried": {c.kind: c.not_carried for c in report.counts},
+            },
+        )
