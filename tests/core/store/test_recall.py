@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import pytest
 from anneal_memory import EpisodeType, InvalidQueryError, Store
 from anneal_memory.testing import FrozenClock
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from stems import porter_stem
 
 
 @pytest.fixture
@@ -183,6 +184,7 @@ WORDS = ["alpha", "bravo", "delta", "kilo", "lima", "oscar", "tango", "zulu", "e
         ).map(" ".join),
     )
 )
+@example(query="DES")
 def test_any_string_is_a_valid_keyword(corpus_store: Store, query: str) -> None:
     result = corpus_store.recall(keyword=query, limit=50)
     if not query.strip():  # a blank keyword means "no keyword": newest first
@@ -192,8 +194,11 @@ def test_any_string_is_a_valid_keyword(corpus_store: Store, query: str) -> None:
     for episode in result.episodes:
         words = episode.content.split()
         # A word of the query, or (when no word matched anywhere) a prefix of 3+ letters.
-        assert set(words) & query_tokens or any(
-            w.startswith(t) for w in words for t in query_tokens if len(t) >= 3
+        stems = {porter_stem(t) for t in query_tokens}
+        assert (
+            set(words) & query_tokens
+            or {porter_stem(w) for w in words} & stems
+            or any(w.startswith(t) for w in words for t in query_tokens if len(t) >= 3)
         )
     assert result.total_matching >= len(result.episodes)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from anneal_memory import Store
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from stems import porter_stem
 
 
 def test_a_partial_word_finds_the_whole_word(store: Store) -> None:
@@ -55,6 +56,8 @@ _SYNTAX = ['"', "*", "NEAR", ":", "(", ")", "^", "OR", "AND", "NOT", "-", "+", "
         max_size=8,
     ).map(lambda parts: "".join(parts) if len(parts) % 2 else " ".join(parts))
 )
+@example(query="databE")
+@example(query="pastaS:datab")
 def test_prefix_stage_is_immune_to_fts5_syntax(store: Store, query: str) -> None:
     if not store.status().total_episodes:
         store.record("Chose PostgreSQL as the database", "decision")
@@ -65,5 +68,20 @@ def test_prefix_stage_is_immune_to_fts5_syntax(store: Store, query: str) -> None
     asked = set(re.findall(r"[^\W_]+", query.lower()))
     for episode in result.episodes:
         words = set(re.findall(r"[^\W_]+", episode.content.lower()))
-        assert words & asked or any(w.startswith(t) for w in words for t in asked if len(t) > 2)
+        # A word of the query, the same word stemmed ("pastas" finds "pasta"), or a prefix.
+        assert (
+            words & asked
+            or {porter_stem(w) for w in words} & {porter_stem(t) for t in asked}
+            or any(w.startswith(t) for w in words for t in asked if len(t) > 2)
+        )
     assert store.status().total_episodes == 2
+
+
+def test_a_prefix_is_matched_as_typed_not_as_its_stem(store: Store) -> None:
+    # FTS5 stems a prefix query's term ("des" becomes "de"), which alone would find "delta".
+    store.record("delta wing", "observation")
+    store.record("design review", "observation")
+    result = store.recall(keyword="des")
+    assert [e.content for e in result.episodes] == ["design review"]
+    assert result.total_matching == 1
+    assert store.recall(keyword="databe").total_matching == 0

@@ -12,6 +12,7 @@ from anneal_memory.store._ranking import count_matches, ranked_seqs
 from anneal_memory.store._search import (
     RecallFilters,
     SearchPlan,
+    as_typed,
     plan_prefix_search,
     plan_search,
 )
@@ -151,7 +152,7 @@ def _search(
     # parts of stored words ("SQL" finds PostgreSQL).
     prefixes = plan_prefix_search(keyword)
     if prefixes is not None:
-        result = _ranked(conn, prefixes, filters, limit, offset)
+        result = _ranked(conn, prefixes, as_typed(filters, prefixes), limit, offset)
         if result.total_matching:
             return result
     inside = plan_substring_search(conn, keyword)
@@ -196,7 +197,7 @@ def _count_only(
     plan = plan_search(keyword)
     total = 0 if plan is None else count_matches(conn, plan, filters)
     if not total and (prefixes := plan_prefix_search(keyword)) is not None:
-        total = count_matches(conn, prefixes, filters)
+        total = count_matches(conn, prefixes, as_typed(filters, prefixes))
     if not total and (inside := plan_substring_search(conn, keyword)) is not None:
         total = count_matches(conn, inside, filters)
     return RecallResult(episodes=(), total_matching=total)

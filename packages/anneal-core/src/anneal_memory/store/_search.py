@@ -8,6 +8,7 @@ itself lives in ``_ranking``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ __all__ = [
     "STOPWORDS",
     "RecallFilters",
     "SearchPlan",
+    "as_typed",
     "plan_prefix_search",
     "plan_search",
     "quote",
@@ -264,4 +266,23 @@ def plan_prefix_search(keyword: str) -> SearchPlan | None:
         any_word=" OR ".join(quote(t) + "*" for t in terms),
         terms=terms,
         prefix=True,
+    )
+
+
+def as_typed(filters: RecallFilters, plan: SearchPlan) -> RecallFilters:
+    """``filters`` plus: the episode's text holds one of a prefix plan's terms as typed.
+
+    FTS5 stems the term of a prefix query before matching (``"des"*`` becomes ``"de"*``,
+    which finds "delta"); requiring the unstemmed term in the text keeps the prefix stage to
+    words that begin with what was asked. SQLite's ``lower()`` folds ASCII letters only, so
+    the condition is left out when a term is not ASCII.
+    """
+    if not plan.prefix or not all(term.isascii() for term in plan.terms):
+        return filters
+    held = " OR ".join("instr(lower(e.content), ?) > 0" for _ in plan.terms)
+    return dataclasses.replace(
+        filters,
+        clauses=(*filters.clauses, f"({held})"),
+        params=(*filters.params, *plan.terms),
+        only_type=None,
     )
