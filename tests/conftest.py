@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from anneal_memory import Store
 from anneal_memory.testing import FrozenClock
+
+# The shared test helpers beside this file (backends, stems) import by their module name.
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture
