@@ -1,0 +1,107 @@
+"""Recall on PostgreSQL: hostile keywords, the trigram index and the scan without it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from anneal_memory import Store
+from anneal_memory.store._pg import _substring
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url  # noqa: F401 - fixtures
+
+TSQUERY_HOSTILE = [
+    "&",
+    "|",
+    "!",
+    "<->",
+    "<2>",
+    ":",
+    "*",
+    ":*",
+    "(",
+    ")",
+    "'",
+    "''",
+    "pool & !bottleneck",
+    "pool | disk",
+    "pool <-> bottleneck",
+    "pool:*",
+    "pool:A",
+    "'pool':* & 'disk'",
+    "(pool | disk) & !(x)",
+    "\\",
+    "\\'",
+    "pool\\",
+    "po\\ol",
+    "\x00",
+    "pool\x00disk",
+    "x" * 10_000,
+    "pool " * 2_000,
+    "& | ! <-> : * ( ) ' \\ \x00 % _",
+    "%",
+    "_",
+    "%ool",
+    "p_ol",
+]
+
+
+@pytest.fixture
+def pg_store(pg_url: str):  # noqa: F811
+    with Store(pg_url, project_name="TestAgent") as opened:
+        opened.record("The connection pool is the real bottleneck", "observation")
+        opened.record("Pool sizes vary; the bottleneck moved to disk", "observation")
+        opened.record("Chose PostgreSQL as the database", "decision")
+        opened.record("odd text: 100% of p_ol & pool | !x <-> 'q' back\\slash", "observation")
+        yield opened
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[^\W_]+", text.lower()))
+
+
+@pytest.mark.parametrize("query", TSQUERY_HOSTILE, ids=lambda q: repr(q[:20]))
+def test_tsquery_and_like_syntax_in_a_keyword_is_literal(pg_store: Store, query: str) -> None:
+    result = pg_store.recall(keyword=query, limit=50)
+    asked = _words(query)
+    for episode in result.episodes:
+        held = _words(episode.content)
+        assert held & asked or any(t in w for w in held for t in asked if len(t) >= 3), (
+            query,
+            episode.content,
+        )
+    if not asked:
+        assert result.total_matching == 0
+    assert pg_store.status().total_episodes == 4
+
+
+def test_the_substring_stage_uses_the_trigram_index(pg_store: Store, pg_url: str) -> None:  # noqa: F811
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        assert _substring.has_trigram_index(conn)
+    assert [e.content for e in pg_store.recall("greSQL").episodes] == [
+        "Chose PostgreSQL as the database"
+    ]
+
+
+def test_without_the_trigram_index_the_stage_scans_the_newest_episodes(
+    pg_store: Store,
+    pg_url: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"DROP INDEX {_substring.TRIGRAM_INDEX}")
+        assert not _substring.has_trigram_index(conn)
+    assert pg_store.recall("greSQL").total_matching == 1
+    assert pg_store.recall("ttlene").total_matching == 2
+    monkeypatch.setattr(_substring, "SCAN_MAX_EPISODES", 1)
+    assert pg_store.recall("greSQL").total_matching == 0  # older than the newest one
+    assert pg_store.recall("ttlene").total_matching == 0
+    assert pg_store.recall("lash").total_matching == 1
