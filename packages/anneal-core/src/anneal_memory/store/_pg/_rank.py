@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LENGTH_B", "Terms", "count_ranked", "ranked_page"]
 
-LENGTH_B = 0.75
+LENGTH_B = 0.25
 _WINDOW_S = int(NEIGHBOUR_WINDOW.total_seconds())
 
 
