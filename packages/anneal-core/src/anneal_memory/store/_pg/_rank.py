@@ -6,8 +6,10 @@ term, the SQL condition "the episode holds this term" and its SQL weight within 
 bm25's term frequency does). The score is bm25's shape:
 
 * each held term counts ``idf * weight / (1 - b + b * length / average length)``, with
-  ``idf = ln(1 + (N - n + 0.5) / (n + 0.5))`` (``N`` the episodes, ``n`` the matches of the
-  term that pass the filters) and ``length`` the episode's lexeme count;
+  ``idf = ln(1 + (N - n + 0.5) / (n + 0.5))`` (``N`` the highest episode ``seq``: the
+  episodes ever recorded, read from the primary key where a count would scan the table;
+  ``n`` the matches of the term that pass the filters) and ``length`` the episode's lexeme
+  count;
 * the sum is multiplied by ``1 + COORDINATION_BONUS`` for each further distinct term held;
 * a match recorded right before or after one of the :data:`NEIGHBOUR_SOURCES` best matches,
   within :data:`NEIGHBOUR_WINDOW`, gains :data:`NEIGHBOUR_SHARE` of that match's score,
@@ -64,17 +66,18 @@ def _scored_sql(terms: Terms, filters: RecallFilters) -> tuple[str, tuple[Any, .
     phrase = terms.phrase or "NULL::tsquery"
     holds = [terms.holds.format(q=f"q.q{i}") for i in range(count)]
     columns = ", ".join(
-        f"({h})::int AS h{i}, {terms.weight.format(q=f'q.q{i}')} AS r{i}"
+        f"({h})::int AS h{i}, "
+        f"CASE WHEN {h} THEN {terms.weight.format(q=f'q.q{i}')} ELSE 0 END AS r{i}"
         for i, h in enumerate(holds)
     )
     phrase_hit = "(q.ph IS NOT NULL AND e.tsv @@ q.ph)" if terms.phrase else "false"
     idf = " + ".join(
-        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i} * m.h{i}" for i in range(count)
+        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}" for i in range(count)
     )
     held = " + ".join(f"m.h{i}" for i in range(count))
     sql = (
         f"WITH q AS (SELECT {qs}, {phrase} AS ph), "  # noqa: S608
-        "n AS (SELECT greatest(count(*), 1)::float8 AS docs FROM episodes), "
+        "n AS (SELECT greatest(max(seq), 1)::float8 AS docs FROM episodes), "
         f"m AS (SELECT e.seq, e.ts, {phrase_hit} AS phrase, length(e.tsv) AS len, {columns} "
         f"FROM episodes AS e, q {_where(filters, '(' + ' OR '.join(holds) + ')')}), "
         "d AS (SELECT greatest(avg(len), 1)::float8 AS avglen, "
@@ -94,8 +97,9 @@ def _lifted_sql(neighbours: bool) -> str:
     return (
         f", top AS (SELECT seq, ts, score FROM s ORDER BY score DESC, seq DESC "  # noqa: S608
         f"LIMIT {NEIGHBOUR_SOURCES}), "
-        "nb AS (SELECT s.seq, max(top.score) AS lend FROM s JOIN top "
-        "ON s.seq IN (top.seq - 1, top.seq + 1) AND top.score > s.score "
+        "nb AS (SELECT s.seq, max(top.score) AS lend FROM top "
+        "CROSS JOIN (VALUES (-1), (1)) AS side(step) "
+        "JOIN s ON s.seq = top.seq + side.step AND top.score > s.score "
         "AND abs(extract(epoch FROM s.ts::timestamptz - top.ts::timestamptz)) "
         f"<= {_WINDOW_S} GROUP BY s.seq), "
         "f AS (SELECT s.seq, s.phrase, CASE WHEN nb.lend IS NULL THEN s.score "

@@ -79,6 +79,34 @@ def prefix_terms(keyword: str) -> Terms | None:
     return Terms(query="to_tsquery('simple', %s)", holds=_HOLDS, weight=_WEIGHT, values=quoted)
 
 
+def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
+    """The same terms with each query computed once into a ``tsquery`` constant.
+
+    One round trip; the ranked statement then holds constants the planner can estimate
+    (PostgreSQL's own ``tsquery`` text, cast back). Terms that hold no lexeme are left out;
+    None when none is left.
+    """
+    values = [*terms.values, *([terms.phrase_value] if terms.phrase else [])]
+    parts = [terms.query] * len(terms.values) + ([terms.phrase] if terms.phrase else [])
+    row = conn.execute(
+        "SELECT " + ", ".join(f"({p})::text" for p in parts),
+        values,
+    ).fetchone()
+    found = [str(v) for v in (row or ())]
+    words = tuple(q for q in found[: len(terms.values)] if q)
+    if not words:
+        return None
+    phrase = found[-1] if terms.phrase and found[-1] else None
+    return Terms(
+        query="%s::tsquery",
+        holds=terms.holds,
+        weight=terms.weight,
+        values=words,
+        phrase="%s::tsquery" if phrase else None,
+        phrase_value=phrase,
+    )
+
+
 def _newest(
     conn: psycopg.Connection[Any], filters: RecallFilters, limit: int, offset: int
 ) -> RecallResult:
@@ -97,22 +125,24 @@ def _newest(
     )
 
 
-def _stages(keyword: str) -> list[Terms]:
+def _stages(conn: psycopg.Connection[Any], keyword: str) -> list[Terms | None]:
     found = [word_terms(keyword), prefix_terms(keyword)]
-    return [t for t in found if t is not None]
+    return [None if t is None else resolved(conn, t) for t in found]
 
 
 def _search(
     conn: psycopg.Connection[Any], keyword: str, filters: RecallFilters, limit: int, offset: int
 ) -> RecallResult:
-    stages = _stages(keyword)
+    stages = _stages(conn, keyword)
     for terms in stages:
+        if terms is None:
+            continue
         rows, total = ranked_page(conn, terms, filters, limit, offset)
         if total:
             return RecallResult(
                 episodes=tuple(episode_from_row(r) for r in rows), total_matching=total
             )
-    inside = _substring.terms(conn, keyword) if stages else None
+    inside = _substring.terms(conn, keyword) if plan_search(keyword) else None
     if inside is None:
         return RecallResult(episodes=(), total_matching=0)
     rows, total = ranked_page(conn, inside, filters, limit, offset)
@@ -124,11 +154,10 @@ def _count_only(
 ) -> RecallResult:
     if keyword is None or not keyword.strip():
         return RecallResult(episodes=(), total_matching=_newest(conn, filters, 1, 0).total_matching)
-    stages = _stages(keyword)
-    for terms in stages:
-        if total := count_ranked(conn, terms, filters):
+    for terms in _stages(conn, keyword):
+        if terms is not None and (total := count_ranked(conn, terms, filters)):
             return RecallResult(episodes=(), total_matching=total)
-    inside = _substring.terms(conn, keyword) if stages else None
+    inside = _substring.terms(conn, keyword) if plan_search(keyword) else None
     total = 0 if inside is None else count_ranked(conn, inside, filters)
     return RecallResult(episodes=(), total_matching=total)
 
