@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from anneal_memory import Store
 from anneal_memory.store._pg import _substring
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
@@ -105,3 +107,34 @@ def test_without_the_trigram_index_the_stage_scans_the_newest_episodes(
     assert pg_store.recall("greSQL").total_matching == 0  # older than the newest one
     assert pg_store.recall("ttlene").total_matching == 0
     assert pg_store.recall("lash").total_matching == 1
+
+
+_TSQUERY_SYNTAX = ["&", "|", "!", "<->", "<3>", ":", "*", ":*", "(", ")", "'", "\\", "%", "_", ":A"]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    query=st.lists(
+        st.one_of(
+            st.sampled_from(["pool", "bottle", "ttlene", "postgre", "disk", "zzz", "100"]),
+            st.sampled_from(_TSQUERY_SYNTAX),
+            st.text(max_size=6),
+        ),
+        max_size=8,
+    ).map(lambda parts: "".join(parts) if len(parts) % 2 else " ".join(parts))
+)
+def test_any_string_is_a_literal_keyword_on_postgresql(pg_store: Store, query: str) -> None:
+    result = pg_store.recall(keyword=query, limit=50)
+    if not query.strip():  # a blank keyword means "no keyword": newest first
+        assert result.total_matching == 4
+        return
+    asked = _words(query)
+    for episode in result.episodes:
+        held = _words(episode.content)
+        assert held & asked or any(t in w for w in held for t in asked if len(t) >= 3), (
+            query,
+            episode.content,
+        )
+    assert result.total_matching >= len(result.episodes)
