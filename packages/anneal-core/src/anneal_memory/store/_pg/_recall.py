@@ -170,7 +170,9 @@ def recall(
     limit: object,
     offset: object,
 ) -> RecallResult:
-    """One recall in one read-only snapshot; the SQLite recall's page rules.
+    """One recall in one read-only snapshot (or in the caller's transaction, if one is open).
+
+    The SQLite recall's page rules apply.
 
     ``limit`` above 1,000 is lowered to it; an ``offset`` past 10,000 gives an empty page
     (``total_matching`` still counts).
@@ -181,8 +183,10 @@ def recall(
     page_limit, page_offset = _check_page(limit, offset)
     if keyword is not None and not isinstance(keyword, str):
         raise InvalidQueryError(f"keyword must be a string, not {type(keyword).__name__}")
+    idle = conn.info.transaction_status == 0  # not inside a caller's transaction
     with conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        if idle:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         if page_offset > MAX_RECALL_OFFSET:
             return _count_only(conn, keyword, filters)
         if keyword is None or not keyword.strip():
