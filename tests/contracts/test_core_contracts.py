@@ -23,6 +23,7 @@ OPTIONAL_IMPORTS = {
     "store/_pg/_rank.py": {"psycopg"},
     "store/_pg/_substring.py": {"psycopg"},
     "store/_pg/_schema_trigram.py": {"psycopg"},
+    "store/_pg/_stats.py": {"psycopg"},
     "store/_pg/_store.py": {"psycopg"},
     "store/_pg/_rows.py": {"psycopg"},
     "store/_pg/_transfer.py": {"psycopg"},

@@ -138,3 +138,31 @@ def test_any_string_is_a_literal_keyword_on_postgresql(pg_store: Store, query: s
             episode.content,
         )
     assert result.total_matching >= len(result.episodes)
+
+
+def test_a_bulk_import_leaves_statistics_for_recall_plans(pg_url: str) -> None:  # noqa: F811
+    import psycopg
+    from anneal_memory.store._pg._stats import BULK_ROWS
+
+    episodes = [
+        {
+            "id": f"{0x20000000 + i:08x}",
+            "timestamp": f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z",
+            "type": "observation",
+            "content": f"imported note {i}",
+            "source": "agent",
+            "metadata": {},
+            "idempotency_key": None,
+        }
+        for i in range(BULK_ROWS)
+    ]
+    with Store(pg_url) as store:
+        store.import_json(
+            {"format": "anneal-memory-export", "format_version": 1, "episodes": episodes}
+        )
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = 'episodes'::regclass"
+        ).fetchone()
+    assert row is not None
+    assert row[0] == BULK_ROWS
