@@ -143,6 +143,7 @@ class RawPg:
                 [(iso(self.n + i), t) for i, t in enumerate(texts)],
             )
         self.conn.execute("ANALYZE raw_episodes")
+        self.conn.execute("SELECT gin_clean_pending_list('raw_episodes_tsv'::regclass)")
         self.n += len(texts)
 
     def record(self, text: str) -> float:
@@ -167,8 +168,12 @@ class RawPg:
         self.conn.close()
 
 
-def probes(texts: list[str], count: int) -> list[tuple[int, str]]:
-    """``count`` (row, keyword) pairs spread evenly over the rows; keyword = 2 rarest words."""
+def probes(texts: list[str], count: int) -> list[tuple[int, str, str]]:
+    """``count`` (row, keyword, part) spread evenly over the rows.
+
+    keyword: the row's two rarest words; part: its rarest word of 7+ letters without its first
+    and last letter (found only by the substring stage unless it is a word itself).
+    """
     import re
 
     split = [set(re.findall(r"[^\W_]+", t.lower())) for t in texts]
@@ -179,6 +184,7 @@ def probes(texts: list[str], count: int) -> list[tuple[int, str]]:
     step = max(1, len(texts) // count)
     out = []
     for row in range(0, len(texts), step)[:count]:
-        rare = sorted(split[row], key=lambda w: (df[w], w))[:2]
-        out.append((row, " ".join(rare)))
+        ranked = sorted(split[row], key=lambda w: (df[w], w))
+        long = [w for w in ranked if len(w) >= 7] or ranked
+        out.append((row, " ".join(ranked[:2]), long[0][1:-1]))
     return out

@@ -189,14 +189,16 @@ def size_job(targets: Targets, folder: str, size: int, args: argparse.Namespace)
             engine.close()
 
 
-def forget(engine: Ours, pairs: list[tuple[int, str]]) -> dict:
-    """Share of probed episodes found in the top 10 / 100 by their two rarest words."""
-    top10, top100, fifths = 0, 0, [[0, 0] for _ in range(5)]
-    for k, (row, keyword) in enumerate(pairs):
+def forget(engine: Ours, pairs: list[tuple[int, str, str]]) -> dict:
+    """Share of probed episodes found in the top 10 / 100 by their two rarest words, and in
+    the top 100 by a part of their rarest long word."""
+    top10, top100, part, fifths = 0, 0, 0, [[0, 0] for _ in range(5)]
+    for k, (row, keyword, inner) in enumerate(pairs):
         found = engine.recall_ids(keyword, 100)
         hit = fill_id(row) in found[:10]
         top10 += hit
         top100 += fill_id(row) in found
+        part += fill_id(row) in engine.recall_ids(inner, 100)
         fifth = fifths[min(4, k * 5 // len(pairs))]
         fifth[0] += hit
         fifth[1] += 1
@@ -205,6 +207,7 @@ def forget(engine: Ours, pairs: list[tuple[int, str]]) -> dict:
         "probes": n,
         "found_top10": round(top10 / n, 4),
         "found_top100": round(top100 / n, 4),
+        "found_by_part_top100": round(part / n, 4),
         "top10_by_age_fifth_oldest_first": [round(h / max(t, 1), 4) for h, t in fifths],
     }
 
