@@ -24,7 +24,12 @@ from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._pg import _substring
 from anneal_memory.store._pg._rank import Terms, count_ranked, ranked_page
 from anneal_memory.store._recall import MAX_RECALL_OFFSET, _check_page
-from anneal_memory.store._search import plan_prefix_search, plan_search, tokenize
+from anneal_memory.store._search import (
+    MAX_QUERY_TERMS,
+    plan_prefix_search,
+    plan_search,
+    tokenize,
+)
 from anneal_memory.types import RecallResult
 
 if TYPE_CHECKING:
@@ -58,7 +63,7 @@ def word_terms(keyword: str) -> Terms | None:
     plan = plan_search(keyword)
     if plan is None:
         return None
-    tokens = tokenize(keyword)[:32]
+    tokens = tokenize(keyword)[:MAX_QUERY_TERMS]
     joined = " ".join(tokens)
     return Terms(
         query=_WORD,
