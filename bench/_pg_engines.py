@@ -1,17 +1,21 @@
 """The four engines of ``bench_pg.py``: our Store on SQLite and on PostgreSQL, and two raw floors.
 
 Each engine: ``fill(texts)`` (bulk, untimed), ``record(text) -> seconds``,
-``recall(keyword) -> (seconds, ids of the top 10)``, ``close()``. Episode ids of filled rows
+``recall(keyword) -> (seconds, ids of the top 10)`` (raw engines: the OR of the keyword's
+words but English function words, the list our recall uses on SQLite and ``english`` on
+PostgreSQL), ``close()``. Episode ids of filled rows
 are ``fill_id(i)``; raw engines use their own row numbers in the same form.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 
 from anneal_memory import Store
+from anneal_memory.store._search import STOPWORDS
 
 pc = time.perf_counter
 _BASE_TS = 1_767_225_600  # 2026-01-01T00:00:00Z
@@ -107,7 +111,9 @@ class RawSqlite:
 
     def recall(self, keyword: str) -> tuple[float, list[str]]:
         s = pc()
-        rows = self.conn.execute(self.TOP10, ('"' + keyword.replace('"', '""') + '"',)).fetchall()
+        words = [w for w in re.findall(r"[^\W_]+", keyword.lower()) if w not in STOPWORDS]
+        expression = " OR ".join('"' + w + '"' for w in dict.fromkeys(words))
+        rows = self.conn.execute(self.TOP10, (expression,)).fetchall()
         return pc() - s, [fill_id(r[0] - 1) for r in rows]
 
     def close(self) -> None:
@@ -158,8 +164,9 @@ class RawPg:
     def recall(self, keyword: str) -> tuple[float, list[str]]:
         s = pc()
         rows = self.conn.execute(
-            "SELECT id FROM raw_episodes, plainto_tsquery('english', %s) AS q WHERE tsv @@ q"
-            " ORDER BY ts_rank(tsv, q) DESC LIMIT 10",
+            "SELECT id FROM raw_episodes, (SELECT"
+            " replace(plainto_tsquery('english', %s)::text, '&', '|')::tsquery AS q) AS w"
+            " WHERE tsv @@ w.q ORDER BY ts_rank(tsv, w.q) DESC LIMIT 10",
             (keyword,),
         ).fetchall()
         return pc() - s, [fill_id(r[0] - 1) for r in rows]
@@ -174,8 +181,6 @@ def probes(texts: list[str], count: int) -> list[tuple[int, str, str]]:
     keyword: the row's two rarest words; part: its rarest word of 7+ letters without its first
     and last letter (found only by the substring stage unless it is a word itself).
     """
-    import re
-
     split = [set(re.findall(r"[^\W_]+", t.lower())) for t in texts]
     df: dict[str, int] = {}
     for words in split:

@@ -16,6 +16,7 @@ the four engines so load from other jobs hits them alike):
                 episodes/s over the wall time, 0 lost checked
   locomo        LoCoMo dev (if the file exists): every turn one episode, every question of
                 categories 1-4 one recall; R@5, R@10, MRR (``locomo_recall.py``'s loaders)
+                and the p50/p90 of those question recalls (about 600 episodes a store)
 
 Raw floors (no library): ``raw_sqlite`` (WAL, synchronous=FULL, FTS5 porter by trigger, one
 INSERT + commit; FTS5 ``ORDER BY rank LIMIT 10``) and ``raw_pg`` (the same row in a table with
@@ -170,10 +171,10 @@ def size_job(targets: Targets, folder: str, size: int, args: argparse.Namespace)
                 "per_s": round(len(seconds) / sum(seconds), 1),
             }
         log(f"size {size:,}: recall by band")
-        for band in BANDS:
+        for band in (*BANDS, "question"):
             spent: dict[str, list[float]] = {e.name: [] for e in engines}
             for rep in range(args.reps):
-                for i, word in enumerate(corpus.query_words(band)):
+                for i, word in enumerate(queries(corpus, band)):
                     for engine in rotate(engines, rep + i):
                         spent[engine.name].append(engine.recall(word)[0])
             out["recall"][band] = {
@@ -187,6 +188,18 @@ def size_job(targets: Targets, folder: str, size: int, args: argparse.Namespace)
     finally:
         for engine in engines:
             engine.close()
+
+
+def queries(corpus: Corpus, band: str) -> list[str]:
+    """The band's five single words, or five 8-word questions mixing the bands' words."""
+    if band != "question":
+        return corpus.query_words(band)
+    words = {b: corpus.query_words(b) for b in BANDS}
+    return [
+        f"what about {words['common'][i]} and {words['mid'][i]} with the "
+        f"{words['rare'][i]} {words['mid'][(i + 1) % 5]}"
+        for i in range(5)
+    ]
 
 
 def forget(engine: Ours, pairs: list[tuple[int, str, str]]) -> dict:
@@ -222,6 +235,7 @@ def locomo(targets: Targets, backend: str, path: Path, conversations: int | None
         [],
         {"evidence_unparseable": 0, "evidence_missing_turn": 0, "questions_without_evidence": 0},
     )
+    spent: list[float] = []
     for sample in samples:
         turns = lm.load_turns(sample)
         valid = {t["dia_id"] for t in turns}
@@ -239,13 +253,17 @@ def locomo(targets: Targets, backend: str, path: Path, conversations: int | None
                 gold = lm.clean_evidence(qa.get("evidence", []), valid, stats)
                 if not gold:
                     continue
-                ranked = [
-                    ids[e.id]
-                    for e in store.recall(keyword=str(qa["question"]), limit=lm.K_MAX).episodes
-                ]
+                s = pc()
+                result = store.recall(keyword=str(qa["question"]), limit=lm.K_MAX)
+                spent.append(pc() - s)
+                ranked = [ids[e.id] for e in result.episodes]
                 rows.append({"c": qa["category"], "m": lm.score(gold, ranked)})
     found = lm.aggregate(rows)
-    return {k: found[k] for k in ("n", "recall@5", "recall@10", "mrr") if k in found}
+    cell = summarize(spent)
+    return {k: found[k] for k in ("n", "recall@5", "recall@10", "mrr") if k in found} | {
+        "question_p50_ms": cell["median_ms"],
+        "question_p90_ms": cell["p90_ms"],
+    }
 
 
 def main() -> None:
@@ -313,7 +331,7 @@ def ratios(summary: dict) -> dict:
             "postgresql/raw_pg": ratio(rec["postgresql"]["p50_ms"], rec["raw_pg"]["p50_ms"]),
             "postgresql/sqlite": ratio(rec["postgresql"]["p50_ms"], rec["sqlite"]["p50_ms"]),
         }
-        for band in BANDS:
+        for band in (*BANDS, "question"):
             q = cell["recall"][band]
             out[f"recall_p50@{size}:{band}"] = {
                 "sqlite/raw_sqlite": ratio(q["sqlite"]["p50_ms"], q["raw_sqlite"]["p50_ms"]),
