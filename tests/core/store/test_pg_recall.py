@@ -166,3 +166,21 @@ def test_a_bulk_import_leaves_statistics_for_recall_plans(pg_url: str) -> None: 
         ).fetchone()
     assert row is not None
     assert row[0] == BULK_ROWS
+
+
+def test_the_gin_indexes_keep_short_pending_lists(pg_url: str) -> None:  # noqa: F811
+    import psycopg
+    from anneal_memory.store._pg._schema_trigram import PENDING_LIST_KB
+
+    with Store(pg_url):
+        pass
+    with Store(pg_url):  # a second open changes nothing
+        pass
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute(
+            "SELECT relname, reloptions FROM pg_class WHERE relname IN"
+            " ('episodes_tsv', 'episodes_content_trgm')"
+            " AND relnamespace = current_schema()::regnamespace ORDER BY relname"
+        ).fetchall()
+    assert [name for name, _ in rows] == ["episodes_content_trgm", "episodes_tsv"]
+    assert all(options == [f"gin_pending_list_limit={PENDING_LIST_KB}"] for _, options in rows)
