@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
-"""The same Store on PostgreSQL and SQLite, side by side in one run.
+"""The same Store on PostgreSQL and SQLite, side by side in one run, with raw floors.
 
-Jobs (each on a fresh SQLite file and a fresh PostgreSQL schema):
+Jobs (fresh SQLite files and fresh PostgreSQL schemas; every timed call interleaved across
+the four engines so load from other jobs hits them alike):
 
-  record_1w     one process records --episodes seeded corpus rows (``Store.record``, one
-                transaction each, audit on); per-call p50/p99 and episodes/s
-  record_4w     four processes record --episodes/4 rows each into one store at once;
-                episodes/s over the wall time (0 lost is checked)
-  recall        on the record_1w store: ``recall(keyword=w, limit=10)`` for the corpus's
-                common, mid and rare words; p50/p99 per band
+  size N        for each --sizes N: a store of N seeded corpus rows (ours: ``import_json``;
+                raw: one bulk insert), then
+    record      --record more rows one call at a time (``Store.record``: one transaction,
+                audit on); p50/p99 and episodes/s
+    recall      ``recall(keyword=w, limit=10)`` for the corpus's common, mid, rare words
+    forget      "does not forget": --probes episodes spread evenly from the oldest to the
+                newest; each is looked up by its two rarest words (``recall(limit=10)``);
+                share found in the top 10 (and top 100), per age fifth
+  writers       1, 4, 16 processes recording --writer-total rows into one store at once;
+                episodes/s over the wall time, 0 lost checked
   locomo        LoCoMo dev (if the file exists): every turn one episode, every question of
-                categories 1-4 one recall; R@5, R@10, MRR on both backends (the method of
-                ``locomo_recall.py``, whose loaders and scorer it uses)
+                categories 1-4 one recall; R@5, R@10, MRR (``locomo_recall.py``'s loaders)
+                and the p50/p90 of those question recalls (about 600 episodes a store)
+
+Raw floors (no library): ``raw_sqlite`` (WAL, synchronous=FULL, FTS5 porter by trigger, one
+INSERT + commit; FTS5 ``ORDER BY rank LIMIT 10``) and ``raw_pg`` (the same row in a table with
+a generated ``english`` tsvector and a GIN index, one INSERT in autocommit; ``ts_rank`` top 10
+of ``plainto_tsquery``).
 
 PostgreSQL: --pg-url, else ``$ANNEAL_TEST_PG_URL``, else a throwaway cluster started with
 ``.ci/pg-cluster`` (needs the postgresql packages and root) and removed at the end.
-``--quick``: 1,000 episodes and the first LoCoMo conversation (seconds, for CI).
+``--quick``: one size of 1,000, 100 records, writers 1/4 of 200 rows, first LoCoMo
+conversation (seconds, for CI).
 
 Usage:
-  .venv/bin/python bench/bench_pg.py [--quick] [--episodes 10000]
+  .venv/bin/python bench/bench_pg.py [--quick] [--sizes 10000,100000] [--record 2000]
       [--locomo ../shared/data/locomo-dev.json] [--pg-url URL] [--out f.json]
 Prints ONE JSON summary on stdout (progress on stderr).
 """
@@ -37,7 +48,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from _common import BANDS, Corpus, emit, log, machine_facts, ratio, summarize
+from _common import BANDS, Corpus, emit, log, machine_facts, ratio, rotate, summarize
+from _pg_engines import Ours, RawPg, RawSqlite, fill_id, probes
 from anneal_memory import Store
 from backends import drop_schema, with_schema
 
@@ -57,8 +69,11 @@ sys.path.insert(0, sys.argv[4])
 from _common import Corpus
 from anneal_memory import Store
 target, start, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+texts = Corpus().texts(start, count)
 with Store(target) as store:
-    for text in Corpus().texts(start, count):
+    print("ready", flush=True)
+    sys.stdin.readline()  # every writer starts at once, after its imports and its open
+    for text in texts:
         store.record(text, "observation")
 """
 
@@ -95,33 +110,26 @@ class Targets:
             drop_schema(self.pg_base, schema)
 
 
-def record_one_writer(target: str, texts: list[str]) -> dict:
-    times = []
-    with Store(target) as store:
-        start = pc()
-        for text in texts:
-            s = pc()
-            store.record(text, "observation")
-            times.append(pc() - s)
-        wall = pc() - start
-    cell = summarize(times)
-    return {
-        "p50_ms": cell["median_ms"],
-        "p99_ms": cell["p99_ms"],
-        "per_s": round(len(texts) / wall, 1),
-    }
-
-
 def record_writers(target: str, total: int, writers: int) -> dict:
     with Store(target):
         pass  # tables exist before the writers start
     each = total // writers
     here = os.path.dirname(os.path.abspath(__file__))
-    start = pc()
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, target, str(i * each), str(each), here])
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, target, str(i * each), str(each), here],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for i in range(writers)
     ]
+    for proc in procs:
+        proc.stdout.readline()
+    start = pc()
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     codes = [p.wait() for p in procs]
     wall = pc() - start
     with Store(target) as store:
@@ -134,25 +142,87 @@ def record_writers(target: str, total: int, writers: int) -> dict:
     }
 
 
-def recall_bands(target: str, reps: int) -> dict:
+def size_job(targets: Targets, folder: str, size: int, args: argparse.Namespace) -> dict:
+    """Fill four engines to ``size`` rows, then record, recall and probe them interleaved."""
     corpus = Corpus()
-    out = {}
-    with Store(target) as store:
-        for band in BANDS:
-            times, hits = [], []
-            for _ in range(reps):
-                for word in corpus.query_words(band):
-                    s = pc()
-                    result = store.recall(keyword=word, limit=10)
-                    times.append(pc() - s)
-                    hits.append(result.total_matching)
-            cell = summarize(times)
-            out[band] = {
+    texts = corpus.texts(0, size)
+    engines = [
+        Ours("sqlite", targets.new("sqlite", f"s{size}")),
+        Ours("postgresql", targets.new("postgresql", f"s{size}")),
+        RawSqlite(tempfile.mkdtemp(dir=folder)),
+        RawPg(targets.new("postgresql", f"raw{size}")),
+    ]
+    try:
+        for engine in engines:
+            log(f"size {size:,}: fill {engine.name}")
+            engine.fill(texts)
+        out: dict = {"record": {}, "recall": {}, "forget": {}}
+        extra = corpus.texts(size, args.record)
+        times: dict[str, list[float]] = {e.name: [] for e in engines}
+        log(f"size {size:,}: record {args.record} per engine, interleaved")
+        for start in range(0, len(extra), 50):
+            for engine in rotate(engines, start // 50):
+                times[engine.name] += [engine.record(t) for t in extra[start : start + 50]]
+        for name, seconds in times.items():
+            cell = summarize(seconds)
+            out["record"][name] = {
                 "p50_ms": cell["median_ms"],
                 "p99_ms": cell["p99_ms"],
-                "mean_matching": round(sum(hits) / len(hits), 1),
+                "per_s": round(len(seconds) / sum(seconds), 1),
             }
-    return out
+        log(f"size {size:,}: recall by band")
+        for band in (*BANDS, "question"):
+            spent: dict[str, list[float]] = {e.name: [] for e in engines}
+            for rep in range(args.reps):
+                for i, word in enumerate(queries(corpus, band)):
+                    for engine in rotate(engines, rep + i):
+                        spent[engine.name].append(engine.recall(word)[0])
+            out["recall"][band] = {
+                name: {"p50_ms": summarize(v)["median_ms"], "p99_ms": summarize(v)["p99_ms"]}
+                for name, v in spent.items()
+            }
+        log(f"size {size:,}: does not forget ({args.probes} probes)")
+        for engine in engines[:2]:
+            out["forget"][engine.name] = forget(engine, probes(texts, args.probes))
+        return out
+    finally:
+        for engine in engines:
+            engine.close()
+
+
+def queries(corpus: Corpus, band: str) -> list[str]:
+    """The band's five single words, or five 8-word questions mixing the bands' words."""
+    if band != "question":
+        return corpus.query_words(band)
+    words = {b: corpus.query_words(b) for b in BANDS}
+    return [
+        f"what about {words['common'][i]} and {words['mid'][i]} with the "
+        f"{words['rare'][i]} {words['mid'][(i + 1) % 5]}"
+        for i in range(5)
+    ]
+
+
+def forget(engine: Ours, pairs: list[tuple[int, str, str]]) -> dict:
+    """Share of probed episodes found in the top 10 / 100 by their two rarest words, and in
+    the top 100 by a part of their rarest long word."""
+    top10, top100, part, fifths = 0, 0, 0, [[0, 0] for _ in range(5)]
+    for k, (row, keyword, inner) in enumerate(pairs):
+        found = engine.recall_ids(keyword, 100)
+        hit = fill_id(row) in found[:10]
+        top10 += hit
+        top100 += fill_id(row) in found
+        part += fill_id(row) in engine.recall_ids(inner, 100)
+        fifth = fifths[min(4, k * 5 // len(pairs))]
+        fifth[0] += hit
+        fifth[1] += 1
+    n = len(pairs)
+    return {
+        "probes": n,
+        "found_top10": round(top10 / n, 4),
+        "found_top100": round(top100 / n, 4),
+        "found_by_part_top100": round(part / n, 4),
+        "top10_by_age_fifth_oldest_first": [round(h / max(t, 1), 4) for h, t in fifths],
+    }
 
 
 def locomo(targets: Targets, backend: str, path: Path, conversations: int | None) -> dict:
@@ -165,6 +235,7 @@ def locomo(targets: Targets, backend: str, path: Path, conversations: int | None
         [],
         {"evidence_unparseable": 0, "evidence_missing_turn": 0, "questions_without_evidence": 0},
     )
+    spent: list[float] = []
     for sample in samples:
         turns = lm.load_turns(sample)
         valid = {t["dia_id"] for t in turns}
@@ -182,65 +253,95 @@ def locomo(targets: Targets, backend: str, path: Path, conversations: int | None
                 gold = lm.clean_evidence(qa.get("evidence", []), valid, stats)
                 if not gold:
                     continue
-                ranked = [
-                    ids[e.id]
-                    for e in store.recall(keyword=str(qa["question"]), limit=lm.K_MAX).episodes
-                ]
+                s = pc()
+                result = store.recall(keyword=str(qa["question"]), limit=lm.K_MAX)
+                spent.append(pc() - s)
+                ranked = [ids[e.id] for e in result.episodes]
                 rows.append({"c": qa["category"], "m": lm.score(gold, ranked)})
     found = lm.aggregate(rows)
-    return {k: found[k] for k in ("n", "recall@5", "recall@10", "mrr") if k in found}
+    cell = summarize(spent)
+    return {k: found[k] for k in ("n", "recall@5", "recall@10", "mrr") if k in found} | {
+        "question_p50_ms": cell["median_ms"],
+        "question_p90_ms": cell["p90_ms"],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--episodes", type=int)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--record", type=int, default=2000)
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--probes", type=int, default=500)
+    parser.add_argument("--writers", default="1,4,16")
+    parser.add_argument("--writer-total", type=int, default=8000)
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
     parser.add_argument("--pg-url", default=os.environ.get("ANNEAL_TEST_PG_URL"))
     parser.add_argument("--out")
     args = parser.parse_args()
-    n = args.episodes or (1000 if args.quick else 10_000)
-    texts = Corpus().texts(0, n)
+    if args.quick:
+        args.sizes, args.record, args.reps, args.probes = "1000", 100, 2, 50
+        args.writers, args.writer_total = "1,4", 200
+    sizes = [int(x) for x in args.sizes.split(",")]
     summary: dict = {
         "bench": "bench_pg",
         "machine": machine_facts(),
-        "episodes": n,
         "quick": args.quick,
+        "args": {k: str(v) for k, v in vars(args).items() if k != "pg_url"},
     }
     with pg_server(args.pg_url) as base, tempfile.TemporaryDirectory() as tmp:
         targets = Targets(base, tmp)
         try:
-            for backend in ("sqlite", "postgresql"):
-                log(f"{backend}: record {n} from one writer")
-                one = targets.new(backend, "one")
-                result = {"record_1w": record_one_writer(one, texts)}
-                log(f"{backend}: recall by band")
-                result["recall"] = recall_bands(one, 3 if args.quick else 10)
-                log(f"{backend}: record {n} from four writers")
-                result["record_4w"] = record_writers(targets.new(backend, "four"), n, 4)
-                if args.locomo.exists():
+            summary["sizes"] = {str(n): size_job(targets, tmp, n, args) for n in sizes}
+            summary["writers"] = writers_job(targets, args)
+            if args.locomo.exists():
+                summary["locomo"] = {}
+                for backend in ("sqlite", "postgresql"):
                     log(f"{backend}: LoCoMo dev")
-                    try:
-                        result["locomo"] = locomo(
-                            targets, backend, args.locomo, 1 if args.quick else None
-                        )
-                    except (ImportError, AttributeError, KeyError) as exc:  # its helpers moved
-                        result["locomo"] = {"skipped": f"locomo_recall.py helpers: {exc!r}"}
-                summary[backend] = result
+                    summary["locomo"][backend] = locomo(
+                        targets, backend, args.locomo, 1 if args.quick else None
+                    )
         finally:
             targets.drop()
-    sq, pg = summary["sqlite"], summary["postgresql"]
-    summary["pg_over_sqlite"] = {
-        "record_1w_per_s": ratio(pg["record_1w"]["per_s"], sq["record_1w"]["per_s"]),
-        "record_4w_per_s": ratio(pg["record_4w"]["per_s"], sq["record_4w"]["per_s"]),
-        **{
-            f"recall_{b}_p50": ratio(pg["recall"][b]["p50_ms"], sq["recall"][b]["p50_ms"])
-            for b in BANDS
-        },
-    }
+    summary["ratios"] = ratios(summary)
     emit(summary, args.out)
-    if sq["record_4w"]["lost"] or pg["record_4w"]["lost"]:
+    lost = [w["lost"] for per in summary["writers"].values() for w in per.values()]
+    if any(lost):
         sys.exit(1)
+
+
+def writers_job(targets: Targets, args: argparse.Namespace) -> dict:
+    out: dict = {}
+    for backend in ("sqlite", "postgresql"):
+        out[backend] = {}
+        for count in (int(x) for x in args.writers.split(",")):
+            log(f"{backend}: {args.writer_total} records from {count} writers")
+            out[backend][str(count)] = record_writers(
+                targets.new(backend, f"w{count}"), args.writer_total, count
+            )
+    return out
+
+
+def ratios(summary: dict) -> dict:
+    out: dict = {}
+    for size, cell in summary["sizes"].items():
+        rec = cell["record"]
+        out[f"record_p50@{size}"] = {
+            "sqlite/raw_sqlite": ratio(rec["sqlite"]["p50_ms"], rec["raw_sqlite"]["p50_ms"]),
+            "postgresql/raw_pg": ratio(rec["postgresql"]["p50_ms"], rec["raw_pg"]["p50_ms"]),
+            "postgresql/sqlite": ratio(rec["postgresql"]["p50_ms"], rec["sqlite"]["p50_ms"]),
+        }
+        for band in (*BANDS, "question"):
+            q = cell["recall"][band]
+            out[f"recall_p50@{size}:{band}"] = {
+                "sqlite/raw_sqlite": ratio(q["sqlite"]["p50_ms"], q["raw_sqlite"]["p50_ms"]),
+                "postgresql/raw_pg": ratio(q["postgresql"]["p50_ms"], q["raw_pg"]["p50_ms"]),
+                "postgresql/sqlite": ratio(q["postgresql"]["p50_ms"], q["sqlite"]["p50_ms"]),
+            }
+    for backend, per in summary["writers"].items():
+        one = per.get("1", {}).get("per_s")
+        out[f"writers_scaling:{backend}"] = {n: ratio(w["per_s"], one) for n, w in per.items()}
+    return out
 
 
 if __name__ == "__main__":

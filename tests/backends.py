@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from anneal_memory import Store
+from anneal_memory.testing import FrozenClock
 
 PG_ENV = "ANNEAL_TEST_PG_URL"
 BACKENDS = ("sqlite", "postgresql")
@@ -57,3 +59,17 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "agent" / "memory.db")
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(name="store")
+def store_on_both_backends(target: str, clock: FrozenClock) -> Iterator[Store]:
+    """The ``store`` fixture on both backends: import it into a module whose bodies are neutral."""
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
+
+@pytest.fixture
+def sqlite_store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
+    """A SQLite store, for the tests that read its FTS5 tables or its file."""
+    with Store(db_path, project_name="TestAgent", clock=clock) as opened:
+        yield opened

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from anneal_memory import EpisodeType, InvalidQueryError, Store
@@ -10,6 +12,10 @@ from anneal_memory.testing import FrozenClock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from stems import porter_stem
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture

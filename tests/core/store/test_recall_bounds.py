@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
+from pathlib import Path
 
 import pytest
 from anneal_memory import InvalidQueryError, Store
 from anneal_memory.store._recall import MAX_RECALL_LIMIT, MAX_RECALL_OFFSET
 
 from .test_search_ranking import bulk
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
 
 UTC = dt.timezone.utc
 

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 from anneal_memory import Store
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from stems import porter_stem
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
 
 
 def test_a_partial_word_finds_the_whole_word(store: Store) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from anneal_memory.store import _substring
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from stems import porter_stem
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, sqlite_store, store_on_both_backends, target  # noqa: F401 - fixtures
 
 
 def test_a_word_inside_a_stored_word_is_found(store: Store) -> None:
@@ -50,12 +55,13 @@ def test_the_stage_keeps_the_filters(store: Store) -> None:
 
 
 def test_the_stage_is_skipped_above_its_store_size_bound(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    sqlite_store: Store,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store.record("PostgreSQL chosen", "decision")
-    store.record("MySQL chosen", "decision")
+    sqlite_store.record("PostgreSQL chosen", "decision")
+    sqlite_store.record("MySQL chosen", "decision")
     monkeypatch.setattr(_substring, "SUBSTRING_MAX_BYTES", 1)
-    assert store.recall(keyword="SQL").total_matching == 0
+    assert sqlite_store.recall(keyword="SQL").total_matching == 0
 
 
 def test_diacritics_are_folded_like_the_index(store: Store) -> None:
@@ -106,10 +112,11 @@ def test_substring_stage_is_immune_to_like_and_fts5_syntax(store: Store, query: 
 
 
 def test_a_read_only_store_finds_words_inside_words_and_stays_read_only(
-    store: Store, db_path: Path
+    sqlite_store: Store,  # noqa: F811
+    db_path: Path,
 ) -> None:
-    store.record("Chose PostgreSQL", "decision")
-    store.close()
+    sqlite_store.record("Chose PostgreSQL", "decision")
+    sqlite_store.close()
     with Store(db_path, read_only=True) as reader:
         assert reader.recall(keyword="SQL").total_matching == 1
         with pytest.raises(AnnealMemoryError):

@@ -1,9 +1,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
+from pathlib import Path
 
 from anneal_memory import Store
 from anneal_memory.store._ranking import CANDIDATE_BUDGET
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, sqlite_store, store_on_both_backends, target  # noqa: F401 - fixtures
 
 _BASE = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
@@ -27,15 +33,15 @@ def bulk(store: Store, rows: list[tuple[str, str]]) -> list[str]:
     return ids
 
 
-def test_single_word_ranking_is_fts5_bm25_order(store: Store) -> None:
+def test_single_word_ranking_is_fts5_bm25_order(sqlite_store: Store) -> None:  # noqa: F811
     filler = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
     rows = [
         (" ".join(["cache"] * (1 + i % 4) + filler[: 1 + (i * 7) % 10]), "observation")
         for i in range(40)
     ]
     rows += [("nothing relevant here at all", "observation")] * 5
-    bulk(store, rows)
-    conn = store.connection("test")
+    bulk(sqlite_store, rows)
+    conn = sqlite_store.connection("test")
     expected = [
         row[0]
         for row in conn.execute(
@@ -43,7 +49,7 @@ def test_single_word_ranking_is_fts5_bm25_order(store: Store) -> None:
             "WHERE episodes_fts MATCH '\"cache\"' ORDER BY f.rank, f.rowid DESC"
         )
     ]
-    result = store.recall(keyword="cache", limit=100)
+    result = sqlite_store.recall(keyword="cache", limit=100)
     assert [e.id for e in result.episodes] == expected
     assert result.total_matching == 40
 
@@ -99,7 +105,7 @@ def test_an_old_best_match_wins_under_thousands_of_newer_partial_matches(store: 
     assert result.total_matching == holding
 
 
-def test_ranking_equals_scoring_every_match(store: Store) -> None:
+def test_ranking_equals_scoring_every_match(sqlite_store: Store) -> None:  # noqa: F811
     rare = ["quasar", "nebula", "pulsar"]
     common = ["signal", "report", "team"]
     rows = [
@@ -113,10 +119,10 @@ def test_ranking_equals_scoring_every_match(store: Store) -> None:
         )
         for i in range(CANDIDATE_BUDGET + 1500)
     ]
-    bulk(store, rows)
+    bulk(sqlite_store, rows)
     terms = ["quasar", "nebula", "signal", "report", "team"]
-    expected = _exhaustive(store, terms)
-    result = store.recall("quasar nebula signal report team", limit=50)
+    expected = _exhaustive(sqlite_store, terms)
+    result = sqlite_store.recall("quasar nebula signal report team", limit=50)
     got = [e.id for e in result.episodes]
     # Candidates are the episodes holding a rare word: the top of the exhaustive ranking.
     assert got == expected[:50]

@@ -1,27 +1,35 @@
-"""Recall on PostgreSQL: the same filters and pages as SQLite, full text on ``tsvector``.
+"""Recall on PostgreSQL: the SQLite recall's stages, pages and words, on ``tsvector``.
 
-A keyword is split into words (letters and digits, as on SQLite), at most 32 distinct; each
-word reaches PostgreSQL only as a bound parameter of ``plainto_tsquery`` or
-``phraseto_tsquery``, which read plain text, so no string can change the query's meaning.
-Two tiers, over *every* matching episode (no candidate window, so an old match is never
-forgotten; the GIN index finds the matches):
+A keyword is split into words by the SQLite recall's own rules (``plan_search``: letters and
+digits, at most 32 distinct, English function words left out when others remain). Each word
+reaches PostgreSQL only as a bound parameter of ``plainto_tsquery`` / ``phraseto_tsquery``
+(which read plain text), or, for prefixes, as one quoted lexeme of ``to_tsquery``; so no
+string can change the query's meaning. Stages, each run only when the one before found
+nothing (after the filters):
 
-1. episodes holding the keyword's words as a phrase (``phraseto_tsquery``);
-2. episodes holding any of its words.
+1. the words (stemmed with ``english``; a word that configuration ignores is matched as
+   written), phrase tier first (:mod:`._rank`);
+2. the words as prefixes of stored words (three letters or more);
+3. the words inside stored words (:mod:`._substring`).
 
-Within a tier: ``ts_rank`` of the OR of the words (:data:`RANK`), times
-``1 + 0.25`` for each further distinct query word the episode holds; ties go to the newer
-episode. Words are stemmed with the ``english`` configuration; a keyword made only of
-words that configuration ignores (stopwords such as "the") is matched as written.
+One recall reads one snapshot (a repeatable-read, read-only transaction).
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store._pg import _substring
+from anneal_memory.store._pg._rank import Terms, count_ranked, ranked_page
+from anneal_memory.store._recall import MAX_RECALL_OFFSET, _check_page
+from anneal_memory.store._search import (
+    MAX_QUERY_TERMS,
+    plan_prefix_search,
+    plan_search,
+    tokenize,
+)
 from anneal_memory.types import RecallResult
 
 if TYPE_CHECKING:
@@ -29,42 +37,79 @@ if TYPE_CHECKING:
 
     from anneal_memory.store._search import RecallFilters
 
-__all__ = ["MAX_QUERY_WORDS", "recall"]
+__all__ = ["prefix_terms", "recall", "word_terms"]
 
-MAX_QUERY_WORDS = 32
-COORDINATION_BONUS = 0.25
-MAX_RECALL_LIMIT = 10_000
-RANK = "ts_rank(e.tsv, w.anyq)"
-"""The score within a tier (no length normalisation: the best of the variants tried on
-LoCoMo dev, R@10 0.618 against 0.605 with normalisation 1 and 0.616 with ``ts_rank_cd``)."""
-_WORD = re.compile(r"[^\W_]+")
+_WORD = (
+    "(SELECT CASE WHEN numnode(b.en) > 0 THEN b.en ELSE plainto_tsquery('simple', b.w) END "
+    "FROM (SELECT a.w, plainto_tsquery('english', a.w) AS en "
+    "FROM (SELECT %s::text AS w) AS a) AS b)"
+)
+_PHRASE = (
+    "(SELECT phraseto_tsquery(CASE WHEN numnode(plainto_tsquery('english', a.p)) > 0 "
+    "THEN 'english'::regconfig ELSE 'simple'::regconfig END, a.p) "
+    "FROM (SELECT %s::text AS p) AS a)"
+)
+_HOLDS = "e.tsv @@ {q}"
+_WEIGHT = "ts_rank(e.tsv, {q})"
 
 
-def _words(keyword: str) -> list[str]:
-    return list(dict.fromkeys(m.group(0).lower() for m in _WORD.finditer(keyword)))[
-        :MAX_QUERY_WORDS
-    ]
-
-
-def _where(filters: RecallFilters, *extra: str) -> str:
-    parts = [*extra, *(c.replace("?", "%s") for c in filters.clauses)]
+def _where(filters: RecallFilters) -> str:
+    parts = [c.replace("?", "%s") for c in filters.clauses]
     return f"WHERE {' AND '.join(parts)}" if parts else ""
 
 
-def _check_page(limit: object, offset: object) -> tuple[int, int]:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
-        raise InvalidQueryError(
-            f"limit must be an integer from 1 to {MAX_RECALL_LIMIT:,}, got {limit!r}"
-        )
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise InvalidQueryError(f"offset must be an integer of 0 or more, got {offset!r}")
-    return limit, offset
+def word_terms(keyword: str) -> Terms | None:
+    """The word stage's terms for ``keyword``; None when it holds no word."""
+    plan = plan_search(keyword)
+    if plan is None:
+        return None
+    tokens = tokenize(keyword)[:MAX_QUERY_TERMS]
+    joined = " ".join(tokens)
+    return Terms(
+        query=_WORD,
+        holds=_HOLDS,
+        weight=_WEIGHT,
+        values=plan.terms,
+        phrase=_PHRASE if len(tokens) > 1 else None,
+        phrase_value=joined,
+    )
 
 
-_CONFIG = (
-    "CASE WHEN numnode(plainto_tsquery('english'::regconfig, %s)) > 0"
-    " THEN 'english'::regconfig ELSE 'simple'::regconfig END"
-)
+def prefix_terms(keyword: str) -> Terms | None:
+    """The prefix stage's terms: each word as one quoted ``to_tsquery`` lexeme with ``:*``."""
+    plan = plan_prefix_search(keyword)
+    if plan is None:
+        return None
+    quoted = tuple("'" + t.replace("\\", "\\\\").replace("'", "''") + "':*" for t in plan.terms)
+    return Terms(query="to_tsquery('simple', %s)", holds=_HOLDS, weight=_WEIGHT, values=quoted)
+
+
+def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
+    """The same terms with each query computed once into a ``tsquery`` constant.
+
+    One round trip; the ranked statement then holds constants the planner can estimate
+    (PostgreSQL's own ``tsquery`` text, cast back). Terms that hold no lexeme are left out;
+    None when none is left.
+    """
+    values = [*terms.values, *([terms.phrase_value] if terms.phrase else [])]
+    parts = [terms.query] * len(terms.values) + ([terms.phrase] if terms.phrase else [])
+    row = conn.execute(
+        "SELECT " + ", ".join(f"({p})::text" for p in parts),
+        values,
+    ).fetchone()
+    found = [str(v) for v in (row or ())]
+    words = tuple(q for q in found[: len(terms.values)] if q)
+    if not words:
+        return None
+    phrase = found[-1] if terms.phrase and found[-1] else None
+    return Terms(
+        query="%s::tsquery",
+        holds=terms.holds,
+        weight=terms.weight,
+        values=words,
+        phrase="%s::tsquery" if phrase else None,
+        phrase_value=phrase,
+    )
 
 
 def _newest(
@@ -72,59 +117,54 @@ def _newest(
 ) -> RecallResult:
     where = _where(filters)
     rows = conn.execute(
-        f"SELECT {COLUMNS}, count(*) OVER () FROM episodes AS e {where} "  # noqa: S608
+        f"SELECT {COLUMNS} FROM episodes AS e {where} "  # noqa: S608
         "ORDER BY e.ts DESC, e.seq DESC LIMIT %s OFFSET %s",
         (*filters.params, limit, offset),
     ).fetchall()
-    total = int(rows[0][-1]) if rows else _count(conn, filters, "", ())
-    return RecallResult(
-        episodes=tuple(episode_from_row(r[:-1]) for r in rows), total_matching=total
-    )
-
-
-def _count(
-    conn: psycopg.Connection[Any], filters: RecallFilters, match: str, params: tuple[Any, ...]
-) -> int:
-    extra = (match,) if match else ()
     row = conn.execute(
-        f"SELECT count(*) FROM episodes AS e {_where(filters, *extra)}",  # noqa: S608
-        (*params, *filters.params),
+        f"SELECT count(*) FROM episodes AS e {where}",  # noqa: S608
+        filters.params,
     ).fetchone()
-    return int(row[0]) if row else 0
-
-
-def _ranked(
-    conn: psycopg.Connection[Any], words: list[str], filters: RecallFilters, limit: int, offset: int
-) -> RecallResult:
-    each = ", ".join(["plainto_tsquery(c.cfg, %s)"] * len(words))
-    chain = " || ".join(["plainto_tsquery(c.cfg, %s)"] * len(words))
-    hits = " + ".join(f"(e.tsv @@ w.q[{i + 1}])::int" for i in range(len(words)))
-    sql = (
-        f"WITH c AS (SELECT {_CONFIG} AS cfg), "  # noqa: S608
-        f"w AS (SELECT ARRAY[{each}] AS q, ({chain}) AS anyq, "
-        "phraseto_tsquery(c.cfg, %s) AS phrase FROM c) "
-        f"SELECT {COLUMNS}, count(*) OVER () FROM episodes AS e, w "
-        f"{_where(filters, 'e.tsv @@ w.anyq')} "
-        "ORDER BY (numnode(w.phrase) > 0 AND e.tsv @@ w.phrase) DESC, "
-        f"{RANK} * (1 + {COORDINATION_BONUS} * (({hits}) - 1)) DESC, "
-        "e.seq DESC LIMIT %s OFFSET %s"
-    )
-    joined = " ".join(words)
-    params = (joined, *words, *words, joined, *filters.params, limit, offset)
-    rows = conn.execute(sql, params).fetchall()
-    total = int(rows[0][-1]) if rows else 0
-    if not rows and offset:
-        total = _count_matches(conn, words, filters)
     return RecallResult(
-        episodes=tuple(episode_from_row(r[:-1]) for r in rows), total_matching=total
+        episodes=tuple(episode_from_row(r) for r in rows), total_matching=int(row[0] if row else 0)
     )
 
 
-def _count_matches(conn: psycopg.Connection[Any], words: list[str], filters: RecallFilters) -> int:
-    each = " || ".join([f"plainto_tsquery({_CONFIG}, %s)"] * len(words))
-    joined = " ".join(words)
-    params: tuple[Any, ...] = tuple(p for w in words for p in (joined, w))
-    return _count(conn, filters, f"e.tsv @@ ({each})", params)
+def _stages(conn: psycopg.Connection[Any], keyword: str) -> list[Terms | None]:
+    found = [word_terms(keyword), prefix_terms(keyword)]
+    return [None if t is None else resolved(conn, t) for t in found]
+
+
+def _search(
+    conn: psycopg.Connection[Any], keyword: str, filters: RecallFilters, limit: int, offset: int
+) -> RecallResult:
+    stages = _stages(conn, keyword)
+    for terms in stages:
+        if terms is None:
+            continue
+        rows, total = ranked_page(conn, terms, filters, limit, offset)
+        if total:
+            return RecallResult(
+                episodes=tuple(episode_from_row(r) for r in rows), total_matching=total
+            )
+    inside = _substring.terms(conn, keyword) if plan_search(keyword) else None
+    if inside is None:
+        return RecallResult(episodes=(), total_matching=0)
+    rows, total = ranked_page(conn, inside, filters, limit, offset)
+    return RecallResult(episodes=tuple(episode_from_row(r) for r in rows), total_matching=total)
+
+
+def _count_only(
+    conn: psycopg.Connection[Any], keyword: str | None, filters: RecallFilters
+) -> RecallResult:
+    if keyword is None or not keyword.strip():
+        return RecallResult(episodes=(), total_matching=_newest(conn, filters, 1, 0).total_matching)
+    for terms in _stages(conn, keyword):
+        if terms is not None and (total := count_ranked(conn, terms, filters)):
+            return RecallResult(episodes=(), total_matching=total)
+    inside = _substring.terms(conn, keyword) if plan_search(keyword) else None
+    total = 0 if inside is None else count_ranked(conn, inside, filters)
+    return RecallResult(episodes=(), total_matching=total)
 
 
 def recall(
@@ -135,7 +175,12 @@ def recall(
     limit: object,
     offset: object,
 ) -> RecallResult:
-    """One recall: one statement (one snapshot), plus a count when a page is past the end.
+    """One recall in one read-only snapshot (or in the caller's transaction, if one is open).
+
+    The SQLite recall's page rules apply.
+
+    ``limit`` above 1,000 is lowered to it; an ``offset`` past 10,000 gives an empty page
+    (``total_matching`` still counts).
 
     Raises:
         InvalidQueryError: ``limit`` or ``offset`` is out of range, or ``keyword`` is not text.
@@ -143,9 +188,12 @@ def recall(
     page_limit, page_offset = _check_page(limit, offset)
     if keyword is not None and not isinstance(keyword, str):
         raise InvalidQueryError(f"keyword must be a string, not {type(keyword).__name__}")
-    if keyword is None or not keyword.strip():
-        return _newest(conn, filters, page_limit, page_offset)
-    words = _words(keyword)
-    if not words:
-        return RecallResult(episodes=(), total_matching=0)
-    return _ranked(conn, words, filters, page_limit, page_offset)
+    idle = conn.info.transaction_status == 0  # not inside a caller's transaction
+    with conn.transaction():
+        if idle:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        if page_offset > MAX_RECALL_OFFSET:
+            return _count_only(conn, keyword, filters)
+        if keyword is None or not keyword.strip():
+            return _newest(conn, filters, page_limit, page_offset)
+        return _search(conn, keyword, filters, page_limit, page_offset)

@@ -12,6 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.audit._chain import GENESIS_HASH
+from anneal_memory.store._pg._schema_trigram import ensure_trigram_index, limit_pending_lists
 
 if TYPE_CHECKING:
     import psycopg
@@ -88,6 +89,8 @@ def ensure_schema(conn: psycopg.Connection[Any]) -> bool:
     created = row is None or row[0] is None
     for statement in _TABLES:
         conn.execute(statement)
+    ensure_trigram_index(conn)
+    limit_pending_lists(conn)
     conn.execute(
         "INSERT INTO audit_tip (one, next_seq, prev_hash) VALUES (1, 1, %s) ON CONFLICT DO NOTHING",
         (GENESIS_HASH,),

@@ -11,6 +11,7 @@ from anneal_memory.errors import ImportFormatError, StoreDatabaseError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._pg._rows import same_key
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION
+from anneal_memory.store._pg._stats import refresh_after_bulk_write
 from anneal_memory.store._transfer import (
     EXPORT_FORMAT,
     EXPORT_FORMAT_VERSION,
@@ -97,6 +98,7 @@ def import_document(
         else:
             skipped += 1
     added = _tombstones(conn, tombstones)
+    refresh_after_bulk_write(conn, imported)
     return ImportResult(imported=imported, skipped_existing=skipped, tombstones_added=added)
 
 
