@@ -9,7 +9,7 @@ import _contract
 from anneal_llamaindex import AnnealLlamaIndex
 from anneal_llamaindex._convert import session_scope
 from anneal_memory import AgentMemory
-from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 from llama_index.core.memory import ChatMemoryBuffer, Memory
 from llama_index.core.tools import FunctionTool
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -143,3 +143,40 @@ def test_any_session_id_makes_a_valid_scope() -> None:
         assert scope.startswith("sha256:")
         assert len(scope) == len("sha256:") + 32
     assert session_scope(None, "x" * 200) != session_scope(None, "x" * 201)
+
+
+def test_an_agent_workflow_records_in_its_session(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
+    llm, _ = make_llm([_contract.call_tool, _contract.answer(_contract.ANSWER)])
+    tool = FunctionTool.from_defaults(_contract.lookup_fact)
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(name="ops", description="Ops.", tools=[tool], llm=llm)
+        workflow = AgentWorkflow(agents=[agent], root_agent="ops")
+        run_agent(workflow, _contract.FIRST_PROMPT, anneal, session_id="team-a")
+    assert _all_in(memory, "session_id=team-a")
+
+
+def test_concurrent_runs_in_two_sessions_record_each_in_its_own(
+    memory: AgentMemory, make_llm: Any
+) -> None:
+    with AnnealLlamaIndex(memory) as anneal:
+
+        async def one(session: str) -> None:
+            llm, _ = make_llm([_contract.call_tool, _contract.answer(f"Answer for {session}.")])
+            engine = create_async_engine("sqlite+aiosqlite:///:memory:")
+            try:
+                chat = anneal.chat_memory(session_id=session, async_engine=engine)
+                await _agent(anneal, llm).run(_contract.FIRST_PROMPT, memory=chat)
+            finally:
+                await engine.dispose()
+
+        async def both() -> None:
+            await asyncio.gather(*(one(name) for name in ("alice", "bob", "carol", "dave")))
+
+        asyncio.run(both())
+    for name in ("alice", "bob", "carol", "dave"):
+        contents = [e.content for e in memory.store.recall(scope=f"session_id={name}").episodes]
+        assert sorted(contents) == sorted(
+            [f"Answer for {name}.", f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"]
+        )

@@ -139,3 +139,23 @@ def test_any_session_id_makes_a_valid_scope() -> None:
         scope = session_scope(None, odd)
         assert scope is not None
         assert scope.startswith("sha256:")
+
+
+def test_concurrent_runs_in_two_sessions_record_each_in_its_own(
+    memory: AgentMemory, scripted_model: Any
+) -> None:
+    hooks = AnnealHooks(memory)
+    names = ("alice", "bob", "carol", "dave")
+
+    async def one(name: str) -> None:
+        model = scripted_model(steps=[_contract.call_tool, _contract.answer(f"Answer for {name}.")])
+        await hooks.run(_agent(hooks, model), _contract.FIRST_PROMPT, session=SQLiteSession(name))
+
+    async def all_of_them() -> None:
+        await asyncio.gather(*(one(name) for name in names))
+
+    asyncio.run(all_of_them())
+    for name in names:
+        contents = [e.content for e in memory.store.recall(scope=f"session_id={name}").episodes]
+        assert f"Answer for {name}." in contents
+        assert len(contents) == 2
