@@ -51,8 +51,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--quick", action="store_true", help="one run of two frameworks")
+    parser.add_argument("--only", choices=FRAMEWORKS, action="append", help="this framework")
     args = parser.parse_args()
     frameworks = ("langgraph", "pydantic_ai") if args.quick else FRAMEWORKS
+    frameworks = tuple(args.only) if args.only else frameworks
     reps = 1 if args.quick else args.reps
     results = {}
     for framework in frameworks:
