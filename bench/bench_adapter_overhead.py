@@ -16,8 +16,9 @@ hooks never await, so they are driven with ``coro.send(None)``); every call is a
 so it really recalls:
   openai_agents  ``AnnealHooks.filter_model_input`` + ``on_tool_end``
   pydantic_ai    ``AnnealCapability`` memory instructions + ``after_tool_execute``
-  llamaindex     ``AnnealMemoryBlock.aget`` (new session id per call) + ``AnnealSpanHandler``
-                 span enter/exit of a ``FunctionTool.acall``
+  llamaindex     ``AnnealMemoryBlock.aget`` (new session id per call, so a new turn; the
+                 block is not scoped by session, so it recalls from the whole corpus)
+                 + ``AnnealSpanHandler`` span enter/exit of a ``FunctionTool.acall``
   dspy           ``AnnealModule.recall`` + ``AnnealCallback.on_tool_start`` / ``on_tool_end``
 
 The store is pre-filled with ``--episodes`` seeded Zipf rows (bench/_common.Corpus); prompts
@@ -239,7 +240,7 @@ def llamaindex_step(memory: AgentMemory) -> Step:
     from llama_index.core.base.llms.types import ChatMessage
     from llama_index.core.tools import FunctionTool, ToolOutput
 
-    block = AnnealMemoryBlock(memory=memory)
+    block = AnnealMemoryBlock(memory=memory, scope_by_session=False)
     handler = AnnealSpanHandler(memory)
     tool = FunctionTool.from_defaults(fn=search, name="search")
     no_args = inspect.signature(lambda: None).bind()

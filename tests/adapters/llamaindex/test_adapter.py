@@ -149,7 +149,7 @@ def test_the_block_can_go_into_the_user_message(
 
 
 def test_the_block_recalls_once_per_turn(memory: AgentMemory) -> None:
-    block = AnnealMemoryBlock(memory=memory)
+    block = AnnealMemoryBlock(memory=memory, scope_by_session=False)
     turn = [ChatMessage(role="user", content=_contract.SECOND_PROMPT)]
     assert asyncio.run(block.aget(turn, session_id="s")) == ""
     seeded = _seed(memory)

@@ -1,12 +1,16 @@
 """OpenAI Agents SDK harness for the adapter contract: a real ``Runner`` run, offline.
 
-The SDK ships no fake model, so ``ScriptedModel`` implements its ``Model`` interface: it
-answers call ``i`` with contract step ``i`` and keeps what every call received.
+``ScriptedModel`` answers call ``i`` with contract step ``i`` and keeps what every call
+received. On openai-agents 0.24 and newer it is the SDK's own fake model,
+``agents.testing.ScriptedModel``, driven by one ``ModelStep.respond`` per step (it streams
+too); older releases (the workspace lock holds 0.20) have none, so there it is
+``OwnScriptedModel``, a small implementation of the SDK's ``Model`` interface.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import itertools
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -86,7 +90,7 @@ def flatten(instructions: str | None, items: str | Sequence[object]) -> str:
 
 
 @dataclass
-class ScriptedModel(Model):
+class OwnScriptedModel(Model):
     """Answers call ``i`` with ``steps[i](input text)``; ``received`` keeps every input text."""
 
     steps: Sequence[_contract.Step]
@@ -108,14 +112,44 @@ class ScriptedModel(Model):
         index = len(self.received) - 1
         assert index < len(self.steps), f"unscripted model call #{index + 1}"
         reply = self.steps[index](text)
-        if isinstance(reply, _contract.ToolCall):
-            output: Any = call_tool(reply.name, reply.args)
-        else:
-            output = say(reply.text)
-        return ModelResponse(output=[output], usage=Usage(), response_id=None)
+        return ModelResponse(output=_reply_items(reply), usage=Usage(), response_id=None)
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         raise NotImplementedError("the scripted model does not stream")
+
+
+def _reply_items(reply: _contract.Reply | _contract.ToolCall) -> list[Any]:
+    return [
+        call_tool(reply.name, reply.args)
+        if isinstance(reply, _contract.ToolCall)
+        else say(reply.text)
+    ]
+
+
+SDK_FAKE_MODEL = importlib.util.find_spec("agents.testing") is not None
+
+if SDK_FAKE_MODEL:
+    from agents.testing import ModelCall, ModelStep
+    from agents.testing import ScriptedModel as _SdkScriptedModel
+
+    class SdkScriptedModel(_SdkScriptedModel):
+        """The SDK's ``ScriptedModel``, each step a responder that sees the call's input."""
+
+        def __init__(self, steps: Sequence[_contract.Step]) -> None:
+            self.received: list[str] = []
+            super().__init__([ModelStep.respond(self._responder(step)) for step in steps])
+
+        def _responder(self, step: _contract.Step) -> Any:
+            def respond(call: ModelCall) -> list[Any]:
+                text = flatten(call.system_instructions, call.input)
+                self.received.append(text)
+                return _reply_items(step(text))
+
+            return respond
+
+    ScriptedModel: Any = SdkScriptedModel
+else:
+    ScriptedModel = OwnScriptedModel
 
 
 class OpenAIAgentsHarness:
@@ -148,6 +182,6 @@ def harness(request: pytest.FixtureRequest) -> OpenAIAgentsHarness:
 
 
 @pytest.fixture
-def scripted_model() -> type[ScriptedModel]:
-    """The offline model class, for tests that build their own agent."""
+def scripted_model() -> Any:
+    """The offline model class, for tests that build their own agent (``cls(steps=[...])``)."""
     return ScriptedModel

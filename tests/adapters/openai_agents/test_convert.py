@@ -2,7 +2,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from anneal_openai_agents._convert import join_blocks, latest_user_text
+from anneal_openai_agents._convert import HIDDEN_ERROR, join_blocks, latest_user_text, tool_error
 
 
 def test_latest_user_text_takes_a_plain_string_input_as_is():
@@ -42,3 +42,11 @@ def test_latest_user_text_is_empty_without_a_user_message():
 def test_join_blocks_drops_empty_blocks_and_strips():
     assert join_blocks("  rules ", None, "", "   ", "memory\n") == "rules\n\nmemory"
     assert join_blocks(None, "") == ""
+
+
+def test_tool_error_reads_the_sdks_error_texts_of_both_eras():
+    before_0_24 = "An error occurred while running the tool. Please try again. Error: timed out"
+    assert tool_error(before_0_24) == "timed out"
+    assert tool_error("An error occurred while running the tool. Please try again.") == HIDDEN_ERROR
+    assert tool_error("A normal result. Please try again later.") is None
+    assert tool_error(42) is None

@@ -12,6 +12,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 from llama_index.core.memory import Memory
 from llama_index.core.tools import FunctionTool
+from llama_index.core.workflow import Context
 
 from anneal_llamaindex._block import AnnealMemoryBlock
 from anneal_llamaindex._handler import RECALL_TOOL_NAME, AnnealSpanHandler
@@ -45,6 +46,10 @@ class AnnealLlamaIndex:
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         agents: Record only these agents' tool calls and answers (LlamaIndex
             instrumentation is process-wide); default: every agent in the process.
+        scope_by_session: Memory per LlamaIndex session (default): a run whose ``Memory``
+            has a ``session_id`` records into and recalls from the scope ``session_id=<id>``
+            only (see :meth:`chat_memory`). False: every session shares the
+            ``AgentMemory``'s scope.
 
     Attributes:
         memory: The ``AgentMemory`` this object drives.
@@ -60,11 +65,15 @@ class AnnealLlamaIndex:
         policy: RecordingPolicy | None = None,
         affect: AffectSource = None,
         agents: Iterable[Any] | None = None,
+        scope_by_session: bool = True,
     ) -> None:
         self._owns_memory = not isinstance(memory, AgentMemory)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.affect = affect
-        self.handler = AnnealSpanHandler(self.memory, agents=agents)
+        self.scope_by_session = scope_by_session
+        self.handler = AnnealSpanHandler(
+            self.memory, agents=agents, scope_by_session=scope_by_session
+        )
         self.last_wrap: WrapOutcome | None = None
 
     # -- recording ---------------------------------------------------------------------
@@ -87,27 +96,43 @@ class AnnealLlamaIndex:
 
     def memory_block(self, **fields: Any) -> AnnealMemoryBlock:
         """Return a new :class:`AnnealMemoryBlock` (``fields`` are its pydantic fields)."""
+        fields.setdefault("scope_by_session", self.scope_by_session)
         return AnnealMemoryBlock(memory=self.memory, **fields)
 
     def chat_memory(self, **kwargs: Any) -> Memory:
         """Return a LlamaIndex ``Memory`` with an :class:`AnnealMemoryBlock`.
 
         ``kwargs`` go to ``Memory.from_defaults`` (``session_id``, ``token_limit``,
-        ``insert_method``, more ``memory_blocks`` ...).
+        ``insert_method``, more ``memory_blocks`` ...). With a ``session_id`` the runs with
+        this ``Memory`` record into and recall from that session's scope; without one
+        (LlamaIndex then makes up a random id) they use the ``AgentMemory``'s own scope,
+        shared by every such conversation.
         """
-        blocks = [self.memory_block(), *(kwargs.pop("memory_blocks", None) or ())]
+        by_session = self.scope_by_session and kwargs.get("session_id") is not None
+        blocks = [
+            self.memory_block(scope_by_session=by_session),
+            *(kwargs.pop("memory_blocks", None) or ()),
+        ]
         return Memory.from_defaults(memory_blocks=blocks, **kwargs)
 
     def recall_tool(self) -> FunctionTool:
-        """Return a ``recall_memory`` tool the agent can call to search memory itself."""
+        """Return a ``recall_memory`` tool the agent can call to search memory itself.
+
+        It searches the scope of the run's memory session, like the memory block.
+        """
+
+        async def recall_memory(ctx: Context, query: str) -> str:
+            chat_memory = await ctx.store.get("memory", default=None)
+            scope = self.handler.scope_of(chat_memory)
+            return self.memory.context_for(query, scope=scope) or "Nothing relevant in memory."
+
+        # LlamaIndex finds the workflow-context parameter by its (evaluated) annotation.
+        recall_memory.__annotations__ = {"ctx": Context, "query": str, "return": str}
         return FunctionTool.from_defaults(
-            fn=self._recall_memory,
+            async_fn=recall_memory,
             name=RECALL_TOOL_NAME,
             description="Search long-term memory for episodes relevant to a query (a few words).",
         )
-
-    def _recall_memory(self, query: str) -> str:
-        return self.memory.context_for(query) or "Nothing relevant in memory."
 
     # -- session end -------------------------------------------------------------------
 

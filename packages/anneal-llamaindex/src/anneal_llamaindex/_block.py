@@ -10,7 +10,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
 from pydantic import Field, PrivateAttr
 
-from anneal_llamaindex._convert import last_user_text, trim_to_fit
+from anneal_llamaindex._convert import last_user_text, session_scope, trim_to_fit
 
 __all__ = ["AnnealMemoryBlock"]
 
@@ -26,11 +26,18 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
     Recall runs once per user turn: later model calls of the same turn (after tool calls)
     get the same block, so what the turn itself just recorded is not echoed back.
 
+    Recall stays inside the ``Memory``'s session: the scope is ``session_id=<its id>``
+    (after the ``AgentMemory``'s own scope, when it has one; see :meth:`scope_for`), so two
+    sessions on one store do not see each other's episodes. With ``scope_by_session=False``
+    every session shares the ``AgentMemory``'s scope.
+
     Args:
         memory: The ``AgentMemory`` to recall from.
         name: The block's name inside ``Memory`` (it tags the block in the prompt).
         priority: ``Memory`` truncation priority; 0 means the block is never truncated.
             When truncated, recalled episodes are dropped before the continuity.
+        scope_by_session: Recall (and, through ``AnnealSpanHandler``, record) in the scope of
+            the ``Memory``'s session id.
     """
 
     memory: AgentMemory = Field(exclude=True, description="The AgentMemory to recall from.")
@@ -42,14 +49,29 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
     accept_short_term_memory: bool = Field(
         default=False, description="Flushed chat messages are not recorded again."
     )
+    scope_by_session: bool = Field(
+        default=True, description="Recall and record in the scope of the Memory's session id."
+    )
     # Tells this block's turns apart from other users of the same AgentMemory.
     _token: object = PrivateAttr(default_factory=object)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         pairs = ((str(m.role.value), m.content or "") for m in messages or ())
         query, user_turns = last_user_text(pairs)
-        turn = (self._token, block_kwargs.get("session_id"), user_turns, query)
-        return self.memory.turn_context(query, turn=turn)
+        session_id = block_kwargs.get("session_id")
+        turn = (self._token, session_id, user_turns, query)
+        return self.memory.turn_context(query, turn=turn, scope=self.scope_for(session_id))
+
+    def scope_for(self, session_id: object) -> str | None:
+        """The scope this block recalls from in session ``session_id``.
+
+        None (the ``AgentMemory``'s own scope) with ``scope_by_session=False`` or without a
+        session id; else ``session_id=<id>`` after the ``AgentMemory``'s scope, hashed when
+        too long for a scope.
+        """
+        if not self.scope_by_session:
+            return None
+        return session_scope(self.memory.scope, session_id)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         # Recording goes through AnnealSpanHandler (tool results and final answers);

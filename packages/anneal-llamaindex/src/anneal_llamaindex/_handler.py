@@ -11,15 +11,21 @@ from llama_index.core.agent.workflow.workflow_events import AgentOutput
 from llama_index.core.instrumentation import Dispatcher, get_dispatcher
 from llama_index.core.instrumentation.span.simple import SimpleSpan
 from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
+from llama_index.core.memory import Memory
+from llama_index.core.memory.types import DEFAULT_CHAT_STORE_KEY
 from llama_index.core.tools import BaseTool, ToolOutput
 from llama_index.core.workflow import StopEvent, Workflow
 from pydantic import PrivateAttr
+
+from anneal_llamaindex._block import AnnealMemoryBlock
+from anneal_llamaindex._convert import session_scope
 
 __all__ = ["RECALL_TOOL_NAME", "AnnealSpanHandler"]
 
 RECALL_TOOL_NAME = "recall_memory"
 _TOOL_METHODS = frozenset({"__call__", "call", "acall"})
-_KIND, _TOOL, _NESTED, _RUN = "anneal.kind", "tool", "nested-tool", "run"
+_KIND, _TOOL, _NESTED, _RUN, _STEP = "anneal.kind", "tool", "nested-tool", "run", "step"
+_SCOPE = "anneal.scope"
 _UUID_SUFFIX = len("-00000000-0000-0000-0000-000000000000")
 
 
@@ -42,20 +48,56 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
     :meth:`attach` (or use ``AnnealLlamaIndex`` as a context manager) and :meth:`detach` it
     when done.
 
+    A run's tool results and answer are recorded in the scope of the run's memory session
+    (:meth:`scope_of` the ``memory=`` given to ``agent.run``), the scope its
+    :class:`AnnealMemoryBlock` recalls from.
+
     Args:
         memory: The ``AgentMemory`` to record into.
         agents: Record only these agents' tool calls and answers (an ``AgentWorkflow``
             counts as its agents); default: every agent in the process.
+        scope_by_session: Record in the scope of the run memory's session id (for a
+            ``Memory`` without an ``AnnealMemoryBlock``, and for the chat store key of older
+            memories such as ``ChatMemoryBuffer``); False records in the ``AgentMemory``'s scope.
     """
 
     _memory: AgentMemory = PrivateAttr()
     _dispatcher: Dispatcher | None = PrivateAttr(default=None)
     _agents: list[Any] | None = PrivateAttr(default=None)
+    _by_session: bool = PrivateAttr(default=True)
 
-    def __init__(self, memory: AgentMemory, *, agents: Iterable[Any] | None = None) -> None:
+    def __init__(
+        self,
+        memory: AgentMemory,
+        *,
+        agents: Iterable[Any] | None = None,
+        scope_by_session: bool = True,
+    ) -> None:
         super().__init__(open_spans={}, completed_spans=[], dropped_spans=[], current_span_ids={})
         self._memory = memory
         self._agents = None if agents is None else list(agents)
+        self._by_session = scope_by_session
+
+    def scope_of(self, chat_memory: object) -> str | None:
+        """The scope a run with ``chat_memory`` (its ``memory=``) records in; None: the default.
+
+        A ``Memory`` holding an :class:`AnnealMemoryBlock` of this ``AgentMemory``: the scope
+        that block recalls from (:meth:`AnnealMemoryBlock.scope_for` its session id). Another
+        ``Memory``: ``session_id=<its id>``; an older memory (``ChatMemoryBuffer``): its chat
+        store key unless it is the default one. None without a memory or with
+        ``scope_by_session=False``.
+        """
+        if not self._by_session or chat_memory is None:
+            return None
+        if isinstance(chat_memory, Memory):
+            for block in chat_memory.memory_blocks:
+                if isinstance(block, AnnealMemoryBlock) and block.memory is self._memory:
+                    return block.scope_for(chat_memory.session_id)
+            return session_scope(self._memory.scope, chat_memory.session_id)
+        key = getattr(chat_memory, "chat_store_key", None)
+        if key == DEFAULT_CHAT_STORE_KEY:
+            return None
+        return session_scope(self._memory.scope, key)
 
     def _serves(self, instance: Any) -> bool:
         """Whether a tool or workflow belongs to this handler's agents (always, without them)."""
@@ -107,18 +149,24 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         tags: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> SimpleSpan | None:
-        """Track tool-call and workflow-run spans; ignore every other span."""
+        """Track tool-call and workflow-run spans (and a scoped run's steps); ignore the rest."""
+        parent = self.open_spans.get(parent_span_id or "")
+        scope = None if parent is None else parent.tags.get(_SCOPE)
         if isinstance(instance, BaseTool) and _method_of(id_) in _TOOL_METHODS:
             if not self._serves(instance):
                 return None
-            parent = self.open_spans.get(parent_span_id or "")
             # A tool span inside another is tracked (so its own children know they are
             # nested too) but only the outermost one records.
             nested = parent is not None and parent.tags.get(_KIND) in (_TOOL, _NESTED)
             kind = _NESTED if nested else _TOOL
-            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: kind})
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: kind, _SCOPE: scope})
         if isinstance(instance, Workflow) and self._serves(instance):
-            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: _RUN})
+            start = bound_args.arguments.get("start_event")
+            scope = self.scope_of(getattr(start, "memory", None)) if start is not None else scope
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: _RUN, _SCOPE: scope})
+        if scope is not None and parent is not None and parent.tags.get(_KIND) == _RUN:
+            # A step of a scoped run: tracked only so the tools it calls find the run's scope.
+            return SimpleSpan(id_=id_, parent_id=parent_span_id, tags={_KIND: _STEP, _SCOPE: scope})
         return None
 
     def prepare_to_exit_span(
@@ -133,15 +181,15 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         span = self.open_spans.get(id_)
         if span is None:
             return None
-        kind = span.tags.get(_KIND)
+        kind, scope = span.tags.get(_KIND), span.tags.get(_SCOPE)
         if kind == _TOOL and isinstance(result, ToolOutput) and isinstance(instance, BaseTool):
-            self._record_tool(instance, result)
+            self._record_tool(instance, result, scope)
         elif (
             kind == _RUN
             and isinstance(result, StopEvent)
             and isinstance(result.result, AgentOutput)
         ):
-            self._record_answer(result.result)
+            self._record_answer(result.result, scope)
         return span
 
     def prepare_to_drop_span(
@@ -157,20 +205,21 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         if span is not None and span.tags.get(_KIND) == _TOOL and isinstance(instance, BaseTool):
             name = instance.metadata.name or "tool"
             if name != RECALL_TOOL_NAME and err is not None:
-                self._memory.record_tool_failure(name, f"{type(err).__name__}: {err}")
+                error = f"{type(err).__name__}: {err}"
+                self._memory.record_tool_failure(name, error, scope=span.tags.get(_SCOPE))
         return span
 
-    def _record_tool(self, tool: BaseTool, output: ToolOutput) -> None:
+    def _record_tool(self, tool: BaseTool, output: ToolOutput, scope: str | None) -> None:
         name = tool.metadata.name or output.tool_name
         if name == RECALL_TOOL_NAME:
             return
         if output.is_error:
-            self._memory.record_tool_failure(name, output.content)
+            self._memory.record_tool_failure(name, output.content, scope=scope)
         else:
-            self._memory.record_tool_result(name, output.content)
+            self._memory.record_tool_result(name, output.content, scope=scope)
 
-    def _record_answer(self, output: AgentOutput) -> None:
+    def _record_answer(self, output: AgentOutput, scope: str | None) -> None:
         if output.structured_response is not None:
-            self._memory.record_answer(output.structured_response)
+            self._memory.record_answer(output.structured_response, scope=scope)
         else:
-            self._memory.record_answer(output.response.content or "")
+            self._memory.record_answer(output.response.content or "", scope=scope)

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import inspect
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, RunHooks, Runner, Tool
+from agents import (
+    Agent,
+    FunctionTool,
+    RunConfig,
+    RunContextWrapper,
+    RunHooks,
+    Runner,
+    RunResult,
+    RunResultStreaming,
+    Session,
+    Tool,
+)
 from agents import function_tool as _function_tool
 from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
 from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
 
-from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
+from anneal_openai_agents._convert import join_blocks, latest_user_text, session_scope, tool_error
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -25,6 +38,11 @@ __all__ = ["WRAP_INSTRUCTIONS", "AnnealHooks"]
 WRAP_INSTRUCTIONS = (
     "You are compressing this agent's working memory at the end of a session. Follow the "
     "instructions in the message exactly and reply with the continuity markdown only."
+)
+
+# The hooks and the session id of the run in progress (set by AnnealHooks.run & co.).
+_RUN_SESSION: contextvars.ContextVar[tuple[object, str | None] | None] = contextvars.ContextVar(
+    "anneal_openai_agents_run_session", default=None
 )
 
 
@@ -55,6 +73,10 @@ class AnnealHooks(RunHooks[Any]):
         scope_from: Memory per user or conversation: called with the run's context object
             (``Runner.run(..., context=...)``) and returns its scope (``ctx.user_id``, a
             session id) or None for the ``AgentMemory``'s own scope.
+        scope_by_session: Memory per ``Session``: a run started with :meth:`run`,
+            :meth:`run_sync` or :meth:`run_streamed` and a ``session=`` records into and
+            recalls from the scope ``session_id=<its id>`` (after the ``scope_from`` scope,
+            when there is one). Run hooks never see the session of a plain ``Runner.run``.
 
     Attributes:
         memory: The ``AgentMemory`` these hooks drive.
@@ -73,6 +95,7 @@ class AnnealHooks(RunHooks[Any]):
         policy: RecordingPolicy | None = None,
         recall_tool_name: str = "recall_memory",
         scope_from: Callable[[Any], str | None] | None = None,
+        scope_by_session: bool = True,
     ) -> None:
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
@@ -81,6 +104,7 @@ class AnnealHooks(RunHooks[Any]):
         self.affect = affect
         self.recall_tool_name = recall_tool_name
         self.scope_from = scope_from
+        self.scope_by_session = scope_by_session
         self.last_wrap: WrapOutcome | None = None
         self._turn = object()  # the current run's key for AgentMemory.turn_context
         self._agent: Agent[Any] | None = None
@@ -96,6 +120,9 @@ class AnnealHooks(RunHooks[Any]):
         """
         base = base if base is not None else RunConfig()
         user_filter = base.call_model_input_filter
+        if getattr(user_filter, "anneal_hooks", None) is self:  # already this memory's config
+            self._config = base
+            return base
 
         async def call_model_input_filter(data: CallModelData[Any]) -> ModelInputData:
             if user_filter is not None:
@@ -104,6 +131,7 @@ class AnnealHooks(RunHooks[Any]):
                 data = dataclasses.replace(data, model_data=model_data)
             return self.filter_model_input(data)
 
+        call_model_input_filter.anneal_hooks = self  # type: ignore[attr-defined]
         self._config = dataclasses.replace(base, call_model_input_filter=call_model_input_filter)
         return self._config
 
@@ -123,7 +151,77 @@ class AnnealHooks(RunHooks[Any]):
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
 
     def _scope(self, user_context: object) -> str | None:
-        return None if self.scope_from is None else self.scope_from(user_context)
+        own = None if self.scope_from is None else self.scope_from(user_context)
+        running = _RUN_SESSION.get()
+        if running is None or running[0] is not self or running[1] is None:
+            return own
+        return session_scope(own if own is not None else self.memory.scope, running[1])
+
+    # -- runs in a session -------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _in_session(self, session: Session | None) -> Iterator[None]:
+        session_id = getattr(session, "session_id", None) if self.scope_by_session else None
+        token = _RUN_SESSION.set((self, session_id if isinstance(session_id, str) else None))
+        try:
+            yield
+        finally:
+            _RUN_SESSION.reset(token)
+
+    async def run(
+        self,
+        agent: Agent[Any],
+        input: Any,
+        *,
+        session: Session | None = None,
+        run_config: RunConfig | None = None,
+        **kwargs: Any,
+    ) -> RunResult:
+        """``Runner.run`` with these hooks and memory, scoped by ``session``'s id.
+
+        ``run_config`` gets the memory filter (:meth:`run_config`); every other keyword
+        (``context``, ``max_turns`` ...) goes to ``Runner.run`` as is.
+        """
+        config = self.run_config(run_config)
+        with self._in_session(session):
+            return await Runner.run(
+                agent, input, session=session, hooks=self, run_config=config, **kwargs
+            )
+
+    def run_sync(
+        self,
+        agent: Agent[Any],
+        input: Any,
+        *,
+        session: Session | None = None,
+        run_config: RunConfig | None = None,
+        **kwargs: Any,
+    ) -> RunResult:
+        """``Runner.run_sync`` with these hooks and memory, scoped by ``session``'s id."""
+        config = self.run_config(run_config)
+        with self._in_session(session):
+            return Runner.run_sync(
+                agent, input, session=session, hooks=self, run_config=config, **kwargs
+            )
+
+    def run_streamed(
+        self,
+        agent: Agent[Any],
+        input: Any,
+        *,
+        session: Session | None = None,
+        run_config: RunConfig | None = None,
+        **kwargs: Any,
+    ) -> RunResultStreaming:
+        """``Runner.run_streamed`` with these hooks and memory, scoped by ``session``'s id.
+
+        The run's task starts here and keeps the session's scope while it streams.
+        """
+        config = self.run_config(run_config)
+        with self._in_session(session):
+            return Runner.run_streamed(
+                agent, input, session=session, hooks=self, run_config=config, **kwargs
+            )
 
     def _run_key(self, items: str | list[Any]) -> object:
         # Every Runner.run sets its own trace as the current one (a no-op trace when tracing
@@ -136,16 +234,20 @@ class AnnealHooks(RunHooks[Any]):
         return (_Identity(trace), users)
 
     def recall_tool(self) -> FunctionTool:
-        """Return a function tool the model can call to search memory itself."""
-        memory = self.memory
+        """Return a function tool the model can call to search memory itself.
 
-        def recall(query: str) -> str:
+        It searches the run's scope (``scope_from`` and the session), like the recall block.
+        """
+        memory, scope_of = self.memory, self._scope
+
+        def recall(ctx: RunContextWrapper[Any], query: str) -> str:  # noqa: D417 - ctx is not for the model
             """Search long-term memory for episodes relevant to a query.
 
             Args:
                 query: What to look for, in a few words.
             """
-            return memory.context_for(query) or "Nothing relevant in memory."
+            found = memory.context_for(query, scope=scope_of(ctx.context))
+            return found or "Nothing relevant in memory."
 
         return _function_tool(recall, name_override=self.recall_tool_name)
 

@@ -6,21 +6,49 @@ format (``{"role": "user", "content": "..."}`` or a list of ``input_text`` parts
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["join_blocks", "latest_user_text", "tool_error"]
+__all__ = ["join_blocks", "latest_user_text", "session_scope", "tool_error"]
 
-# What the SDK's default_tool_error_function returns instead of a failed tool's result.
+MAX_SCOPE_CHARS = 64
+
+
+def session_scope(base: str | None, session_id: object) -> str | None:
+    """The scope of a run in a ``Session``: ``base`` (the run's own scope) plus the session id.
+
+    ``"session_id=<id>"`` (``"<base>,session_id=<id>"`` under a base scope); ``base`` alone
+    without a session id. A scope longer than a store accepts, or with unprintable
+    characters, becomes ``"sha256:"`` and 32 hex digits of its hash, so any session id is safe.
+    """
+    if not isinstance(session_id, str) or not session_id.strip():
+        return base
+    scope = f"session_id={session_id}" if not base else f"{base},session_id={session_id}"
+    if len(scope) > MAX_SCOPE_CHARS or not scope.isprintable():
+        scope = "sha256:" + hashlib.sha256(scope.encode()).hexdigest()[:32]
+    return scope
+
+
+# What the SDK's default_tool_error_function returns instead of a failed tool's result:
+# before 0.24 with the error after a prefix, from 0.24 on a fixed text without it.
 _TOOL_ERROR_PREFIXES = (
     "An error occurred while running the tool. Please try again. Error: ",
     "An error occurred while parsing tool arguments. Please try again with valid JSON. Error: ",
 )
+_TOOL_ERROR_TEXT = "An error occurred while running the tool. Please try again."
+HIDDEN_ERROR = "the SDK does not pass the error on"
 
 
 def tool_error(result: object) -> str | None:
-    """The error of a failed tool call, from the SDK's generic error text; None otherwise."""
+    """The error of a failed tool call, from the SDK's generic error text; None otherwise.
+
+    From openai-agents 0.24 that text no longer holds the error: then it is
+    :data:`HIDDEN_ERROR`.
+    """
     if isinstance(result, str):
+        if result.strip() == _TOOL_ERROR_TEXT:
+            return HIDDEN_ERROR
         for prefix in _TOOL_ERROR_PREFIXES:
             if result.startswith(prefix):
                 return result[len(prefix) :].strip() or "unknown error"
