@@ -21,6 +21,7 @@ from anneal_memory.crystal._read import list_crystals
 from anneal_memory.crystal._types import Crystal, CrystalHit, CrystalRecall
 from anneal_memory.errors import InvalidCrystalError
 from anneal_memory.store import Store
+from anneal_memory.store._dialect import word_match_count
 from anneal_memory.store._watermarks import counts_by_type
 from anneal_memory.types import Episode, EpisodeType
 
@@ -91,12 +92,8 @@ def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[st
     cap = math.ceil((corpus + 1) ** (1 - kw.IDF_FLOOR))
     out: dict[str, float] = {}
     for k in keywords:
-        # k is [a-z0-9]+ (see extract_keywords): quoted, it is one literal FTS5 term.
-        row = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)",
-            (f'"{k}"', cap),
-        ).fetchone()
-        out[k] = kw.idf_weight(int(row[0]), corpus)
+        # k is [a-z0-9]+ (see extract_keywords): one literal full-text term.
+        out[k] = kw.idf_weight(word_match_count(conn, k, cap), corpus)
     return out, "idf"
 
 

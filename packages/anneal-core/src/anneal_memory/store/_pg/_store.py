@@ -30,6 +30,7 @@ from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._driver import Pool
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
+from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._recall import build_filters
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
 from anneal_memory.store._validate import validate_episode
@@ -69,6 +70,7 @@ class PgStore(Store):
         **options: Any other ``Store`` option: not supported on PostgreSQL yet.
         consolidate_requires_baton_on_create: Turn the gate on when this call creates the
             tables.
+        trust_ceiling: The highest trust an episode may be recorded or set with.
 
     Raises:
         StoreError: psycopg is not installed.
@@ -85,12 +87,14 @@ class PgStore(Store):
         audit: bool = True,
         on_audit_event: Callable[[dict[str, Any]], None] | None = None,
         consolidate_requires_baton_on_create: bool = False,
+        trust_ceiling: Trust | str = Trust.AGENT,
         **options: Any,
     ) -> None:
         for name in options:  # options of the SQLite store this backend does not have yet
             raise BackendNotSupportedError(f"Store({name}=...)")
         if on_audit_event is not None:
             raise BackendNotSupportedError("Store(on_audit_event=...)")
+        self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         self._url = str(path)
         self.project_name = project_name
         self._clock = clock or SystemClock()
