@@ -57,3 +57,14 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "agent" / "memory.db")
     return str(request.getfixturevalue("pg_url"))
+
+
+def audit_events(store: object) -> list[dict[str, object]]:
+    """Every audit entry of an open store, oldest first: the trail file or the database's."""
+    read = getattr(store, "read_audit", None)
+    if read is not None:
+        return list(read())
+    import json
+
+    trail = store.sidecar(".audit.jsonl")  # type: ignore[attr-defined]
+    return [json.loads(line) for line in trail.read_text(encoding="utf-8").splitlines()]

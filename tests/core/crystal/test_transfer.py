@@ -1,9 +1,14 @@
-"""Export and import carry crystals and spores (retired, resolved, notes and all)."""
+"""Export and import carry crystals and spores (retired, resolved, notes and all).
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import io
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +22,16 @@ from anneal_memory.crystal import (
 )
 from anneal_memory.spores import add_spore, descend_spore, get_spore, list_spores, update_spore
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
 
 
 def _export(store: Store) -> dict:
