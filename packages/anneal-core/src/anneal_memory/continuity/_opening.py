@@ -24,6 +24,7 @@ from anneal_memory.continuity._package import GROUP_HEADINGS_CHARS, episode_line
 from anneal_memory.continuity._results import WrapPackage
 from anneal_memory.gate import bind_wrap
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of, location_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._wraps import (
     WrapOpening,
@@ -52,7 +53,7 @@ def _clear_open(
         return None
     holder = holder_of(conn, open_wrap, now)
     if not may_reclaim(conn, open_wrap, holder, session_id):
-        raise in_progress_error(open_wrap, holder, db_path=store.path)
+        raise in_progress_error(open_wrap, holder, db_path=location_of(store))
     cancel_wrap(conn, open_wrap, now=format_timestamp(now))
     return open_wrap, holder
 
@@ -85,7 +86,7 @@ def open_wrap(
         conn = store.connection("prepare_wrap")
         # Not flushed to disk: a power cut before the save's (durable) commit only leaves no
         # wrap open, which the save reports; no episode or continuity is at stake.
-        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=False):
+        with write_transaction(conn, operation="prepare_wrap", path=file_of(store), durable=False):
             reclaimed = _clear_open(conn, store, now, opening.session_id)
             # Read under the write lock: a save writes the file inside its transaction.
             continuity = read_continuity(continuity_path(store))

@@ -51,6 +51,7 @@ from anneal_memory.immune._graduation import (
 )
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._patterns import (
     AssociationCounts,
@@ -206,7 +207,7 @@ def _commit(
         conn = store.connection("save_continuity")
         previous = read_continuity(path)
         try:
-            with write_transaction(conn, operation="save_continuity", path=store.path):
+            with write_transaction(conn, operation="save_continuity", path=file_of(store)):
                 recheck_save(conn, wrap_session=ctx.wrap.session_id, open_token=ctx.wrap.token)
                 save_no = saves_so_far(conn) + 1
                 marked = complete_wrap(
@@ -263,7 +264,9 @@ def _renew_lease(store: Store, ctx: _Context) -> None:
     """A refused save is the owner still at work: its wrap's lease starts again."""
     with store._lock:
         conn = store.connection("save_continuity")
-        with write_transaction(conn, operation="save_continuity", path=store.path, durable=False):
+        with write_transaction(
+            conn, operation="save_continuity", path=file_of(store), durable=False
+        ):
             renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
 
 

@@ -1,10 +1,11 @@
-"""``PgStore``: the ``Store`` API on PostgreSQL (what is implemented so far).
+"""``PgStore``: the ``Store`` API on PostgreSQL.
 
 Every write is one transaction holding the change and its audit entry (the chain tip row is
 locked in it), so concurrent writers on any host lose nothing and the chain never forks.
-Validation is the SQLite store's own (``validate_episode``, ``build_filters``). Everything
-of ``Store`` not implemented here raises :class:`BackendNotSupportedError`: the methods
-listed in :data:`UNSUPPORTED`, and any library module asking for the SQLite connection.
+Validation is the SQLite store's own (``validate_episode``, ``build_filters``). The library
+modules (wraps, the immune system, associations, the gate, crystals, spores) run their own
+SQL on :meth:`PgStore.connection` (``_conn.PgConnection``), so their logic exists once. What
+this backend does not have raises :class:`BackendNotSupportedError` (:data:`UNSUPPORTED`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.errors import (
@@ -27,9 +28,11 @@ from anneal_memory.errors import (
 from anneal_memory.store._backend import redact_url
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._pg import _audit, _recall
+from anneal_memory.store._pg._conn import PgConnection, Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
+from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._recall import build_filters
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
@@ -50,11 +53,10 @@ if TYPE_CHECKING:
     import psycopg
 
     from anneal_memory.audit._verify import AuditVerifyResult
-    from anneal_memory.store._pg._gate import PgGate
 
 __all__ = ["UNSUPPORTED", "PgStore"]
 
-UNSUPPORTED = ("load_continuity", "sidecar", "path", "audit_trail")
+UNSUPPORTED = ("sidecar", "path", "audit_trail")
 """``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
 
 
@@ -106,12 +108,30 @@ class PgStore(Store):
         self._pool: Pool | None = Pool(self._url)
         try:
             with self._pool.transaction("open") as conn:
-                self._created = ensure_schema(conn)
+                found = ensure_schema(conn, url=self._url)
+                self._on_opened(conn, found, gate_on_create=consolidate_requires_baton_on_create)
+                key = lock_key(conn)
         except BaseException:
             self._pool.close()
             raise
-        if self._created and consolidate_requires_baton_on_create:
-            self.gate_backend().set_policy(True, actor="agent")
+        self._created = found == 0
+        self._session = Session(self._url, key)
+
+    def _on_opened(
+        self, conn: psycopg.Connection[Any], found: int, *, gate_on_create: bool
+    ) -> None:
+        """Inside the schema's transaction: the upgrade's audit entry and a new store's policy."""
+        if 0 < found < PG_SCHEMA_VERSION:
+            data = {"from_version": found, "to_version": PG_SCHEMA_VERSION}
+            self.audited(conn, "schema_migrated", "agent", data)
+        elif found == 0 and gate_on_create:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, '1')"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (POLICY_KEY,),
+            )
+            data = {"requires_baton": True, "was": False}
+            self.audited(conn, "consolidate_policy_set", "agent", data)
 
     # -- what this backend does not do yet ---------------------------------------------------
 
@@ -150,9 +170,12 @@ class PgStore(Store):
         """Raises ``BackendNotSupportedError``: no files beside a database server."""
         raise BackendNotSupportedError(f"sidecar files ({suffix})")
 
-    def load_continuity(self) -> NoReturn:
-        """Raises ``BackendNotSupportedError``: wraps and continuity are not on PostgreSQL yet."""
-        raise BackendNotSupportedError("the continuity (wraps)")
+    def load_continuity(self) -> str | None:
+        """The continuity text the last wrap saved (a row of the database), or None before."""
+        from anneal_memory.store._pg._continuity import read_text
+
+        with self._lock:
+            return read_text(self.connection("load continuity"), scope="")
 
     def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
         """Import an export (see ``Store.import_json``) in one transaction with its audit entry.
@@ -168,6 +191,7 @@ class PgStore(Store):
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(f"import file is not JSON: {exc}") from None
         with self._open_pool("import").transaction("import") as conn:
+            lock_writes(conn, self._session.key, shared=True)
             result = import_document(conn, document, clock=self._clock)
             set_last_write(conn, self._now())
             data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
@@ -175,9 +199,17 @@ class PgStore(Store):
         return result
 
     def connection(self, operation: str) -> sqlite3.Connection:
-        """Library modules written for SQLite ask for this; on PostgreSQL it refuses."""
+        """The library modules' connection (``_conn.PgConnection``), not a public API.
+
+        It speaks the part of ``sqlite3.Connection`` they use; ``write_transaction`` on it is
+        one transaction under this store's exclusive advisory lock.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: PostgreSQL could not be reached.
+        """
         self._open_pool(operation)
-        raise BackendNotSupportedError(operation)
+        return cast("sqlite3.Connection", PgConnection(self._session, operation))
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -192,15 +224,38 @@ class PgStore(Store):
         """Close the connection pool. Safe to call twice."""
         with self._lock:
             if self._pool is not None:
+                self._session.close()
                 self._pool.close()
                 self._pool = None
 
     def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """Append one audit entry in a transaction of its own (library modules call this)."""
+        """Append one audit entry in a transaction of its own (library modules call this).
+
+        Called inside a write transaction this thread holds, it joins that one instead.
+        """
         if not self._audit_on:
+            return
+        if self._session.owner == threading.get_ident():
+            conn = self._session.raw("audit")
+            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
             return
         with self._open_pool("audit").transaction("audit") as conn:
             _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+
+    def stage_audit(
+        self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
+    ) -> None:
+        """Append one audit entry inside ``conn``'s open write transaction (commits with it).
+
+        Raises:
+            InvalidInputError: ``event`` is outside the audit vocabulary.
+        """
+        if self._audit_on:
+            raw = cast("PgConnection", conn).raw
+            _audit.append_entry(raw, event, actor=actor, data=data, ts=self._now())
+
+    def flush_audit(self) -> None:
+        """Nothing to flush: entries are rows written in their change's transaction."""
 
     def pool(self, operation: str) -> Pool:
         """The connection pool, for this backend's own modules (not a public API).
@@ -209,15 +264,6 @@ class PgStore(Store):
             StoreClosedError: The store was closed.
         """
         return self._open_pool(operation)
-
-    def gate_backend(self) -> PgGate:
-        """The single-consolidator gate's operations on this database.
-
-        ``anneal_memory.gate`` calls them; the baton is a row changed under its lock.
-        """
-        from anneal_memory.store._pg._gate import PgGate
-
-        return PgGate(self)
 
     def audited(
         self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
@@ -271,6 +317,8 @@ class PgStore(Store):
             clock=self._clock,
         )
         with self._open_pool("record").transaction("record") as conn:
+            # Shared: records run side by side, but never while a wrap reads its seq range.
+            lock_writes(conn, self._session.key, shared=True)
             episode, new = insert_episode(conn, item)
             if new:
                 data = {
@@ -322,6 +370,7 @@ class PgStore(Store):
         """Delete an episode; a tombstone keeps its id. False when there was none."""
         ident = str(episode_id)
         with self._open_pool("delete").transaction("delete") as conn:
+            lock_writes(conn, self._session.key, shared=True)
             now = self._now()
             gone = conn.execute("DELETE FROM episodes WHERE id = %s", (ident,)).rowcount
             if gone:
@@ -348,6 +397,7 @@ class PgStore(Store):
         now = format_timestamp(moment)
         cutoff = format_timestamp(moment - _dt.timedelta(days=older_than_days))
         with self._open_pool("prune").transaction("prune") as conn:
+            lock_writes(conn, self._session.key, shared=True)
             deleted = conn.execute(
                 "WITH gone AS (DELETE FROM episodes WHERE ts < %s RETURNING id) "
                 "INSERT INTO tombstones (id, deleted_at, reason) "
@@ -362,10 +412,7 @@ class PgStore(Store):
     # -- status, export, audit ---------------------------------------------------------------
 
     def status(self) -> StoreStatus:
-        """Counts by type, deletions, table sizes and the last write.
-
-        Wraps are not on PostgreSQL yet, so every episode counts as since the last wrap.
-        """
+        """Counts by type, deletions, episodes since the last wrap, table sizes, the last write."""
         with self._open_pool("status").transaction("status") as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             counts = {t.value: 0 for t in EpisodeType}
@@ -379,16 +426,18 @@ class PgStore(Store):
                 " (SELECT max(ts) FROM episodes)),"
                 " (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c"
                 "  WHERE c.relnamespace = current_schema()::regnamespace"
-                "  AND c.relkind IN ('r', 'm'))"
+                "  AND c.relkind IN ('r', 'm')),"
+                " (SELECT count(*) FROM episodes WHERE seq > coalesce((SELECT through_seq"
+                "  FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1), 0))"
             ).fetchone()
-        deleted, last, size = row if row is not None else (0, None, 0)
+        deleted, last, size, waiting = row if row is not None else (0, None, 0, 0)
         total = sum(counts.values())
         return StoreStatus(
             path=self.url,
             total_episodes=total,
             episodes_by_type=counts,
             deleted_episodes=int(deleted),
-            episodes_since_wrap=total,
+            episodes_since_wrap=int(waiting),
             db_bytes=int(size or 0),
             wal_bytes=0,
             last_write=None if last is None else str(last),
