@@ -28,9 +28,10 @@ def test_supersession_state_keys_and_trust_on_postgresql(pg_url: str, run_cli) -
     assert [e["id"] for e in found["episodes"]] == [new]
     every = pg("--json", "search", "lives remotely", "--include-superseded").assert_ok().json()
     assert {e["id"]: e["superseded_by"] for e in every["episodes"]} == {old: new, new: None}
-    assert pg("--json", "unsupersede", "--old", old, "--new", new).assert_ok().json()[
-        "superseded"
-    ] is False
+    assert (
+        pg("--json", "unsupersede", "--old", old, "--new", new).assert_ok().json()["superseded"]
+        is False
+    )
     assert pg("--json", "supersede", "--old", old, "--new", new).assert_ok().json()["added"]
     err = pg("supersede", "--old", new, "--new", old).assert_error(1)
     assert "is newer than" in err or "cycle" in err
@@ -77,7 +78,7 @@ def test_crystals_and_spores_on_postgresql(pg_url: str, run_cli) -> None:  # noq
     listed = pg("--json", "crystal", "list", "--status", "retired").assert_ok().json()
     assert [c["name"] for c in listed["crystals"]] == ["pool_sizing"]
 
-    spore = pg("--json", "spore", "add", "--type", "task", "--text", "Bump the pool", "--tier", "hot")
+    spore = pg("--json", "spore", "add", "--type", "task", "--text", "Bump it", "--tier", "hot")
     assert spore.assert_ok().json()["id"] == "spore-001"
     top = pg("--json", "spore", "surface", "--top-of-mind").assert_ok().json()
     assert [s["id"] for s in top["spores"]] == ["spore-001"]

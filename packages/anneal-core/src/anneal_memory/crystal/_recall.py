@@ -21,8 +21,7 @@ from anneal_memory.crystal._read import list_crystals
 from anneal_memory.crystal._types import Crystal, CrystalHit, CrystalRecall
 from anneal_memory.errors import InvalidCrystalError
 from anneal_memory.store import Store
-from anneal_memory.store._dialect import word_match_count
-from anneal_memory.store._watermarks import counts_by_type
+from anneal_memory.store._dialect import episode_total, word_match_count
 from anneal_memory.types import Episode, EpisodeType
 
 __all__ = ["DEFAULT_MAX_PATTERNS", "MODES", "Gates", "crystal_recall"]
@@ -84,7 +83,7 @@ class _Scoring:
 
 
 def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[str, float], str]:
-    corpus = sum(counts_by_type(conn).values())
+    corpus = episode_total(conn)
     if corpus < kw.MIN_IDF_CORPUS:
         return {k: kw.length_weight(k) for k in keywords}, "length"
     # Past this many matches a word weighs the floor anyway, so counting stops there: the

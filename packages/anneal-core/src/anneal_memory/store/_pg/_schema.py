@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from anneal_memory.audit._chain import GENESIS_HASH
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store._backend import redact_url
+from anneal_memory.store._pg._schema_links import SUPERSESSION_CLEANUP_V3
 
 if TYPE_CHECKING:
     import psycopg
@@ -226,7 +227,11 @@ _LIBRARY_TABLES_V2: Sequence[str] = (
     "DROP TABLE baton",
 )
 
-PG_MIGRATIONS: tuple[Sequence[str], ...] = (_EPISODES_AUDIT_V1, _LIBRARY_TABLES_V2)
+PG_MIGRATIONS: tuple[Sequence[str], ...] = (
+    _EPISODES_AUDIT_V1,
+    _LIBRARY_TABLES_V2,
+    SUPERSESSION_CLEANUP_V3,
+)
 """The PostgreSQL schema as numbered steps (append new ones; never edit a released one)."""
 PG_SCHEMA_VERSION = len(PG_MIGRATIONS)
 

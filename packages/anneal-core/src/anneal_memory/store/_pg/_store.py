@@ -10,11 +10,12 @@ this backend does not have raises :class:`BackendNotSupportedError` (:data:`UNSU
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
 
@@ -27,16 +28,19 @@ from anneal_memory.errors import (
 )
 from anneal_memory.store._backend import redact_url
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._conn import PgConnection, Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._provenance import pool_view
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
 from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._provenance import parse_trust
-from anneal_memory.store._recall import build_filters
+from anneal_memory.store._provenance_api import check_record_provenance
+from anneal_memory.store._recall import build_filters, hide_superseded
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import (
     Episode,
     EpisodeType,
@@ -140,11 +144,6 @@ class PgStore(Store):
         """Always False: this backend has no read-only mode yet."""
         return False
 
-    def effective_trusts(self, ids: Sequence[str]) -> dict[str, Trust]:
-        """No ``derived_from`` caps on this backend: every episode carries its own trust."""
-        del ids
-        return {}
-
     @property
     def path(self) -> Path:
         """Not a file: raises ``BackendNotSupportedError`` (see :attr:`url`)."""
@@ -191,8 +190,10 @@ class PgStore(Store):
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(f"import file is not JSON: {exc}") from None
         with self._open_pool("import").transaction("import") as conn:
-            lock_writes(conn, self._session.key, shared=True)
-            result = import_document(conn, document, clock=self._clock)
+            # Exclusive: links, state keys, crystals and spores change rows of other episodes.
+            lock_writes(conn, self._session.key, shared=False)
+            view = pool_view(conn, self._session, "import")
+            result = import_document(conn, document, clock=self._clock, view=view)
             set_last_write(conn, self._now())
             data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
             self.audited(conn, "import", "operator", data)
@@ -289,24 +290,19 @@ class PgStore(Store):
         derived_from: list[str] | tuple[str, ...] | None = None,
         scope: str = "",
     ) -> Episode:
-        """Record one episode (see ``Store.record``); row and audit entry commit together.
+        """Record one episode (see ``Store.record``); row and audit entries commit together.
 
-        Trust classes, supersession, state keys, ``derived_from`` and episode scopes are
-        SQLite-only for now (on this backend a scope is a schema: ``serve --http`` scopes).
+        The same validation and rules as on SQLite. A record with provenance (trust,
+        ``supersedes``, ``state_key``, ``derived_from``) takes the store's exclusive write
+        lock; a plain one runs beside other records.
 
         Raises:
-            BackendNotSupportedError: A provenance argument other than the default was given.
+            InvalidEpisodeError: A field is invalid; nothing was written.
+            TrustError: ``trust`` is above the store's ceiling; nothing was written.
+            SupersessionError: A ``supersedes`` link is invalid; nothing was written.
+            IdempotencyConflictError: The key was used for a different episode.
+            StoreDatabaseError: PostgreSQL failed; nothing was written.
         """
-        if (
-            str(getattr(trust, "value", trust)) != "agent"
-            or supersedes
-            or state_key
-            or derived_from
-            or scope
-        ):
-            raise BackendNotSupportedError(
-                "record with trust, supersedes, state_key, derived_from or scope"
-            )
         item = validate_episode(
             content,
             episode_type,
@@ -316,6 +312,18 @@ class PgStore(Store):
             idempotency_key=idempotency_key,
             clock=self._clock,
         )
+        item = dataclasses.replace(item, scope=validate_scope(scope))
+        prov = check_record_provenance(
+            trust=trust,
+            state_key=state_key,
+            supersedes=supersedes,
+            derived_from=derived_from,
+            ceiling=self._trust_ceiling,
+        )
+        if not prov.is_default:
+            from anneal_memory.store._pg._provenance import record_with_provenance
+
+            return record_with_provenance(self, item, prov)
         with self._open_pool("record").transaction("record") as conn:
             # Shared: records run side by side, but never while a wrap reads its seq range.
             lock_writes(conn, self._session.key, shared=True)
@@ -344,14 +352,19 @@ class PgStore(Store):
     ) -> RecallResult:
         """Find episodes (see ``Store.recall``), full text on PostgreSQL's ``tsvector``.
 
-        No episode is superseded on this backend yet, so ``include_superseded`` changes nothing.
+        Superseded episodes are left out unless ``include_superseded``; ``scope`` keeps one
+        scope's episodes ("" the shared one), None searches every scope.
         """
-        del include_superseded
-        if scope:
-            raise BackendNotSupportedError("recall with a scope")
         filters = build_filters(
-            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
+            episode_type=episode_type,
+            since=since,
+            until=until,
+            source=source,
+            clock=self._clock,
+            scope=scope,
         )
+        if not include_superseded:
+            filters = hide_superseded(filters)
         with self._open_pool("recall").read("recall") as conn:
             return _recall.recall(
                 conn, keyword=keyword, filters=filters, limit=limit, offset=offset
@@ -372,6 +385,7 @@ class PgStore(Store):
         with self._open_pool("delete").transaction("delete") as conn:
             lock_writes(conn, self._session.key, shared=True)
             now = self._now()
+            losing = citing_crystals(pool_view(conn, self._session, "delete"), [ident])
             gone = conn.execute("DELETE FROM episodes WHERE id = %s", (ident,)).rowcount
             if gone:
                 conn.execute(
@@ -380,7 +394,10 @@ class PgStore(Store):
                     (ident, now),
                 )
                 set_last_write(conn, now)
-                self.audited(conn, "delete", "agent", {"episode_id": ident})
+                data: dict[str, Any] = {"episode_id": ident}
+                if losing:
+                    data["crystals_losing_evidence"] = list(losing)
+                self.audited(conn, "delete", "agent", data)
         return bool(gone)
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -398,6 +415,7 @@ class PgStore(Store):
         cutoff = format_timestamp(moment - _dt.timedelta(days=older_than_days))
         with self._open_pool("prune").transaction("prune") as conn:
             lock_writes(conn, self._session.key, shared=True)
+            losing = citing_crystals_before(pool_view(conn, self._session, "prune"), cutoff)
             deleted = conn.execute(
                 "WITH gone AS (DELETE FROM episodes WHERE ts < %s RETURNING id) "
                 "INSERT INTO tombstones (id, deleted_at, reason) "
@@ -406,8 +424,11 @@ class PgStore(Store):
             ).rowcount
             if deleted:
                 set_last_write(conn, now)
-                self.audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
-        return PruneResult(deleted=deleted, cutoff=cutoff)
+                data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
+                if losing:
+                    data["crystals_losing_evidence"] = list(losing)
+                self.audited(conn, "prune", "agent", data)
+        return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
     # -- status, export, audit ---------------------------------------------------------------
 
@@ -453,7 +474,8 @@ class PgStore(Store):
 
         with self._open_pool("export").transaction("export") as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return export_document(conn, out, exported_at=self._now())
+            view = pool_view(conn, self._session, "export")
+            return export_document(conn, out, exported_at=self._now(), view=view)
 
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the database-held audit chain (one consistent snapshot)."""
