@@ -50,8 +50,10 @@ CONTINUITY = (
 )
 
 
-def test_wraps_and_the_continuity_from_the_cli_on_postgresql(  # noqa: F811
-    pg_url: str, run_cli, tmp_path: Path
+def test_wraps_and_the_continuity_from_the_cli_on_postgresql(
+    pg_url: str,  # noqa: F811
+    run_cli,
+    tmp_path: Path,
 ) -> None:
     def pg(*args: str):
         return run_cli("--db", pg_url, *args, db=False)

@@ -10,6 +10,7 @@ already read).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -113,7 +114,7 @@ def _drain(store: Store, into: dict[str, list[str]]) -> set[str]:
     pytest.fail("the store never ran out of unwrapped episodes")
 
 
-def test_writers_and_wrappers_in_processes_lose_nothing(pg_url: str, tmp_path: Path) -> None:  # noqa: F811, PLR0914
+def test_writers_and_wrappers_in_processes_lose_nothing(pg_url: str, tmp_path: Path) -> None:  # noqa: F811
     with Store(pg_url, project_name="Fleet") as store:
         store.record("the first note, so the first wrapper has something", "observation")
     stop = tmp_path / "stop"
@@ -165,5 +166,5 @@ def test_writers_and_wrappers_in_processes_lose_nothing(pg_url: str, tmp_path: P
     # ... and the completed seq ranges tile the episodes with no gap and no overlap.
     ranges = sorted((w.after_seq, w.through_seq) for w in completed)
     assert ranges[0][0] == 0
-    assert all(prev[1] == nxt[0] for prev, nxt in zip(ranges, ranges[1:], strict=False))
+    assert all(prev[1] == nxt[0] for prev, nxt in itertools.pairwise(ranges))
     assert all(w.episode_count == len(packages[w.token]) for w in completed)
