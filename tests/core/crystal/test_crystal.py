@@ -34,7 +34,7 @@ from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import audit_events, pg_url, target  # noqa: F401 - fixtures
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture
@@ -233,7 +233,7 @@ def test_every_mutation_is_audited_without_text(store: Store) -> None:
     touch_crystal(store, "pool_sizing")
     update_crystal(store, "pool_sizing", explanation="Pool equals workers, always.")
     retire_crystal(store, "pool_sizing", "obsolete", reason="secret reason text")
-    entries = audit_events(store)
+    entries = audit_entries(store)
     trail = json.dumps(entries)
     ops = [e["data"]["op"] for e in entries if e["event"] == "crystal_changed"]
     assert ops == ["crystallize", "touch", "update", "retire"]

@@ -16,7 +16,7 @@ from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import audit_events, pg_url, target  # noqa: F401 - fixtures
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture
@@ -45,6 +45,6 @@ def test_delete_is_audited_with_the_crystals_that_lose_evidence(store: Store) ->
     assert crystals_citing(store, [ep.id]) == ("pool_sizing",)
     assert crystals_citing(store, ["0badc0de"]) == ()
     assert store.delete(ep.id)
-    delete = next(e for e in audit_events(store) if e["event"] == "delete")
+    delete = next(e for e in audit_entries(store) if e["event"] == "delete")
     assert delete["data"]["crystals_losing_evidence"] == ["pool_sizing"]
     assert get_crystal(store, "pool_sizing").evidence == (ep.id,)

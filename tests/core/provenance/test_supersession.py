@@ -23,7 +23,7 @@ NEW = "The user moved: now lives in Lisbon and works remotely for the bank"
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import audit_events, pg_url, target  # noqa: E402, F401 - fixtures
+from backends import audit_entries, pg_url, target  # noqa: E402, F401 - fixtures
 
 
 @pytest.fixture
@@ -183,7 +183,7 @@ def test_links_and_keys_are_audited(store: Store) -> None:
     new = store.record(NEW, "observation", supersedes=[old.id])
     store.unsupersede(old.id, new.id)
     store.supersede(old.id, new.id)
-    events = audit_events(store)
+    events = audit_entries(store)
     names = [e["event"] for e in events]
     assert names.count("supersede") == 2
     assert names.count("unsupersede") == 1

@@ -20,7 +20,7 @@ from anneal_memory.types import Trust
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import audit_events, pg_url, target  # noqa: F401 - fixtures
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_set_trust_lowers_freely_and_raises_only_with_allow_raise(store: Store) 
 def test_trust_set_is_audited(store: Store) -> None:
     episode = store.record("tool output", "observation", trust="tool")
     store.set_trust(episode.id, "external")
-    entries = audit_events(store)
+    entries = audit_entries(store)
     [entry] = [e for e in entries if e["event"] == "trust_set"]
     assert entry["data"] == {"episode_id": episode.id, "from": "tool", "to": "external"}
     record = next(e for e in entries if e["event"] == "record")

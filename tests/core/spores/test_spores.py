@@ -29,7 +29,7 @@ from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import audit_events, pg_url, target  # noqa: F401 - fixtures
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture
@@ -208,7 +208,7 @@ def test_every_mutation_is_audited_without_text(store: Store) -> None:
     ascend_spore(store, "spore-002", "essay", "drafts/t.md")
     descend_spore(store, "spore-001", "dropped")
     delete_spore(store, "spore-002")
-    entries = audit_events(store)
+    entries = audit_entries(store)
     trail = json.dumps(entries)
     ops = [e["data"]["op"] for e in entries if e["event"] == "spore_changed"]
     assert ops == ["add", "touch", "update", "add", "ascend", "descend", "delete"]

@@ -120,17 +120,13 @@ def status_text(status: StoreStatus) -> str:
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
     from anneal_memory.continuity import current_schema
-    from anneal_memory.errors import BackendNotSupportedError
 
     store = ctx.store(read_only=True)
     status = store.status()
-    try:
-        schema: str | None = current_schema(store).name
-    except BackendNotSupportedError:  # no continuity on PostgreSQL yet
-        schema = None
+    schema = current_schema(store).name
     ctx.emit(
         {**status.to_dict(), "section_schema": schema},
-        f"{status_text(status)}\nSection schema:   {schema or '(none on this backend)'}",
+        f"{status_text(status)}\nSection schema:   {schema}",
     )
     return ExitCode.OK
 

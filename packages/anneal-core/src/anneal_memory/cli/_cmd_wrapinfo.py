@@ -74,10 +74,10 @@ def add_commands(
 
 
 def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
-    """Print the continuity file."""
+    """Print the continuity text (the file beside a SQLite store, the row on PostgreSQL)."""
     store = ctx.store(read_only=True)
     text = store.load_continuity()
-    path = store.sidecar(".continuity.md")
+    path = store.continuity_place().label
     data = {"path": str(path), "exists": text is not None, "chars": len(text or ""), "text": text}
     from anneal_memory.cli._render import safe
 

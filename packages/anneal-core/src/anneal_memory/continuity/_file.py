@@ -1,8 +1,10 @@
-"""The continuity file beside the database: ``<stem>.continuity.md``.
+"""The continuity file beside a SQLite database: ``<stem>.continuity.md``.
 
 Writers hold ``<stem>.continuity.md.lock`` (a separate file that is never replaced) and
 replace the file atomically, so a reader sees the old text or the new one, never a mix.
-Reading takes no lock for the same reason.
+Reading takes no lock for the same reason. The wrap itself goes through
+``store.continuity_place()`` (``store/_continuity_place.py``), which is this file on SQLite
+and a row of the database on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from anneal_memory._fsio import atomic_write_text
-from anneal_memory._locks import file_lock
 from anneal_memory.store import Store
+from anneal_memory.store._continuity_place import LOCK_SUFFIX, FilePlace, read_file
 
 __all__ = [
     "CONTINUITY_SUFFIX",
@@ -25,16 +27,11 @@ __all__ = [
 ]
 
 CONTINUITY_SUFFIX = ".continuity.md"
-LOCK_SUFFIX = ".lock"
 
 
 def continuity_path(store: Store) -> Path:
     """Where ``store`` keeps its continuity file."""
     return store.sidecar(CONTINUITY_SUFFIX)
-
-
-def _lock_path(path: Path) -> Path:
-    return path.with_name(path.name + LOCK_SUFFIX)
 
 
 @contextlib.contextmanager
@@ -44,16 +41,13 @@ def continuity_lock(path: Path) -> Iterator[None]:
     Raises:
         LockUnavailableError: Another process held it past the timeout.
     """
-    with file_lock(_lock_path(path)):
+    with FilePlace(path).lock():
         yield
 
 
 def read_continuity(path: Path) -> str | None:
     """The file's text, or None when it does not exist yet."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+    return read_file(path)
 
 
 def write_continuity(path: Path, text: str) -> None:

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from anneal_memory._clock import format_timestamp
-from anneal_memory.continuity._file import continuity_path, read_continuity
 from anneal_memory.continuity._lease import Holder, holder_of, in_progress_error, may_reclaim
 from anneal_memory.continuity._package import GROUP_HEADINGS_CHARS, episode_line, render_package
 from anneal_memory.continuity._results import WrapPackage
@@ -89,7 +88,7 @@ def open_wrap(
         with write_transaction(conn, operation="prepare_wrap", path=file_of(store), durable=False):
             reclaimed = _clear_open(conn, store, now, opening.session_id)
             # Read under the write lock: a save writes the file inside its transaction.
-            continuity = read_continuity(continuity_path(store))
+            continuity = store.continuity_place().read(conn)
             room = _episode_room(frame((), continuity), budget)
             episodes, through, left = unwrapped_prefix(conn, room, _line_size)
             wrap_id = None

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from anneal_memory.audit._verify import AuditVerifyResult
+    from anneal_memory.store._pg._continuity import RowPlace
 
 __all__ = ["UNSUPPORTED", "PgStore"]
 
@@ -168,6 +169,12 @@ class PgStore(Store):
     def sidecar(self, suffix: str) -> NoReturn:
         """Raises ``BackendNotSupportedError``: no files beside a database server."""
         raise BackendNotSupportedError(f"sidecar files ({suffix})")
+
+    def continuity_place(self) -> RowPlace:  # type: ignore[override]
+        """Where wraps keep the continuity text: the ``continuity`` table, one transaction."""
+        from anneal_memory.store._pg._continuity import RowPlace
+
+        return RowPlace(label=f"{self.url} (table continuity)")
 
     def load_continuity(self) -> str | None:
         """The continuity text the last wrap saved (a row of the database), or None before."""
