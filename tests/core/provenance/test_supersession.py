@@ -191,6 +191,20 @@ def test_links_and_keys_are_audited(store: Store) -> None:
     assert first["data"] == {"old_id": old.id, "new_id": new.id, "via": "explicit"}
 
 
+def test_state_key_changes_are_audited(store: Store) -> None:
+    episode = store.record("editor helix", "observation")
+    store.set_state_key(episode.id, "user.editor")
+    store.set_state_key(episode.id, None)
+    events = audit_entries(store)
+    keyed = [e for e in events if e["data"].get("via") == "state_key"]
+    assert [e["event"] for e in keyed] == ["supersede", "unsupersede"]
+    assert keyed[0]["data"] == {
+        "episode_id": episode.id,
+        "via": "state_key",
+        "state_key": "user.editor",
+    }
+
+
 def test_migration_adds_the_columns_to_an_old_store(db_path: Path) -> None:
     Store(db_path).close()
     conn = sqlite3.connect(db_path)
