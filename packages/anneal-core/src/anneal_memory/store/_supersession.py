@@ -134,7 +134,8 @@ def add_link(conn: sqlite3.Connection, old_id: str, new_id: str, *, via: str, no
     """
     check_link(conn, old_id, new_id)
     cursor = conn.execute(
-        "INSERT OR IGNORE INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
         (old_id, new_id, via, now),
     )
     refresh_superseded(conn, old_id)
