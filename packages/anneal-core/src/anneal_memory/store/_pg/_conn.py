@@ -48,11 +48,12 @@ def lock_writes(conn: psycopg.Connection[Any], key: int, *, shared: bool) -> Non
     lock) fails with a retryable ``StoreDatabaseError`` instead of waiting forever behind a
     stuck writer, as SQLite's busy timeout does.
     """
-    conn.execute(f"SET LOCAL lock_timeout = '{int(LOCK_TIMEOUT_S * 1000)}ms'")
-    if shared:
-        conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (key,))
-    else:
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+    # One round trip: the timeout is set (for this transaction) before the lock is asked for.
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    conn.execute(
+        f"SELECT set_config('lock_timeout', %s, true), {function}(%s)",  # noqa: S608
+        (f"{int(LOCK_TIMEOUT_S * 1000)}ms", key),
+    )
 
 
 class Session:
