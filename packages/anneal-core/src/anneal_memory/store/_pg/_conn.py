@@ -51,7 +51,7 @@ def lock_writes(conn: psycopg.Connection[Any], key: int, *, shared: bool) -> Non
     # One round trip: the timeout is set (for this transaction) before the lock is asked for.
     function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
     conn.execute(
-        f"SELECT set_config('lock_timeout', %s, true), {function}(%s)",  # noqa: S608
+        f"SELECT set_config('lock_timeout', %s, true), {function}(%s)",
         (f"{int(LOCK_TIMEOUT_S * 1000)}ms", key),
     )
 
