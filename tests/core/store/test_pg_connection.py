@@ -192,3 +192,20 @@ def test_an_upgrade_from_the_first_pg_schema_keeps_the_baton(pg_url: str) -> Non
             .fetchone()
         )
         assert row[0] == "3"
+
+
+def test_a_writer_stuck_behind_the_lock_fails_retryably_instead_of_waiting_forever(
+    pg_url: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from anneal_memory.store._pg import _conn
+
+    monkeypatch.setattr(_conn, "LOCK_TIMEOUT_S", 0.2)
+    with Store(pg_url) as holder, Store(pg_url) as writer:
+        conn = holder.connection("probe")
+        with write_transaction(conn, operation="probe"):  # a wrap holding the lock, stuck
+            with pytest.raises(StoreDatabaseError) as caught:
+                writer.record("waits behind the wrap", "observation")
+            assert caught.value.retryable
+        assert writer.recall().total_matching == 0
+        assert writer.record("after the wrap", "observation").content == "after the wrap"

@@ -29,7 +29,9 @@ from anneal_memory.store._pg._sql import translate
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["PgConnection", "Session", "lock_key", "lock_writes"]
+__all__ = ["LOCK_TIMEOUT_S", "PgConnection", "Session", "lock_key", "lock_writes"]
+
+LOCK_TIMEOUT_S = 30.0
 
 
 def lock_key(conn: psycopg.Connection[Any]) -> int:
@@ -40,11 +42,18 @@ def lock_key(conn: psycopg.Connection[Any]) -> int:
 
 
 def lock_writes(conn: psycopg.Connection[Any], key: int, *, shared: bool) -> None:
-    """Take the store's advisory lock inside ``conn``'s transaction (released at its end)."""
-    if shared:
-        conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (key,))
-    else:
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+    """Take the store's advisory lock inside ``conn``'s transaction (released at its end).
+
+    A transaction that waits longer than :data:`LOCK_TIMEOUT_S` for it (or, later, for a row
+    lock) fails with a retryable ``StoreDatabaseError`` instead of waiting forever behind a
+    stuck writer, as SQLite's busy timeout does.
+    """
+    # One round trip: the timeout is set (for this transaction) before the lock is asked for.
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    conn.execute(
+        f"SELECT set_config('lock_timeout', %s, true), {function}(%s)",
+        (f"{int(LOCK_TIMEOUT_S * 1000)}ms", key),
+    )
 
 
 class Session:
