@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -22,7 +21,6 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.errors import (
     BackendNotSupportedError,
-    ImportFormatError,
     InvalidInputError,
     StoreClosedError,
 )
@@ -32,9 +30,10 @@ from anneal_memory.store._evidence import citing_crystals, citing_crystals_befor
 from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._conn import PgConnection, Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
-from anneal_memory.store._pg._provenance import pool_view
+from anneal_memory.store._pg._provenance import pool_view, record_with_provenance
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
+from anneal_memory.store._pg._transfer_api import PgTransferMixin
 from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._provenance_api import check_record_provenance
@@ -44,7 +43,6 @@ from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import (
     Episode,
     EpisodeType,
-    ImportResult,
     PruneResult,
     RecallResult,
     StoreStatus,
@@ -65,7 +63,7 @@ UNSUPPORTED = ("sidecar", "path", "audit_trail")
 """``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
 
 
-class PgStore(Store):
+class PgStore(PgTransferMixin, Store):
     """A ``Store`` in a PostgreSQL database (``Store("postgresql://...")`` returns one).
 
     Args:
@@ -182,29 +180,6 @@ class PgStore(Store):
 
         with self._lock:
             return read_text(self.connection("load continuity"), scope="")
-
-    def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
-        """Import an export (see ``Store.import_json``) in one transaction with its audit entry.
-
-        Raises:
-            ImportFormatError: Not a valid export, or an id clash; nothing was written.
-        """
-        from anneal_memory.store._pg._transfer import import_document
-
-        if isinstance(document, str):
-            try:
-                document = json.loads(document)
-            except json.JSONDecodeError as exc:
-                raise ImportFormatError(f"import file is not JSON: {exc}") from None
-        with self._open_pool("import").transaction("import") as conn:
-            # Exclusive: links, state keys, crystals and spores change rows of other episodes.
-            lock_writes(conn, self._session.key, shared=False)
-            view = pool_view(conn, self._session, "import")
-            result = import_document(conn, document, clock=self._clock, view=view)
-            set_last_write(conn, self._now())
-            data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
-            self.audited(conn, "import", "operator", data)
-        return result
 
     def connection(self, operation: str) -> sqlite3.Connection:
         """The library modules' connection (``_conn.PgConnection``), not a public API.
@@ -328,8 +303,6 @@ class PgStore(Store):
             ceiling=self._trust_ceiling,
         )
         if not prov.is_default:
-            from anneal_memory.store._pg._provenance import record_with_provenance
-
             return record_with_provenance(self, item, prov)
         with self._open_pool("record").transaction("record") as conn:
             # Shared: records run side by side, but never while a wrap reads its seq range.
@@ -471,18 +444,6 @@ class PgStore(Store):
             last_write=None if last is None else str(last),
             schema_version=PG_SCHEMA_VERSION,
         )
-
-    def export_json(self, out: IO[str]) -> int:
-        """Write every episode and tombstone as one JSON document; return the episode count.
-
-        The SQLite store's format: a SQLite store imports it.
-        """
-        from anneal_memory.store._pg._transfer import export_document
-
-        with self._open_pool("export").transaction("export") as conn:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            view = pool_view(conn, self._session, "export")
-            return export_document(conn, out, exported_at=self._now(), view=view)
 
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the database-held audit chain (one consistent snapshot)."""
