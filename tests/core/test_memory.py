@@ -125,7 +125,6 @@ def test_record_refuses_non_text(memory: AgentMemory) -> None:
         memory.record(b"bytes")  # type: ignore[arg-type]
 
 
-@pytest.mark.sqlite_only(reason="trust classes on PostgreSQL are another part of this issue")
 def test_tool_results_become_tool_observations(memory: AgentMemory) -> None:
     episode = memory.record_tool_result("weather", {"city": "Oslo", "c": -3}, metadata={"x": 1})
     assert episode is not None
