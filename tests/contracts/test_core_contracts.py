@@ -24,6 +24,7 @@ OPTIONAL_IMPORTS = {
     "store/_pg/_rows.py": {"psycopg"},
     "store/_pg/_transfer.py": {"psycopg"},
     "store/_pg/_conn.py": {"psycopg"},
+    "store/_pg/_base.py": {"psycopg"},
 }
 
 
