@@ -193,7 +193,10 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         return self._path.with_name(self._path.stem + suffix)
 
     def continuity_place(self) -> ContinuityPlace:
-        """Where wraps keep the continuity text: the file ``<stem>.continuity.md``."""
+        """Where wraps keep the continuity text: the file ``<stem>.continuity.md``.
+
+        For the library's own modules (not a public API); read it with :meth:`load_continuity`.
+        """
         return FilePlace(self.sidecar(".continuity.md"))
 
     def load_continuity(self) -> str | None:

@@ -113,7 +113,10 @@ class PgStoreBase(Store):
         return cast("sqlite3.Connection", PgConnection(self._session, operation))
 
     def continuity_place(self) -> RowPlace:
-        """Where wraps keep the continuity text: the ``continuity`` table, one transaction."""
+        """Where wraps keep the continuity text: a row of the ``continuity`` table.
+
+        For the library's own modules (not a public API); read it with :meth:`load_continuity`.
+        """
         return RowPlace(label=f"{self.url} (table continuity)")
 
     def load_continuity(self) -> str | None:
