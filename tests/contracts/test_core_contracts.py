@@ -26,6 +26,7 @@ OPTIONAL_IMPORTS = {
     "store/_pg/_conn.py": {"psycopg"},
     "store/_pg/_provenance.py": {"psycopg"},
     "store/_pg/_transfer_api.py": {"psycopg"},
+    "store/_pg/_base.py": {"psycopg"},
 }
 
 

@@ -16,7 +16,7 @@ import pytest
 from anneal_memory import Store
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store._connection import write_transaction
-from anneal_memory.store._pg._sql import SqlTextError, translate
+from anneal_memory.store._pg._sql import SqlTextError, arrange, translate
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
@@ -42,10 +42,21 @@ from backends import pg_url, target  # noqa: F401 - fixtures
 def test_translate_turns_placeholders_outside_quotes_and_escapes_percent(
     sql: str, expected: str
 ) -> None:
-    assert translate(sql) == expected
+    translated = translate(sql)
+    assert (translated.text, translated.order) == (expected, None)
+    assert arrange(translated, ("a", "b")) == ("a", "b")
 
 
-@pytest.mark.parametrize("sql", ["SELECT 'open", 'SELECT "open', "SELECT /* open", "SELECT $1"])
+def test_numbered_placeholders_take_their_parameter_each_time() -> None:
+    translated = translate("SELECT ?2, '?1', ?1 WHERE k = ?1 -- ?3")
+    assert translated.text == "SELECT %s, '?1', %s WHERE k = %s -- ?3"
+    assert arrange(translated, ("one", "two")) == ("two", "one", "one")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["SELECT 'open", 'SELECT "open', "SELECT /* open", "SELECT $1", "SELECT ?, ?1", "SELECT ?0"],
+)
 def test_translate_refuses_text_it_cannot_translate_safely(sql: str) -> None:
     with pytest.raises(SqlTextError):
         translate(sql)
@@ -78,6 +89,8 @@ def test_library_sql_runs_alike_on_both_backends(target: str) -> None:  # noqa: 
         changed = conn.execute("UPDATE meta SET value = ? WHERE key LIKE ?", ("x", "row %"))
         assert changed.rowcount == 3
         assert conn.execute("SELECT 1 WHERE 1 = 0").fetchall() == []
+        same = conn.execute("SELECT ?1 || ?2 || ?1", ("a", "b")).fetchone()
+        assert same[0] == "aba"
 
 
 def _twice(conn: sqlite3.Connection) -> None:

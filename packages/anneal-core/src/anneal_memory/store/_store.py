@@ -24,7 +24,7 @@ from anneal_memory.store._audit_hooks import AuditHooks
 from anneal_memory.store._backend import backend_class, is_database_url
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
-from anneal_memory.store._continuity_place import FilePlace
+from anneal_memory.store._continuity_place import ContinuityPlace, FilePlace
 from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
@@ -192,8 +192,11 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
         return self._path.with_name(self._path.stem + suffix)
 
-    def continuity_place(self) -> FilePlace:
-        """Where wraps keep the continuity text: the file ``<stem>.continuity.md``."""
+    def continuity_place(self) -> ContinuityPlace:
+        """Where wraps keep the continuity text: the file ``<stem>.continuity.md``.
+
+        For the library's own modules (not a public API); read it with :meth:`load_continuity`.
+        """
         return FilePlace(self.sidecar(".continuity.md"))
 
     def load_continuity(self) -> str | None:

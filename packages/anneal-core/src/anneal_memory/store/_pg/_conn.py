@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import StoreClosedError
 from anneal_memory.store._pg._driver import CONNECT_TIMEOUT_S, database_error, psycopg_module
-from anneal_memory.store._pg._sql import translate
+from anneal_memory.store._pg._sql import arrange, translate
 
 if TYPE_CHECKING:
     import psycopg
@@ -120,8 +120,9 @@ class PgConnection:
             StoreDatabaseError: PostgreSQL refused the statement.
         """
         psycopg = psycopg_module()
+        query = translate(sql)
         try:
-            return self.raw.execute(translate(sql), tuple(parameters))
+            return self.raw.execute(query.text, arrange(query, parameters))
         except psycopg.Error as exc:
             raise database_error(exc, operation=self._operation, url=self._session.url) from None
 
@@ -134,12 +135,13 @@ class PgConnection:
             StoreDatabaseError: PostgreSQL refused the statement.
         """
         psycopg = psycopg_module()
-        rows = [tuple(p) for p in seq_of_parameters]
+        query = translate(sql)
+        rows = [arrange(query, p) for p in seq_of_parameters]
         cursor = self.raw.cursor()
         if not rows:
             return cursor
         try:
-            cursor.executemany(translate(sql), rows)
+            cursor.executemany(query.text, rows)
         except psycopg.Error as exc:
             raise database_error(exc, operation=self._operation, url=self._session.url) from None
         return cursor

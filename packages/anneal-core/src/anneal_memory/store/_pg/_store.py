@@ -16,19 +16,18 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.errors import (
     BackendNotSupportedError,
     InvalidInputError,
-    StoreClosedError,
 )
-from anneal_memory.store._backend import redact_url
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._pg import _audit, _recall
-from anneal_memory.store._pg._conn import PgConnection, Session, lock_key, lock_writes
+from anneal_memory.store._pg._base import PgStoreBase
+from anneal_memory.store._pg._conn import Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
 from anneal_memory.store._pg._provenance import pool_view, record_with_provenance
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
@@ -38,7 +37,7 @@ from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._provenance import parse_trust
 from anneal_memory.store._provenance_api import check_record_provenance
 from anneal_memory.store._recall import build_filters, hide_superseded
-from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
+from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import (
     Episode,
@@ -50,12 +49,9 @@ from anneal_memory.types import (
 )
 
 if TYPE_CHECKING:
-    import sqlite3
-
     import psycopg
 
     from anneal_memory.audit._verify import AuditVerifyResult
-    from anneal_memory.store._pg._continuity import RowPlace
 
 __all__ = ["UNSUPPORTED", "PgStore"]
 
@@ -63,7 +59,7 @@ UNSUPPORTED = ("sidecar", "path", "audit_trail")
 """``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
 
 
-class PgStore(PgTransferMixin, Store):
+class PgStore(PgTransferMixin, PgStoreBase):
     """A ``Store`` in a PostgreSQL database (``Store("postgresql://...")`` returns one).
 
     Args:
@@ -155,11 +151,6 @@ class PgStore(PgTransferMixin, Store):
         raise BackendNotSupportedError("a SQLite file path")
 
     @property
-    def url(self) -> str:
-        """The connection URL without its password."""
-        return redact_url(self._url)
-
-    @property
     def audit_trail(self) -> NoReturn:
         """Not a file trail: use :meth:`verify_audit` and :meth:`export_audit`."""
         raise BackendNotSupportedError("Store.audit_trail (use verify_audit / export_audit)")
@@ -167,93 +158,6 @@ class PgStore(PgTransferMixin, Store):
     def sidecar(self, suffix: str) -> NoReturn:
         """Raises ``BackendNotSupportedError``: no files beside a database server."""
         raise BackendNotSupportedError(f"sidecar files ({suffix})")
-
-    def continuity_place(self) -> RowPlace:  # type: ignore[override]
-        """Where wraps keep the continuity text: the ``continuity`` table, one transaction."""
-        from anneal_memory.store._pg._continuity import RowPlace
-
-        return RowPlace(label=f"{self.url} (table continuity)")
-
-    def load_continuity(self) -> str | None:
-        """The continuity text the last wrap saved (a row of the database), or None before."""
-        from anneal_memory.store._pg._continuity import read_text
-
-        with self._lock:
-            return read_text(self.connection("load continuity"), scope="")
-
-    def connection(self, operation: str) -> sqlite3.Connection:
-        """The library modules' connection (``_conn.PgConnection``), not a public API.
-
-        It speaks the part of ``sqlite3.Connection`` they use; ``write_transaction`` on it is
-        one transaction under this store's exclusive advisory lock.
-
-        Raises:
-            StoreClosedError: The store was closed.
-            StoreDatabaseError: PostgreSQL could not be reached.
-        """
-        self._open_pool(operation)
-        return cast("sqlite3.Connection", PgConnection(self._session, operation))
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def _open_pool(self, operation: str) -> Pool:
-        if self._pool is None:
-            raise StoreClosedError(
-                f"cannot {operation}: the store {self.url} is closed", operation=operation
-            )
-        return self._pool
-
-    def close(self) -> None:
-        """Close the connection pool. Safe to call twice."""
-        with self._lock:
-            if self._pool is not None:
-                self._session.close()
-                self._pool.close()
-                self._pool = None
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """Append one audit entry in a transaction of its own (library modules call this).
-
-        Called inside a write transaction this thread holds, it joins that one instead.
-        """
-        if not self._audit_on:
-            return
-        if self._session.owner == threading.get_ident():
-            conn = self._session.raw("audit")
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
-            return
-        with self._open_pool("audit").transaction("audit") as conn:
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
-
-    def stage_audit(
-        self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> None:
-        """Append one audit entry inside ``conn``'s open write transaction (commits with it).
-
-        Raises:
-            InvalidInputError: ``event`` is outside the audit vocabulary.
-        """
-        if self._audit_on:
-            raw = cast("PgConnection", conn).raw
-            _audit.append_entry(raw, event, actor=actor, data=data, ts=self._now())
-
-    def flush_audit(self) -> None:
-        """Nothing to flush: entries are rows written in their change's transaction."""
-
-    def pool(self, operation: str) -> Pool:
-        """The connection pool, for this backend's own modules (not a public API).
-
-        Raises:
-            StoreClosedError: The store was closed.
-        """
-        return self._open_pool(operation)
-
-    def audited(
-        self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
-    ) -> None:
-        """Append an audit entry inside ``conn``'s transaction (this backend's modules)."""
-        if self._audit_on:
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
 
     # -- episodes ----------------------------------------------------------------------------
 
