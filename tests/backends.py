@@ -13,8 +13,11 @@ import urllib.parse
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from anneal_memory import Store
+from anneal_memory.testing import FrozenClock
 
 PG_ENV = "ANNEAL_TEST_PG_URL"
 BACKENDS = ("sqlite", "postgresql")
@@ -57,3 +60,38 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "agent" / "memory.db")
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def backend_store(
+    request: pytest.FixtureRequest, target: str, clock: FrozenClock
+) -> Iterator[Store]:
+    """The ``TestAgent`` store of the wrap, immune and memory suites, on each backend.
+
+    A test marked ``sqlite_only`` (it checks files beside the database, or file locks) is
+    skipped on PostgreSQL.
+    """
+    mark = request.node.get_closest_marker("sqlite_only")
+    if mark is not None and target.startswith("postgresql"):
+        pytest.skip(mark.kwargs.get("reason", "checks SQLite files beside the store"))
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
+
+def put_continuity(store: Store, text: str) -> None:
+    """Replace the store's continuity text as a save would (its file, or its row)."""
+    from anneal_memory.store._connection import write_transaction
+
+    place = store.continuity_place()
+    conn = store.connection("test")
+    with place.lock(), write_transaction(conn, operation="test"):
+        place.write(conn, text, now="2026-03-02T09:00:00.000Z")
+
+
+def audit_entries(store: Store, event: str | None = None) -> list[dict[str, Any]]:
+    """The store's audit entries, oldest first: the JSONL trail, or the PostgreSQL table."""
+    from anneal_memory.audit import read_entries
+
+    if store.__class__.__name__ == "PgStore":
+        return store.read_audit(event=event)  # type: ignore[attr-defined, no-any-return]
+    return read_entries(store.path, event=event)

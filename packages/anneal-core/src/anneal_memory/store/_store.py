@@ -26,6 +26,7 @@ from anneal_memory.store._audit_hooks import AuditHooks
 from anneal_memory.store._backend import backend_class, is_database_url
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
+from anneal_memory.store._continuity_place import ContinuityPlace, FilePlace
 from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
@@ -189,9 +190,26 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
         """The audit trail this store appends to (None when opened with ``audit=False``)."""
         return self._audit_trail
 
+    @property
+    def audit_after_commit(self) -> bool:
+        """Whether staged audit entries reach a trail file after their commit (SQLite, audit on).
+
+        A transaction that stages entries for the trail is then worth flushing to disk.
+        """
+        return self._audit_trail is not None
+
     def sidecar(self, suffix: str) -> Path:
         """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
         return self._path.with_name(self._path.stem + suffix)
+
+    def continuity_place(self, scope: str = "") -> ContinuityPlace:
+        """Where wraps keep ``scope``'s continuity text: its file beside the database.
+
+        For the library's own modules (not a public API); read it with :meth:`load_continuity`.
+        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
+        """
+        suffix = continuity_suffix(validate_scope(scope, error=InvalidInputError))
+        return FilePlace(self.sidecar(suffix))
 
     def load_continuity(self, scope: str = "") -> str | None:
         """The continuity of ``scope`` (``""``: ``<stem>.continuity.md``), None before a save.
