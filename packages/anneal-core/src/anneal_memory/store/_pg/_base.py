@@ -129,7 +129,8 @@ class PgStoreBase(Store):
         Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
         """
         checked = validate_scope(scope, error=InvalidInputError)
-        return RowPlace(label=f"{self.url} (table continuity)", scope=checked)
+        row = f", scope {checked!r}" if checked else ""
+        return RowPlace(label=f"{self.url} (table continuity{row})", scope=checked)
 
     def load_continuity(self, scope: str = "") -> str | None:
         """The continuity text the last wrap of ``scope`` saved (a row), or None before.

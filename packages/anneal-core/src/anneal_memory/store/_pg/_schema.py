@@ -16,6 +16,7 @@ from anneal_memory.audit._chain import GENESIS_HASH
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store._backend import redact_url
 from anneal_memory.store._pg._schema_links import SUPERSESSION_CLEANUP_V3
+from anneal_memory.store._pg._schema_scopes import SCOPED_WRAPS_V4
 
 if TYPE_CHECKING:
     import psycopg
@@ -231,6 +232,7 @@ PG_MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_AUDIT_V1,
     _LIBRARY_TABLES_V2,
     SUPERSESSION_CLEANUP_V3,
+    SCOPED_WRAPS_V4,
 )
 """The PostgreSQL schema as numbered steps (append new ones; never edit a released one)."""
 PG_SCHEMA_VERSION = len(PG_MIGRATIONS)

@@ -332,8 +332,9 @@ class PgStore(PgTransferMixin, PgStoreBase):
                 " (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c"
                 "  WHERE c.relnamespace = current_schema()::regnamespace"
                 "  AND c.relkind IN ('r', 'm')),"
-                " (SELECT count(*) FROM episodes WHERE seq > coalesce((SELECT through_seq"
-                "  FROM wraps WHERE status = 'completed' ORDER BY id DESC LIMIT 1), 0))"
+                " (SELECT count(*) FROM episodes AS e WHERE e.seq > coalesce((SELECT through_seq"
+                "  FROM wraps AS w WHERE w.scope = e.scope AND w.status = 'completed'"
+                "  ORDER BY w.id DESC LIMIT 1), 0))"
             ).fetchone()
         deleted, last, size, waiting = row if row is not None else (0, None, 0, 0)
         total = sum(counts.values())

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["export_document", "import_document"]
 
 _INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key, scope)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
 
 
@@ -47,6 +47,7 @@ def _insert(conn: psycopg.Connection[Any], ident: str, item: Any) -> bool:
         item.source,
         item.metadata_json,
         item.idempotency_key,
+        item.scope,
     )
     if conn.execute(_INSERT + " ON CONFLICT DO NOTHING", values).rowcount != 1:
         raise StoreDatabaseError(f"episode id {ident} is already taken", operation="import")
@@ -141,9 +142,10 @@ def export_document(
     out.write(_dump(header)[:-1] + ', "episodes": [')
     count = 0
     with conn.cursor(name="anneal_export") as cursor:
-        cursor.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY seq")  # noqa: S608
+        cursor.execute(f"SELECT {COLUMNS}, scope FROM episodes ORDER BY seq")  # noqa: S608
         for row in cursor:
-            out.write(("\n" if count == 0 else ",\n") + _dump(episode_from_row(row).to_dict()))
+            item = {**episode_from_row(row).to_dict(), "scope": row[-1]}
+            out.write(("\n" if count == 0 else ",\n") + _dump(item))
             count += 1
     out.write('\n], "tombstones": [')
     rows = conn.execute("SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id")
