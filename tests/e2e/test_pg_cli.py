@@ -99,3 +99,42 @@ def test_wraps_and_the_continuity_from_the_cli_on_postgresql(
     events = [e["event"] for e in pg("--json", "audit").assert_ok().json()["entries"]]
     assert {"wrap_started", "wrap_completed", "continuity_saved", "wrap_cancelled"} <= set(events)
     assert pg("--json", "verify").assert_ok().json()["valid"]
+
+
+def test_a_wrap_per_scope_from_the_cli_on_postgresql(
+    pg_url: str,  # noqa: F811
+    run_cli,
+    tmp_path: Path,
+) -> None:
+    from anneal_memory import Store
+
+    def pg(*args: str):
+        return run_cli("--db", pg_url, *args, db=False)
+
+    with Store(pg_url) as store:
+        store.record("Alice's invoice 4711 is overdue", "observation", scope="user:alice")
+        store.record("Bob's invoice 1234 is paid", "observation", scope="user:bob")
+    waiting = pg("--json", "status").assert_ok().json()["episodes_since_wrap_by_scope"]
+    assert waiting == {"user:alice": 1, "user:bob": 1}
+    alice = pg("--json", "prepare-wrap", "--scope", "user:alice").assert_ok().json()
+    bob = pg("--json", "prepare-wrap", "--scope", "user:bob").assert_ok().json()
+    assert (alice["episode_count"], bob["episode_count"]) == (1, 1)
+    assert "4711" in alice["text"]
+    assert "1234" not in alice["text"]
+    shown = pg("--json", "wrap-status", "--scope", "user:alice").assert_ok().json()
+    assert shown["wrap"]["token"] == alice["wrap_token"]
+    text = tmp_path / "alice.md"
+    text.write_text(CONTINUITY.format(n="alice's invoices"), encoding="utf-8")
+    saved = pg("--json", "save-continuity", str(text), "--wrap-token", alice["wrap_token"])
+    assert saved.assert_ok().json()["path"].endswith("(table continuity, scope 'user:alice')")
+    mine = pg("--json", "continuity", "--scope", "user:alice").assert_ok().json()
+    assert mine["text"] == CONTINUITY.format(n="alice's invoices")
+    assert pg("--json", "continuity", "--scope", "user:bob").assert_ok().json()["text"] is None
+    assert pg("--json", "continuity").assert_ok().json()["text"] is None
+    still_open = pg("--json", "wrap-status", "--scope", "user:bob").assert_ok().json()
+    assert still_open["wrap"]["token"] == bob["wrap_token"]
+    history = pg("--json", "history", "--scope", "user:alice").assert_ok().json()
+    assert [w["status"] for w in history["wraps"]] == ["completed"]
+    assert pg("--json", "status").assert_ok().json()["episodes_since_wrap_by_scope"] == {
+        "user:bob": 1
+    }

@@ -81,7 +81,7 @@ def _old_store(url: str) -> None:
             )
 
 
-def test_old_wraps_and_patterns_land_in_the_shared_scope(pg_url: str) -> None:
+def test_an_old_postgresql_store_upgrades_with_its_wraps_in_the_shared_scope(pg_url: str) -> None:
     from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION
 
     _old_store(pg_url)
