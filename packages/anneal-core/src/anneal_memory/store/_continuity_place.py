@@ -8,6 +8,10 @@ The wrap reads and writes the text through a :class:`ContinuityPlace` the store 
   put back by :meth:`FilePlace.undo` when the commit then fails.
 - The PostgreSQL row (``store/_pg/_continuity.py``): written by the save's own transaction,
   so text and wrap state commit together and there is nothing to undo.
+
+Each scope has its own place: its own file (:mod:`anneal_memory._scope_files`), or its own
+row. :class:`ContinuityFiles` gives the SQLite ``Store`` its ``continuity_place(scope)`` and
+``load_continuity(scope)``.
 """
 
 from __future__ import annotations
@@ -17,12 +21,15 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._locks import file_lock
+from anneal_memory._scope_files import continuity_suffix
+from anneal_memory.errors import InvalidInputError
+from anneal_memory.store._validate import validate_scope
 
-__all__ = ["LOCK_SUFFIX", "ContinuityPlace", "FilePlace", "read_file"]
+__all__ = ["LOCK_SUFFIX", "ContinuityFiles", "ContinuityPlace", "FilePlace", "read_file"]
 
 LOCK_SUFFIX = ".lock"
 
@@ -103,3 +110,29 @@ class FilePlace:
             atomic_write_text(self.path, previous)
         else:
             self.path.unlink(missing_ok=True)
+
+
+class ContinuityFiles:
+    """The continuity methods of the SQLite ``Store``: one file per scope beside it."""
+
+    if TYPE_CHECKING:
+
+        def sidecar(self, suffix: str) -> Path: ...
+
+    def continuity_place(self, scope: str = "") -> ContinuityPlace:
+        """Where wraps keep ``scope``'s continuity text: its file beside the database.
+
+        For the library's own modules (not a public API); read it with :meth:`load_continuity`.
+        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
+        """
+        return FilePlace(self._file_of(scope))
+
+    def load_continuity(self, scope: str = "") -> str | None:
+        """The continuity of ``scope`` (``""``: ``<stem>.continuity.md``), None before a save.
+
+        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
+        """
+        return read_file(self._file_of(scope))
+
+    def _file_of(self, scope: str) -> Path:
+        return self.sidecar(continuity_suffix(validate_scope(scope, error=InvalidInputError)))
