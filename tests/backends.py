@@ -13,6 +13,7 @@ import urllib.parse
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from anneal_memory import Store
@@ -61,11 +62,26 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("pg_url"))
 
 
-@pytest.fixture(name="store")
-def store_on_both_backends(target: str, clock: FrozenClock) -> Iterator[Store]:
-    """The ``store`` fixture on both backends: import it into a module whose bodies are neutral."""
+@pytest.fixture
+def backend_store(
+    request: pytest.FixtureRequest, target: str, clock: FrozenClock
+) -> Iterator[Store]:
+    """The ``TestAgent`` store of the wrap, immune and memory suites, on each backend.
+
+    A test marked ``sqlite_only`` (it checks files beside the database, or file locks) is
+    skipped on PostgreSQL.
+    """
+    mark = request.node.get_closest_marker("sqlite_only")
+    if mark is not None and target.startswith("postgresql"):
+        pytest.skip(mark.kwargs.get("reason", "checks SQLite files beside the store"))
     with Store(target, project_name="TestAgent", clock=clock) as opened:
         yield opened
+
+
+@pytest.fixture(name="store")
+def store_on_both_backends(backend_store: Store) -> Store:
+    """The ``store`` fixture on both backends: import it into a module whose bodies are neutral."""
+    return backend_store
 
 
 @pytest.fixture
@@ -73,3 +89,22 @@ def sqlite_store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
     """A SQLite store, for the tests that read its FTS5 tables or its file."""
     with Store(db_path, project_name="TestAgent", clock=clock) as opened:
         yield opened
+
+
+def put_continuity(store: Store, text: str) -> None:
+    """Replace the store's continuity text as a save would (its file, or its row)."""
+    from anneal_memory.store._connection import write_transaction
+
+    place = store.continuity_place()
+    conn = store.connection("test")
+    with place.lock(), write_transaction(conn, operation="test"):
+        place.write(conn, text, now="2026-03-02T09:00:00.000Z")
+
+
+def audit_entries(store: Store, event: str | None = None) -> list[dict[str, Any]]:
+    """The store's audit entries, oldest first: the JSONL trail, or the PostgreSQL table."""
+    from anneal_memory.audit import read_entries
+
+    if store.__class__.__name__ == "PgStore":
+        return store.read_audit(event=event)  # type: ignore[attr-defined, no-any-return]
+    return read_entries(store.path, event=event)

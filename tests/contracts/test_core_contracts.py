@@ -27,7 +27,10 @@ OPTIONAL_IMPORTS = {
     "store/_pg/_store.py": {"psycopg"},
     "store/_pg/_rows.py": {"psycopg"},
     "store/_pg/_transfer.py": {"psycopg"},
-    "store/_pg/_gate.py": {"psycopg"},
+    "store/_pg/_conn.py": {"psycopg"},
+    "store/_pg/_provenance.py": {"psycopg"},
+    "store/_pg/_transfer_api.py": {"psycopg"},
+    "store/_pg/_base.py": {"psycopg"},
 }
 
 

@@ -1,12 +1,24 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from anneal_memory import Affect, Store, prepare_wrap, validated_save_continuity
 from anneal_memory.associations import association_deltas, associations, graph_dot, graph_json
 from anneal_memory.continuity._markers import parse_pattern_line
 from anneal_memory.errors import InvalidInputError
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from backends import backend_store, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(backend_store: Store) -> Store:  # noqa: F811
+    """Every test here runs on SQLite and on PostgreSQL (one test body)."""
+    return backend_store
 
 
 def _lines(*raw: str):

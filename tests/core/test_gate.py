@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,20 @@ from anneal_memory import (
     validated_save_continuity,
     wrap_cancel,
 )
-from anneal_memory.audit import iter_entries
 from anneal_memory.gate import consolidate_requires_baton
+from anneal_memory.store._backend import location_of
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from backends import audit_entries, backend_store, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(backend_store: Store) -> Store:  # noqa: F811
+    """Every test here runs on SQLite and on PostgreSQL (one test body)."""
+    return backend_store
+
 
 TEXT = "\n".join(
     [
@@ -42,9 +55,9 @@ TEXT = "\n".join(
 
 
 @pytest.fixture
-def gated(db_path: Path, clock: FrozenClock):
+def gated(target: str, clock: FrozenClock):  # noqa: F811
     with Store(
-        db_path, project_name="TestAgent", clock=clock, consolidate_requires_baton_on_create=True
+        target, project_name="TestAgent", clock=clock, consolidate_requires_baton_on_create=True
     ) as opened:
         opened.record("The deploy script needs the staging flag", "observation")
         opened.record("Chose blue-green deploys for the API", "decision")
@@ -52,7 +65,7 @@ def gated(db_path: Path, clock: FrozenClock):
 
 
 def _events(store: Store) -> list[str]:
-    return [e["event"] for e in iter_entries(store.path)]
+    return [e["event"] for e in audit_entries(store)]
 
 
 def test_stores_from_python_are_open_unless_asked(store: Store):
@@ -71,7 +84,7 @@ def test_the_policy_can_be_switched_and_is_audited(store: Store):
     assert set_consolidate_policy(store, True) is False
     assert baton_status(store).consolidate_requires_baton
     assert set_consolidate_policy(store, False) is True
-    entries = [e for e in iter_entries(store.path) if e["event"] == "consolidate_policy_set"]
+    entries = audit_entries(store, "consolidate_policy_set")
     assert [e["data"] for e in entries] == [
         {"requires_baton": True, "was": False},
         {"requires_baton": False, "was": True},
@@ -120,7 +133,8 @@ def test_without_the_baton_a_wrap_downgrades_to_capture_only(
     assert reason in result.message
     assert "2 episode(s)" in result.message
     name = session or "NAME"
-    assert f"anneal-memory --db {gated.path} baton claim {name}" in result.message
+    db = shlex.quote(location_of(gated))
+    assert f"anneal-memory --db {db} baton claim {name}" in result.message
     gated.record("recording still works", "observation")
     assert baton_status(gated).episodes_since_wrap == 3
     assert "wrap_started" not in _events(gated)
@@ -169,15 +183,21 @@ def test_taking_the_baton_mid_wrap_revokes_the_old_holders_save(gated: Store):
     assert saved.episodes_compressed == 2
 
 
-def test_the_gate_state_lives_in_the_database(gated: Store, db_path: Path, clock: FrozenClock):
+def test_the_gate_state_lives_in_the_database(
+    gated: Store,
+    target: str,  # noqa: F811
+    clock: FrozenClock,
+):
     claim_baton(gated, "me")
     gated.close()
-    with Store(db_path, clock=clock) as reopened:
+    with Store(target, clock=clock) as reopened:
         status = baton_status(reopened)
     assert status.consolidate_requires_baton
     assert status.holder == "me"
     assert json.loads(json.dumps(status.to_dict()))["baton_holder"] == "me"
-    assert sorted(p.name for p in db_path.parent.iterdir() if "baton" in p.name) == []
+    if not target.startswith("postgresql"):
+        folder = Path(target).parent
+        assert sorted(p.name for p in folder.iterdir() if "baton" in p.name) == []
 
 
 def test_the_commit_transaction_rechecks_the_baton(gated: Store):

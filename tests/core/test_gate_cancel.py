@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,9 +15,19 @@ from anneal_memory import (
     validated_save_continuity,
     wrap_cancel,
 )
-from anneal_memory.audit import iter_entries
 from anneal_memory.continuity import wrap_status
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from backends import audit_entries, backend_store, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(backend_store: Store) -> Store:  # noqa: F811
+    """Every test here runs on SQLite and on PostgreSQL (one test body)."""
+    return backend_store
+
 
 TEXT = (
     "# TestAgent \u2014 Memory (v1)\n\n## State\n- ok\n## Patterns\n\n## Decisions\n\n## Context\n"
@@ -24,9 +35,9 @@ TEXT = (
 
 
 @pytest.fixture
-def holder_wrap(db_path: Path, clock: FrozenClock) -> Iterator[tuple[Store, str]]:
+def holder_wrap(target: str, clock: FrozenClock) -> Iterator[tuple[Store, str]]:  # noqa: F811
     with Store(
-        db_path, project_name="TestAgent", clock=clock, consolidate_requires_baton_on_create=True
+        target, project_name="TestAgent", clock=clock, consolidate_requires_baton_on_create=True
     ) as store:
         store.record("The deploy script needs the staging flag", "observation")
         claim_baton(store, "holder")
@@ -83,7 +94,7 @@ def test_force_cancels_any_wrap_and_is_audited(holder_wrap: tuple[Store, str]) -
     store, _token = holder_wrap
     wrap_cancel(store, force=True)
     assert wrap_status(store) is None
-    [entry] = [e for e in iter_entries(store.path) if e["event"] == "wrap_cancelled"]
+    [entry] = audit_entries(store, "wrap_cancelled")
     assert entry["actor"] == "operator"
     assert entry["data"]["reason"] == "forced"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from pathlib import Path
 
 import anneal_memory
@@ -21,6 +22,17 @@ from anneal_memory import (
 from anneal_memory.testing import FrozenClock
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from backends import backend_store, pg_url, put_continuity, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(backend_store: Store) -> Store:  # noqa: F811
+    """Every test here runs on SQLite and on PostgreSQL (one test body)."""
+    return backend_store
+
 
 SESSION = "core-session"
 
@@ -201,9 +213,7 @@ def test_start_is_empty_without_a_continuity(memory: AgentMemory) -> None:
 
 
 def test_start_loads_the_continuity_bounded(store: Store) -> None:
-    store.sidecar(".continuity.md").write_text(
-        "# Agent — Memory (v1)\n\n## State\n" + "- busy\n" * 2000, encoding="utf-8"
-    )
+    put_continuity(store, "# Agent — Memory (v1)\n\n## State\n" + "- busy\n" * 2000)
     block = AgentMemory(store, startup_chars=500).start()
     assert block.startswith("Memory from earlier sessions")
     assert "## State" in block
@@ -217,9 +227,7 @@ QUESTION = "which port does staging use?"
 
 
 def write_continuity(store: Store, state: str) -> None:
-    store.sidecar(".continuity.md").write_text(
-        f"# Agent — Memory (v1)\n\n## State\n- {state}\n", encoding="utf-8"
-    )
+    put_continuity(store, f"# Agent — Memory (v1)\n\n## State\n- {state}\n")
 
 
 def test_turn_context_joins_startup_and_recall_with_one_blank_line(memory: AgentMemory) -> None:

@@ -1,9 +1,15 @@
-"""Scopes: one store holds the memories of several users / threads / agents side by side."""
+"""Scopes: one store holds the memories of several users / threads / agents side by side.
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from anneal_memory import (
@@ -14,6 +20,24 @@ from anneal_memory import (
     Store,
 )
 from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from backends import pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
+
+@pytest.fixture
+def sqlite_store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
+    with Store(db_path, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
 
 FACT = "The staging database listens on port {port}."
 
@@ -47,8 +71,8 @@ def test_a_scope_is_a_bounded_printable_string(store: Store) -> None:
     assert store.recall().total_matching == 0
 
 
-def test_the_scope_column_comes_with_one_migration(store: Store) -> None:
-    with contextlib.closing(sqlite3.connect(store.path)) as conn:
+def test_the_scope_column_comes_with_one_migration(sqlite_store: Store) -> None:
+    with contextlib.closing(sqlite3.connect(sqlite_store.path)) as conn:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(episodes)")}
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     assert "scope" in columns

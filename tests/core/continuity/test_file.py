@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import stat
 
+import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.continuity._file import continuity_path, read_continuity
 
 TEXT = "## State\n## Patterns\n## Decisions\n## Context\n- wrap {n}\n"
 
 
+@pytest.mark.sqlite_only
 def test_file_beside_the_db_private_with_a_stable_lock_file(store: Store) -> None:
     path = continuity_path(store)
     assert path.name == "memory.continuity.md"

@@ -14,7 +14,6 @@ from anneal_memory import (
     prepare_wrap,
     validated_save_continuity,
 )
-from anneal_memory.audit import iter_entries
 from anneal_memory.continuity import wrap_status
 from anneal_memory.continuity._lease import WRAP_LEASE_SECONDS
 from anneal_memory.errors import (
@@ -22,21 +21,23 @@ from anneal_memory.errors import (
     WrapInProgressError,
     WrapTokenMismatchError,
 )
+from anneal_memory.store._connection import write_transaction
 from anneal_memory.testing import FrozenClock
+from backends import audit_entries
 from test_save import build_text
 
 
 def _cancels(store: Store) -> list[dict]:
-    return [e["data"] for e in iter_entries(store.path) if e["event"] == "wrap_cancelled"]
+    return [e["data"] for e in audit_entries(store, "wrap_cancelled")]
 
 
 def _hand_to(store: Store, pid: int, start: str | None = None) -> None:
     """Make the open wrap look prepared by process ``pid`` of this host."""
     conn = store.connection("test")
-    conn.execute(
-        "UPDATE wraps SET owner_pid = ?, owner_start = ? WHERE status = 'open'", (pid, start)
-    )
-    conn.commit()
+    with write_transaction(conn, operation="test"):
+        conn.execute(
+            "UPDATE wraps SET owner_pid = ?, owner_start = ? WHERE status = 'open'", (pid, start)
+        )
 
 
 def test_the_open_wrap_records_its_process_and_lease(store: Store) -> None:

@@ -317,7 +317,7 @@ def test_saved_file_is_canonical_and_load_continuity_reads_it(
     assert saved is not None
     assert "\r" not in saved
     assert result.chars == len(saved)
-    assert result.path == store.sidecar(".continuity.md")
+    assert result.path == store.continuity_place().label
 
 
 def test_the_wrap_day_comes_from_the_clock(

@@ -1,4 +1,8 @@
-"""A wrap per scope: each scope's wraps, continuity file and pattern levels stand alone."""
+"""A wrap per scope: each scope's wraps, continuity and pattern levels stand alone.
+
+The continuity of a scope is its own file beside a SQLite store and its own row on
+PostgreSQL; every test not about files runs on both backends.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +39,14 @@ def _files(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir() if p.name.endswith(".md")}
 
 
+def _places(store: Store) -> set[str]:
+    """Where a continuity text was written: the ``.md`` files, or the labels of the rows."""
+    if store.__class__.__name__ != "PgStore":
+        return {str(p) for p in store.path.parent.iterdir() if p.name.endswith(".md")}
+    rows = store.connection("test").execute("SELECT scope FROM continuity").fetchall()
+    return {str(store.continuity_place(str(scope)).label) for (scope,) in rows}
+
+
 def test_a_wrap_packages_only_its_scope_and_writes_only_its_file(store: Store) -> None:
     alice = _record(store, ALICE, "Alice prefers the window seat", "Alice drinks tea")
     bob = _record(store, BOB, "Bob prefers the aisle seat")
@@ -46,8 +58,8 @@ def test_a_wrap_packages_only_its_scope_and_writes_only_its_file(store: Store) -
     assert "office" not in (prep.text or "")
     saved = validated_save_continuity(store, build_text(context="- alice's session"), scope=ALICE)
     assert saved.episodes_compressed == 2
-    assert saved.path == continuity_path(store, ALICE)
-    assert _files(store.path.parent) == {saved.path.name}
+    assert saved.path == store.continuity_place(ALICE).label
+    assert _places(store) == {str(saved.path)}
     assert "alice's session" in (store.load_continuity(ALICE) or "")
     assert store.load_continuity() is None
     assert store.load_continuity(BOB) is None
@@ -74,7 +86,7 @@ def test_one_open_wrap_per_scope(store: Store) -> None:
     assert wrap_status(store) is None
     # The token names its wrap: no scope needed to save or cancel it.
     saved = validated_save_continuity(store, build_text(), wrap_token=b.wrap_token)
-    assert saved.path == continuity_path(store, BOB)
+    assert saved.path == store.continuity_place(BOB).label
     cancelled = wrap_cancel(store, wrap_token=a.wrap_token)
     assert cancelled.wrap_id == a.wrap_id
     assert unwrapped_in_scope(store, ALICE) == 1
@@ -126,6 +138,7 @@ HOSTILE = ("../x", "/etc/passwd", "..", "CON", "nul", "Alice", "alice", "ALICE",
            "C:\\Windows", "\u00fcber", "\U0001f600", " ", "-", "x" * 64)  # fmt: skip
 
 
+@pytest.mark.sqlite_only(reason="checks the continuity file names")
 def test_hostile_scopes_never_escape_the_folder_or_collide(store: Store) -> None:
     folder = store.path.parent
     paths = [continuity_path(store, scope) for scope in HOSTILE]
@@ -153,6 +166,23 @@ def test_hostile_scopes_never_escape_the_folder_or_collide(store: Store) -> None
     assert "'Alice'" not in (store.load_continuity("alice") or "")
 
 
+def test_hostile_scopes_keep_their_continuity_apart(store: Store) -> None:
+    for scope in ("../x", "Alice", "alice", "CON"):
+        _record(store, scope, f"An episode of {scope!r}")
+        saved = validated_save_continuity(
+            store,
+            build_text(context=f"- session of {scope!r}"),
+            wrap_token=prepare_wrap(store, scope=scope).wrap_token,
+        )
+        assert str(saved.path) in _places(store)
+    assert len(_places(store)) == 4
+    for scope in ("../x", "Alice", "alice", "CON"):
+        text = store.load_continuity(scope) or ""
+        assert repr(scope) in text
+        assert [s for s in ("'../x'", "'Alice'", "'alice'", "'CON'") if s in text] == [repr(scope)]
+    assert store.load_continuity() is None
+
+
 @pytest.mark.parametrize("scope", ["a\x00b", "x" * 10_000, "line\nbreak", 7])
 def test_an_invalid_scope_is_refused_with_a_clear_error(store: Store, scope: object) -> None:
     for call in (
@@ -165,7 +195,7 @@ def test_an_invalid_scope_is_refused_with_a_clear_error(store: Store, scope: obj
             call()
     with pytest.raises(InvalidEpisodeError, match="scope must be"):
         store.record("x", "observation", scope=scope)  # type: ignore[arg-type]
-    assert _files(store.path.parent) == set()
+    assert _places(store) == set()
 
 
 def _compress(text: str) -> str:
@@ -212,6 +242,7 @@ def test_a_baton_holder_wraps_two_scopes_at_once(store: Store) -> None:
     assert prepare_wrap(store, scope=ALICE, session_id="someone").status == "downgraded"
 
 
+@pytest.mark.sqlite_only(reason="store.check() checks a SQLite file and its continuity files")
 def test_the_store_check_compares_the_shared_continuity_with_the_shared_wrap(
     store: Store,
 ) -> None:
@@ -237,6 +268,7 @@ def test_a_wrap_cannot_supersede_another_scopes_episode(store: Store) -> None:
     assert store.get(theirs).superseded_by is None  # type: ignore[union-attr]
 
 
+@pytest.mark.sqlite_only(reason="edits and removes the continuity files by hand")
 def test_the_store_check_finds_a_changed_or_missing_scope_continuity(store: Store) -> None:
     for scope in (ALICE, BOB):
         _record(store, scope, f"A note of {scope}")

@@ -1,4 +1,7 @@
-"""Wraps of two scopes run at the same time in two processes and both complete."""
+"""Wraps of two scopes run at the same time in two processes and both complete.
+
+On SQLite and on PostgreSQL (``target``: a file path or a URL with a schema of its own).
+"""
 
 from __future__ import annotations
 
@@ -40,8 +43,8 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_wraps_of_two_scopes_in_two_processes_both_complete(tmp_path: Path) -> None:
-    db = tmp_path / "memory.db"
+def test_wraps_of_two_scopes_in_two_processes_both_complete(tmp_path: Path, target: str) -> None:
+    db = target  # the conftest's fixture: a SQLite path, then a PostgreSQL URL
     with Store(db, project_name="Agent") as store:
         for i in range(3):
             store.record(f"Alice note {i}", "observation", scope="alice")

@@ -1,12 +1,31 @@
 """AgentMemory carries the long-term tier: start() lists crystals and spores, context_for
-recalls crystals. Bounded and labelled."""
+recalls crystals. Bounded and labelled.
+
+The tests run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 from anneal_memory import AgentMemory, Store
 from anneal_memory.crystal import crystallize, retire_crystal
 from anneal_memory.spores import add_spore
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
 
 POOL = "Size the connection pool to the worker count; an undersized pool throttles throughput."
 

@@ -1,10 +1,29 @@
-"""The wrap proposes crystallization and rewarm candidates; it never crystallizes."""
+"""The wrap proposes crystallization and rewarm candidates; it never crystallizes.
+
+The tests run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 from anneal_memory import Store, prepare_wrap
 from anneal_memory.crystal import crystallize, list_crystals
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, put_continuity, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
 
 CONTINUITY = """# TestAgent \u2014 Memory (v1)
 
@@ -27,7 +46,7 @@ CONTINUITY = """# TestAgent \u2014 Memory (v1)
 
 
 def _prepare(store: Store) -> str:
-    store.sidecar(".continuity.md").write_text(CONTINUITY, encoding="utf-8")
+    put_continuity(store, CONTINUITY)
     store.record(
         "The nightly batch export saturated the serving database again during checkout.",
         "observation",

@@ -1,10 +1,16 @@
-"""Crystal operations on a real store: validation, upsert, CAS, retirement, index, audit."""
+"""Crystal operations on a real store: validation, upsert, CAS, retirement, index, audit.
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from anneal_memory import Store
@@ -25,6 +31,17 @@ from anneal_memory.errors import (
 )
 from anneal_memory.store._schema import SCHEMA_VERSION
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
 
 POOL = "Size the connection pool to the worker count; an undersized pool throttles throughput."
 
@@ -47,7 +64,8 @@ def test_crystallize_and_get_round_trip(store: Store) -> None:
     assert again.to_dict()["status"] == "crystallized"
 
 
-def test_tables_come_from_one_migration(store: Store) -> None:
+def test_tables_come_from_one_migration(db_path: Path) -> None:
+    store = Store(db_path)
     conn = store.connection("t")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"crystals", "crystal_evidence", "spores", "spore_notes"} <= tables
@@ -55,6 +73,7 @@ def test_tables_come_from_one_migration(store: Store) -> None:
     ep = store.record("evidence", "observation")
     crystallize(store, "pool_sizing", level=2, explanation=POOL, evidence=[ep.id])
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    store.close()
 
 
 @pytest.mark.parametrize(
@@ -209,13 +228,13 @@ def test_deleted_evidence_is_reported_missing(store: Store) -> None:
     assert found.evidence_missing == (ep.id,)
 
 
-def test_every_mutation_is_audited_without_text(store: Store, db_path: object) -> None:
+def test_every_mutation_is_audited_without_text(store: Store) -> None:
     crystallize(store, "pool_sizing", level=2, explanation=POOL)
     touch_crystal(store, "pool_sizing")
     update_crystal(store, "pool_sizing", explanation="Pool equals workers, always.")
     retire_crystal(store, "pool_sizing", "obsolete", reason="secret reason text")
-    trail = store.sidecar(".audit.jsonl").read_text(encoding="utf-8")
-    entries = [json.loads(line) for line in trail.splitlines()]
+    entries = audit_entries(store)
+    trail = json.dumps(entries)
     ops = [e["data"]["op"] for e in entries if e["event"] == "crystal_changed"]
     assert ops == ["crystallize", "touch", "update", "retire"]
     assert "throttles" not in trail
@@ -233,16 +252,15 @@ def test_a_failed_write_leaves_nothing(store: Store) -> None:
     assert (found.level, found.evidence, found.revision) == (2, (ep.id,), 1)
 
 
-def test_schema_refuses_level_one_even_in_raw_sql(store: Store) -> None:
-    conn = store.connection("t")
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute(
+def test_schema_refuses_level_one_even_in_raw_sql(db_path: Path) -> None:
+    with Store(db_path) as store, pytest.raises(sqlite3.IntegrityError):
+        store.connection("t").execute(
             "INSERT INTO crystals VALUES ('x', 1, 'e', 'timeless', 'just-in-time', '[]',"
             " '2026-01-01', '2026-01-01', '', '[]', 1, 'now', NULL, NULL, NULL, NULL)"
         )
 
 
-def test_dates_use_the_stores_clock_in_utc(db_path: object) -> None:
+def test_dates_use_the_stores_clock_in_utc(target: str) -> None:  # noqa: F811
     late = FrozenClock(dt.datetime(2026, 3, 2, 23, 59, tzinfo=dt.timezone(dt.timedelta(hours=-5))))
-    with Store(db_path, clock=late) as s:  # type: ignore[arg-type]
+    with Store(target, clock=late) as s:
         assert crystallize(s, "x", level=2, explanation="e").crystallized_on == "2026-03-03"

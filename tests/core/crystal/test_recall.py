@@ -1,12 +1,31 @@
-"""crystal_recall: keyword scoring, the evidence edge, prompt-mode gates, query mode."""
+"""crystal_recall: keyword scoring, the evidence edge, prompt-mode gates, query mode.
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from anneal_memory import Store
 from anneal_memory.crystal import crystal_recall, crystallize, retire_crystal
 from anneal_memory.crystal._keywords import extract_keywords, idf_weight, stem
 from anneal_memory.errors import InvalidCrystalError
+from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
 
 POOL = "Size the connection pool to the worker count; an undersized pool throttles throughput."
 

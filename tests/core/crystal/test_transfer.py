@@ -1,9 +1,14 @@
-"""Export and import carry crystals and spores (retired, resolved, notes and all)."""
+"""Export and import carry crystals and spores (retired, resolved, notes and all).
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import io
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,8 +20,25 @@ from anneal_memory.crystal import (
     retire_crystal,
     update_crystal,
 )
-from anneal_memory.spores import add_spore, descend_spore, get_spore, list_spores, update_spore
+from anneal_memory.spores import (
+    add_spore,
+    delete_spore,
+    descend_spore,
+    get_spore,
+    list_spores,
+    update_spore,
+)
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
 
 
 def _export(store: Store) -> dict:
@@ -102,3 +124,32 @@ def test_malformed_entries_are_refused_and_nothing_is_written(
         store.import_json(document)
     assert list_crystals(store, status="all") == []
     assert list_spores(store, status="all") == []
+
+
+def test_a_sqlite_export_moves_into_postgresql(
+    pg_url: str,  # noqa: F811
+    tmp_path: Path,
+    clock: FrozenClock,
+) -> None:
+    with Store(tmp_path / "laptop.db", clock=clock) as laptop:
+        _fill(laptop)
+        old = laptop.record("The user lives in Porto and works remotely", "observation")
+        new = laptop.record(
+            "The user now lives in Lisbon and works remotely", "observation", supersedes=[old.id]
+        )
+        document = _export(laptop)
+        expected = [get_crystal(laptop, n) for n in ("old_rule", "pool_sizing")]
+        spores = list_spores(laptop, status="all")
+    with Store(pg_url, clock=clock) as fleet:
+        result = fleet.import_json(document)
+        assert (result.crystals_imported, result.spores_imported) == (2, 2)
+        assert [get_crystal(fleet, n) for n in ("old_rule", "pool_sizing")] == expected
+        assert list_spores(fleet, status="all") == spores
+        assert fleet.get(old.id).superseded_by == new.id  # type: ignore[union-attr]
+        assert [e.id for e in fleet.recall("lives remotely").episodes] == [new.id]
+        # Imported numbers are taken: the next spore is numbered above them, and a deleted
+        # number is never handed out again.
+        assert add_spore(fleet, type="thought", text="t").id == "spore-003"
+        delete_spore(fleet, "spore-003")
+        assert add_spore(fleet, type="thought", text="u").id == "spore-004"
+        assert fleet.verify_audit().valid

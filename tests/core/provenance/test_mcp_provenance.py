@@ -1,9 +1,15 @@
 """MCP: record takes source/trust/supersedes/state_key/derived_from, never operator trust;
-recall hides superseded episodes unless asked and lists tool/external text as data."""
+recall hides superseded episodes unless asked and lists tool/external text as data.
+
+The tool tests run on a SQLite and on a PostgreSQL store (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,12 +17,24 @@ from anneal_memory import Store
 from anneal_memory.mcp import McpServer, ServerConfig
 from anneal_memory.mcp._provenance_text import DATA_HEADER
 from anneal_memory.mcp._tools import TOOLS_BY_NAME
+from anneal_memory.testing import FrozenClock
 from anneal_memory.types import Trust
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import pg_url, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture
-def server(store: Store) -> McpServer:
-    return McpServer(ServerConfig(db_path=store.path, session_id="s"), store=store)
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
+
+@pytest.fixture
+def server(store: Store, target: str, tmp_path: Path) -> McpServer:  # noqa: F811
+    where = tmp_path / "unused.db" if "://" in target else Path(target)
+    return McpServer(ServerConfig(db_path=where, session_id="s"), store=store)
 
 
 def _call(server: McpServer, name: str, **arguments: Any) -> tuple[str, bool]:

@@ -1,4 +1,4 @@
-"""Cued durable facts on every path (library, CLI search, MCP recall), and state-key audit."""
+"""Cued durable facts on every path (library, CLI search, MCP recall)."""
 
 from __future__ import annotations
 
@@ -63,18 +63,3 @@ def test_mcp_recall(with_facts: Store) -> None:
     assert reply is not None
     text = reply["result"]["content"][0]["text"]
     assert "Durable facts:\n- Allergic to penicillin" in text
-
-
-def test_state_key_changes_are_audited(store: Store) -> None:
-    episode = store.record("editor helix", "observation")
-    store.set_state_key(episode.id, "user.editor")
-    store.set_state_key(episode.id, None)
-    trail = store.sidecar(".audit.jsonl").read_text().splitlines()
-    events = [json.loads(line) for line in trail]
-    keyed = [e for e in events if e["data"].get("via") == "state_key"]
-    assert [e["event"] for e in keyed] == ["supersede", "unsupersede"]
-    assert keyed[0]["data"] == {
-        "episode_id": episode.id,
-        "via": "state_key",
-        "state_key": "user.editor",
-    }

@@ -1,10 +1,15 @@
-"""Supersession links and state keys on a real store: every rule and its message."""
+"""Supersession links and state keys on a real store: every rule and its message.
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import sqlite3
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +20,16 @@ from anneal_memory.testing import FrozenClock
 
 OLD = "The user lives in Porto and works remotely for the bank"
 NEW = "The user moved: now lives in Lisbon and works remotely for the bank"
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import audit_entries, pg_url, target  # noqa: E402, F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
 
 
 def test_record_supersedes_hides_the_old_episode_from_recall(store: Store) -> None:
@@ -163,19 +178,31 @@ def test_deleting_a_replacement_brings_the_old_back(store: Store) -> None:
     assert store.state_key_report("city")[0].current == (a.id,)
 
 
-def test_links_and_keys_are_audited(db_path: Path, clock: FrozenClock) -> None:
-    with Store(db_path, clock=clock) as store:
-        old = store.record(OLD, "observation")
-        new = store.record(NEW, "observation", supersedes=[old.id])
-        store.unsupersede(old.id, new.id)
-        store.supersede(old.id, new.id)
-        trail = store.sidecar(".audit.jsonl")
-    events = [json.loads(line) for line in trail.read_text().splitlines()]
+def test_links_and_keys_are_audited(store: Store) -> None:
+    old = store.record(OLD, "observation")
+    new = store.record(NEW, "observation", supersedes=[old.id])
+    store.unsupersede(old.id, new.id)
+    store.supersede(old.id, new.id)
+    events = audit_entries(store)
     names = [e["event"] for e in events]
     assert names.count("supersede") == 2
     assert names.count("unsupersede") == 1
     first = next(e for e in events if e["event"] == "supersede")
     assert first["data"] == {"old_id": old.id, "new_id": new.id, "via": "explicit"}
+
+
+def test_state_key_changes_are_audited(store: Store) -> None:
+    episode = store.record("editor helix", "observation")
+    store.set_state_key(episode.id, "user.editor")
+    store.set_state_key(episode.id, None)
+    events = audit_entries(store)
+    keyed = [e for e in events if e["data"].get("via") == "state_key"]
+    assert [e["event"] for e in keyed] == ["supersede", "unsupersede"]
+    assert keyed[0]["data"] == {
+        "episode_id": episode.id,
+        "via": "state_key",
+        "state_key": "user.editor",
+    }
 
 
 def test_migration_adds_the_columns_to_an_old_store(db_path: Path) -> None:

@@ -1,9 +1,14 @@
-"""Trust classes, the store's ceiling, derived_from, set_trust, schema and retention options."""
+"""Trust classes, the store's ceiling, derived_from, set_trust, schema and retention options.
+
+The tests taking ``store`` or ``target`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,16 @@ from anneal_memory.continuity import current_schema
 from anneal_memory.errors import InvalidEpisodeError, InvalidSchemaError, TrustError
 from anneal_memory.testing import FrozenClock
 from anneal_memory.types import Trust
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
 
 
 def test_trust_order_and_parse() -> None:
@@ -33,8 +48,8 @@ def test_record_keeps_trust_and_refuses_above_the_ceiling(store: Store) -> None:
     assert store.recall().total_matching == 1
 
 
-def test_operator_ceiling_allows_operator_trust(db_path: Path) -> None:
-    with Store(db_path, trust_ceiling="operator") as store:
+def test_operator_ceiling_allows_operator_trust(target: str) -> None:  # noqa: F811
+    with Store(target, trust_ceiling="operator") as store:
         assert store.record("ops note", "decision", trust="operator").trust is Trust.OPERATOR
 
 
@@ -62,12 +77,10 @@ def test_set_trust_lowers_freely_and_raises_only_with_allow_raise(store: Store) 
         store.set_trust(episode.id, "operator", allow_raise=True)
 
 
-def test_trust_set_is_audited(db_path: Path) -> None:
-    with Store(db_path) as store:
-        episode = store.record("tool output", "observation", trust="tool")
-        store.set_trust(episode.id, "external")
-        trail = store.sidecar(".audit.jsonl")
-    entries = [json.loads(line) for line in trail.read_text().splitlines()]
+def test_trust_set_is_audited(store: Store) -> None:
+    episode = store.record("tool output", "observation", trust="tool")
+    store.set_trust(episode.id, "external")
+    entries = audit_entries(store)
     [entry] = [e for e in entries if e["event"] == "trust_set"]
     assert entry["data"] == {"episode_id": episode.id, "from": "tool", "to": "external"}
     record = next(e for e in entries if e["event"] == "record")

@@ -1,12 +1,29 @@
 """The wrap's rules for updated facts and provenance: uncorroborated lines, superseded
-citations and ``[supersedes: OLD by NEW]`` markers."""
+citations and ``[supersedes: OLD by NEW]`` markers.
+
+The tests run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
+import pytest
 from anneal_memory import FindingCode, SaveResult, Store, prepare_wrap, validated_save_continuity
+from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
 
 POOL = "The connection pool ran out of sockets under heavy load"
 POOL2 = "Doubling the connection pool size stopped the socket exhaustion"
@@ -103,8 +120,7 @@ def test_supersedes_marker_records_the_link_and_is_removed(store: Store) -> None
     saved = store.load_continuity() or ""
     assert "[supersedes:" not in saved
     assert "- moved to Lisbon" in saved
-    trail = store.sidecar(".audit.jsonl").read_text().splitlines()
-    events = [json.loads(line) for line in trail]
+    events = audit_entries(store)
     assert any(e["event"] == "supersede" and e["data"]["via"] == "wrap" for e in events)
 
 

@@ -1,8 +1,14 @@
-"""Spores on a real store: ids, germination, ranking, surface, resolve, validation, audit."""
+"""Spores on a real store: ids, germination, ranking, surface, resolve, validation, audit.
+
+The tests taking ``store`` run on SQLite and on PostgreSQL (``tests/backends.py``).
+"""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from anneal_memory import Store
@@ -20,6 +26,16 @@ from anneal_memory.spores import (
     update_spore,
 )
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
 
 
 def _rows(store: Store) -> int:
@@ -192,8 +208,8 @@ def test_every_mutation_is_audited_without_text(store: Store) -> None:
     ascend_spore(store, "spore-002", "essay", "drafts/t.md")
     descend_spore(store, "spore-001", "dropped")
     delete_spore(store, "spore-002")
-    trail = store.sidecar(".audit.jsonl").read_text(encoding="utf-8")
-    entries = [json.loads(line) for line in trail.splitlines()]
+    entries = audit_entries(store)
+    trail = json.dumps(entries)
     ops = [e["data"]["op"] for e in entries if e["event"] == "spore_changed"]
     assert ops == ["add", "touch", "update", "add", "ascend", "descend", "delete"]
     assert "secret plan" not in trail

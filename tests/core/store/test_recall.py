@@ -15,7 +15,7 @@ from stems import porter_stem
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from .test_search_ranking import bulk
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
 
 UTC = dt.timezone.utc
 

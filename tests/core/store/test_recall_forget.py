@@ -11,7 +11,7 @@ from anneal_memory import Store
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, store_on_both_backends, target  # noqa: F401 - fixtures
 
 from .test_search_ranking import bulk
 

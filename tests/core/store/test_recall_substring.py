@@ -16,7 +16,7 @@ from stems import porter_stem
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import pg_url, sqlite_store, store_on_both_backends, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, sqlite_store, store_on_both_backends, target  # noqa: F401 - fixtures
 
 
 def test_a_word_inside_a_stored_word_is_found(store: Store) -> None:

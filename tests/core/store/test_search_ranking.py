@@ -9,7 +9,7 @@ from anneal_memory.store._ranking import CANDIDATE_BUDGET
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import pg_url, sqlite_store, store_on_both_backends, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, sqlite_store, store_on_both_backends, target  # noqa: F401 - fixtures
 
 _BASE = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 

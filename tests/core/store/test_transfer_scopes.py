@@ -1,15 +1,43 @@
-"""Export and import carry each episode's scope (both import paths)."""
+"""Export and import carry each episode's scope (both import paths, both backends).
+
+A store of each backend exports; ``copy_target`` is a fresh store of the same backend (a new
+file, or a new PostgreSQL schema) for the document to go into.
+"""
 
 from __future__ import annotations
 
 import io
 import json
+import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from anneal_memory import ImportFormatError, Store
 from anneal_memory.continuity import unwrapped_in_scope
 from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import drop_schema, pg_base_url, pg_url, target, with_schema  # noqa: F401
+
+
+@pytest.fixture
+def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
+    with Store(target, project_name="TestAgent", clock=clock) as opened:
+        yield opened
+
+
+@pytest.fixture
+def copy_target(target: str, tmp_path: Path) -> Iterator[str]:  # noqa: F811
+    """Another empty store of ``target``'s backend."""
+    if not target.startswith("postgresql"):
+        yield str(tmp_path / "copy" / "m.db")
+        return
+    base, schema = pg_base_url(), f"t_{uuid.uuid4().hex[:12]}"
+    yield with_schema(base, schema)
+    drop_schema(base, schema)
 
 
 def _exported(store: Store) -> str:
@@ -33,13 +61,13 @@ def _seed(store: Store) -> None:
 
 
 def test_export_then_import_json_keeps_scopes(
-    store: Store, tmp_path: Path, clock: FrozenClock
+    store: Store, copy_target: str, clock: FrozenClock
 ) -> None:
     _seed(store)
     text = _exported(store)
     scopes = sorted(e.get("scope") for e in json.loads(text)["episodes"])
     assert scopes == ["", "user:alice", "user:bob"]
-    with Store(tmp_path / "copy" / "m.db", clock=clock) as copy:
+    with Store(copy_target, clock=clock) as copy:
         assert copy.import_json(text).imported == 3
         assert _scopes(copy) == _scopes(store)
         assert unwrapped_in_scope(copy, "user:alice") == 1

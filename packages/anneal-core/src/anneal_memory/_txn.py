@@ -1,7 +1,8 @@
 """Transactions on a store for the rooms above it (crystal/, spores/).
 
-``writing`` holds the store's thread lock and one ``BEGIN IMMEDIATE`` transaction; ``reading``
-holds the thread lock around reads of the shared connection.
+``writing`` holds the store's thread lock and one ``BEGIN IMMEDIATE`` transaction (on
+PostgreSQL: one transaction under the store's exclusive advisory lock); ``reading`` holds the
+thread lock around reads of the shared connection.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of
 from anneal_memory.store._connection import write_transaction
 
 __all__ = ["reading", "writing"]
@@ -25,7 +27,7 @@ def writing(store: Store, operation: str) -> Iterator[sqlite3.Connection]:
     """
     with store._lock:
         conn = store.connection(operation)
-        with write_transaction(conn, operation=operation, path=store.path):
+        with write_transaction(conn, operation=operation, path=file_of(store)):
             yield conn
         store.flush_audit()
 

@@ -19,7 +19,7 @@ from anneal_memory.gate import WrapGateState, wrap_gate_state
 __all__ = ["authorize_cancel", "force_command", "may_clear"]
 
 
-def force_command(path: Path, scope: str = "") -> str:
+def force_command(path: Path | str, scope: str = "") -> str:
     """The operator's command that cancels the open wrap of ``scope``, whoever prepared it."""
     where = f" --scope {shlex.quote(scope)}" if scope else ""
     return f"anneal-memory --db {shlex.quote(str(path))} wrap-cancel --force{where}"
@@ -39,7 +39,7 @@ def may_clear(state: WrapGateState, *, wrap_session: str | None, session_id: str
 
 def authorize_cancel(
     conn: sqlite3.Connection,
-    path: Path,
+    path: Path | str,
     *,
     wrap_session: str | None,
     open_token: str,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import BatonHeldError, GateError, InvalidInputError, SaveAuthorityError
+from anneal_memory.store._backend import file_of, location_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._policy import POLICY_KEY, write_policy
 from anneal_memory.store._wraps import unwrapped_count
@@ -150,24 +151,14 @@ def _status(conn: sqlite3.Connection) -> BatonStatus:
     )
 
 
-def _table_gate(store: Store) -> Any:
-    # A PostgreSQL store keeps the baton in a row of its own (store/_pg/_gate.py).
-    backend = getattr(store, "gate_backend", None)
-    return None if backend is None else backend()
-
-
 def baton_status(store: Store) -> BatonStatus:
     """The policy, the holder and how many episodes wait for a wrap."""
-    if (table := _table_gate(store)) is not None:
-        return table.status()  # type: ignore[no-any-return]
     with store._lock:
         return _status(store.connection("baton status"))
 
 
 def consolidate_requires_baton(store: Store) -> bool:
     """True when only the baton holder may wrap this store."""
-    if (table := _table_gate(store)) is not None:
-        return bool(table.status().consolidate_requires_baton)
     with store._lock:
         conn = store.connection("baton status")
         return _meta(conn, POLICY_KEY).get(POLICY_KEY) == "1"
@@ -178,11 +169,9 @@ def set_consolidate_policy(store: Store, requires_baton: bool, *, actor: str = "
 
     The change is logged to the audit trail as ``consolidate_policy_set``.
     """
-    if (table := _table_gate(store)) is not None:
-        return bool(table.set_policy(requires_baton, actor=actor))
     with store._lock:
         conn = store.connection("set consolidate policy")
-        with write_transaction(conn, operation="set consolidate policy", path=store.path):
+        with write_transaction(conn, operation="set consolidate policy", path=file_of(store)):
             was = write_policy(conn, requires_baton)
             store.stage_audit(
                 conn,
@@ -204,12 +193,10 @@ def claim_baton(store: Store, session_id: str, *, take: bool = False) -> BatonSt
         InvalidInputError: ``session_id`` is not a valid session id.
         BatonHeldError: Another session holds it and ``take`` is False.
     """
-    if (table := _table_gate(store)) is not None:
-        return table.claim(session_id, take=take)  # type: ignore[no-any-return]
     session_id = validate_session_id(session_id)
     with store._lock:
         conn = store.connection("baton claim")
-        with write_transaction(conn, operation="baton claim", path=store.path):
+        with write_transaction(conn, operation="baton claim", path=file_of(store)):
             found = _meta(conn, _HOLDER, _EPOCH)
             holder = found.get(_HOLDER)
             if holder == session_id:
@@ -244,12 +231,10 @@ def release_baton(store: Store, session_id: str) -> BatonStatus:
     Raises:
         GateError: ``session_id`` does not hold the baton.
     """
-    if (table := _table_gate(store)) is not None:
-        return table.release(session_id)  # type: ignore[no-any-return]
     session_id = validate_session_id(session_id)
     with store._lock:
         conn = store.connection("baton release")
-        with write_transaction(conn, operation="baton release", path=store.path):
+        with write_transaction(conn, operation="baton release", path=file_of(store)):
             found = _meta(conn, _HOLDER, _EPOCH)
             holder = found.get(_HOLDER)
             if holder != session_id:
@@ -275,7 +260,7 @@ def release_baton(store: Store, session_id: str) -> BatonStatus:
 def claim_command(store: Store, name: str | None = None) -> str:
     """The exact command the operator runs to give ``name`` the baton."""
     who = shlex.quote(name) if name else "NAME"
-    return f"anneal-memory --db {shlex.quote(str(store.path))} baton claim {who}"
+    return f"anneal-memory --db {shlex.quote(location_of(store))} baton claim {who}"
 
 
 def _downgrade(store: Store, reason: str, why: str, waiting: int, name: str | None) -> str:

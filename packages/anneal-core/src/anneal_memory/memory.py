@@ -39,6 +39,7 @@ from anneal_memory._wrapflow import (
 )
 from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
 from anneal_memory.store import Store
+from anneal_memory.store._backend import location_of
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.types import Episode, EpisodeType, Trust
 
@@ -443,4 +444,4 @@ class AgentMemory:
         )
 
     def __repr__(self) -> str:
-        return f"AgentMemory({str(self._store.path)!r}, session_id={self.session_id!r})"
+        return f"AgentMemory({location_of(self._store)!r}, session_id={self.session_id!r})"

@@ -119,27 +119,19 @@ def status_text(status: StoreStatus) -> str:
 
 def _waiting_by_scope(store: Any) -> tuple[dict[str, int], int]:
     from anneal_memory.continuity import unwrapped_scopes
-    from anneal_memory.errors import BackendNotSupportedError
 
-    try:
-        return unwrapped_scopes(store, limit=20)
-    except BackendNotSupportedError:
-        return {}, 0
+    return unwrapped_scopes(store, limit=20)
 
 
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
     """Print the store status."""
     from anneal_memory.continuity import current_schema
-    from anneal_memory.errors import BackendNotSupportedError
 
     store = ctx.store(read_only=True)
     status = store.status()
-    try:
-        schema: str | None = current_schema(store).name
-    except BackendNotSupportedError:  # no continuity on PostgreSQL yet
-        schema = None
+    schema = current_schema(store).name
     by_scope, more = _waiting_by_scope(store)
-    text = f"{status_text(status)}\nSection schema:   {schema or '(none on this backend)'}"
+    text = f"{status_text(status)}\nSection schema:   {schema}"
     if by_scope and set(by_scope) != {""}:
         from anneal_memory.cli._render import safe
 

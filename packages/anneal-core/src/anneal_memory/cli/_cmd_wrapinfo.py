@@ -80,12 +80,10 @@ def add_commands(
 
 
 def run_continuity(ctx: Context, args: argparse.Namespace) -> int:
-    """Print the continuity file."""
-    from anneal_memory.continuity import continuity_path
-
+    """Print a scope's continuity text (a file beside a SQLite store, a row on PostgreSQL)."""
     store = ctx.store(read_only=True)
     text = store.load_continuity(args.scope)
-    path = continuity_path(store, args.scope)
+    path = store.continuity_place(args.scope).label
     data = {
         "scope": args.scope,
         "path": str(path),

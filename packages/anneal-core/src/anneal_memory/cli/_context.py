@@ -159,7 +159,9 @@ class Context:
             if url is not None:  # a PostgreSQL store (what it does not support raises)
                 from anneal_memory.store import Store
 
-                self._store = Store(url, project_name=self.project_name)
+                self._store = Store(
+                    url, project_name=self.project_name, trust_ceiling=trust_ceiling
+                )
                 return self._store
             path = self.db_path
             if path.is_dir():

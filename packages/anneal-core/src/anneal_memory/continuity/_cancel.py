@@ -9,6 +9,7 @@ from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import CancelResult
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of, location_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._patterns import PatternEvent, pattern_events
 from anneal_memory.store._wraps import (
@@ -70,14 +71,14 @@ def wrap_cancel(
         raise InvalidInputError(f"force must be True or False, got {force!r}")
     with store._lock:
         conn = store.connection("wrap_cancel")
-        with write_transaction(conn, operation="wrap_cancel", path=store.path):
+        with write_transaction(conn, operation="wrap_cancel", path=file_of(store)):
             wrap = find_open_wrap(conn, scope, wrap_token)
             if wrap is None:
                 raise NoWrapInProgressError("No wrap is in progress: nothing to cancel")
             if not force:
                 authorize_cancel(
                     conn,
-                    store.path,
+                    location_of(store),
                     wrap_session=wrap.session_id,
                     open_token=wrap.token,
                     session_id=session_id,

@@ -1,4 +1,4 @@
-"""The continuity file beside the database: ``<stem>.continuity.md``, one per scope.
+"""The continuity file beside a SQLite database: ``<stem>.continuity.md``, one per scope.
 
 Scope ``""`` (the shared one) keeps ``<stem>.continuity.md``; any other scope gets its own
 file beside it whose name comes from a hash of the scope, never from its raw text (see
@@ -6,7 +6,9 @@ file beside it whose name comes from a hash of the scope, never from its raw tex
 
 Writers hold ``<stem>.continuity.md.lock`` (a separate file that is never replaced) and
 replace the file atomically, so a reader sees the old text or the new one, never a mix.
-Reading takes no lock for the same reason.
+Reading takes no lock for the same reason. The wrap itself goes through
+``store.continuity_place(scope)`` (``store/_continuity_place.py``), which is this file on
+SQLite and the scope's row of the database on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from anneal_memory._fsio import atomic_write_text
-from anneal_memory._locks import file_lock
 from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import Store
+from anneal_memory.store._continuity_place import LOCK_SUFFIX, FilePlace, read_file
 from anneal_memory.store._validate import validate_scope
 
 __all__ = [
@@ -32,8 +34,6 @@ __all__ = [
     "write_continuity",
 ]
 
-LOCK_SUFFIX = ".lock"
-
 
 def wrap_scope(scope: object) -> str:
     """A checked wrap scope: "" (the shared one) or up to 64 printable characters.
@@ -45,16 +45,12 @@ def wrap_scope(scope: object) -> str:
 
 
 def continuity_path(store: Store, scope: str = "") -> Path:
-    """Where ``store`` keeps the continuity file of ``scope``.
+    """Where a SQLite ``store`` keeps the continuity file of ``scope``.
 
     Raises:
         InvalidInputError: ``scope`` is not a valid scope.
     """
     return store.sidecar(continuity_suffix(wrap_scope(scope)))
-
-
-def _lock_path(path: Path) -> Path:
-    return path.with_name(path.name + LOCK_SUFFIX)
 
 
 @contextlib.contextmanager
@@ -64,16 +60,13 @@ def continuity_lock(path: Path) -> Iterator[None]:
     Raises:
         LockUnavailableError: Another process held it past the timeout.
     """
-    with file_lock(_lock_path(path)):
+    with FilePlace(path).lock():
         yield
 
 
 def read_continuity(path: Path) -> str | None:
     """The file's text, or None when it does not exist yet."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+    return read_file(path)
 
 
 def write_continuity(path: Path, text: str) -> None:

@@ -100,7 +100,7 @@ def may_reclaim(
 
 
 def in_progress_error(
-    wrap: WrapRecord, holder: Holder | None, *, db_path: Path
+    wrap: WrapRecord, holder: Holder | None, *, db_path: Path | str
 ) -> WrapInProgressError:
     """The refusal of a prepare while ``wrap`` is open, with the advice that fits ``holder``."""
     started = f"a wrap is already in progress (started {wrap.started_at}"

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from anneal_memory._clock import format_timestamp
-from anneal_memory.continuity._file import continuity_path, read_continuity
 from anneal_memory.continuity._lease import Holder, holder_of, in_progress_error, may_reclaim
 from anneal_memory.continuity._package import GROUP_HEADINGS_CHARS, episode_line, render_package
 from anneal_memory.continuity._results import WrapPackage
 from anneal_memory.gate import bind_wrap
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of, location_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._wraps import (
     WrapOpening,
@@ -56,7 +56,7 @@ def _clear_open(
         return None
     holder = holder_of(conn, open_wrap, now)
     if not may_reclaim(conn, open_wrap, holder, session_id):
-        raise in_progress_error(open_wrap, holder, db_path=store.path)
+        raise in_progress_error(open_wrap, holder, db_path=location_of(store))
     cancel_wrap(conn, open_wrap, now=format_timestamp(now))
     _stage_reclaimed(conn, store, (open_wrap, holder), session_id or "agent")
     return open_wrap, holder
@@ -88,14 +88,16 @@ def open_wrap(
     """Run the prepare transaction; ``frame(episodes, continuity, ...)`` builds a package."""
     with store._lock:
         conn = store.connection("prepare_wrap")
-        # Flushed to disk when it stages audit entries (the trail gets them once it has
-        # committed). Without a trail, a power cut before the save's durable commit only
+        # Flushed to disk when it stages audit entries for a trail file (the trail gets them
+        # once it has committed). Otherwise a power cut before the save's durable commit only
         # leaves no wrap open, which the save reports; no episode or continuity is at stake.
-        durable = store.audit_trail is not None
-        with write_transaction(conn, operation="prepare_wrap", path=store.path, durable=durable):
+        durable = store.audit_after_commit
+        with write_transaction(
+            conn, operation="prepare_wrap", path=file_of(store), durable=durable
+        ):
             reclaimed = _clear_open(conn, store, now, opening)
-            # Read under the write lock: a save writes the file inside its transaction.
-            continuity = read_continuity(continuity_path(store, opening.scope))
+            # Read under the write lock: a save writes the text inside its transaction.
+            continuity = store.continuity_place(opening.scope).read(conn)
             room = _episode_room(frame((), continuity), budget)
             episodes, through, left = unwrapped_prefix(conn, room, _line_size, opening.scope)
             wrap_id = None

@@ -145,7 +145,8 @@ class SaveResult:
     """What a validated save wrote and decided.
 
     Attributes:
-        path: The continuity file.
+        path: The continuity file (SQLite), or the database and table holding the text
+            (PostgreSQL, as text).
         chars: Length of the text written.
         wrap_id: The wrap this save completed.
         episodes_compressed: Snapshot episodes marked as wrapped.
@@ -161,7 +162,7 @@ class SaveResult:
         associations_pruned: Links removed for falling below 0.1.
     """
 
-    path: Path
+    path: Path | str
     chars: int
     wrap_id: int
     episodes_compressed: int

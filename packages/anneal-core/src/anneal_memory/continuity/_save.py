@@ -6,7 +6,8 @@
 3. ``_commit``: under the continuity lock, one SQLite transaction closes the wrap (only if
    it is still open with this token), marks the snapshot's episodes, records pattern
    history and the associations of the validated citations (``_link_deltas``), and writes
-   the file atomically before ``COMMIT``.
+   the continuity text (``store.continuity_place()``: the file, atomically, just before
+   ``COMMIT`` on SQLite; the row, in the same transaction, on PostgreSQL).
 4. Audit events, after the commit.
 
 A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open
@@ -25,13 +26,7 @@ from pathlib import Path
 from anneal_memory._clock import format_timestamp
 from anneal_memory.associations import Affect, association_deltas
 from anneal_memory.continuity import _document, _judge, _updates
-from anneal_memory.continuity._file import (
-    continuity_lock,
-    continuity_path,
-    read_continuity,
-    wrap_scope,
-    write_continuity,
-)
+from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import SaveResult
@@ -52,7 +47,9 @@ from anneal_memory.immune._graduation import (
 )
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of
 from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._continuity_place import ContinuityPlace
 from anneal_memory.store._patterns import (
     AssociationCounts,
     apply_associations,
@@ -81,7 +78,7 @@ NO_WRAP_MESSAGE = (
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Context:
     wrap: WrapRecord
-    path: Path
+    place: ContinuityPlace
     snapshot: Mapping[str, str]
     prior_text: str | None
     first_wrap: bool
@@ -108,12 +105,13 @@ def _open_wrap(store: Store, wrap_token: str | None, scope: str | None) -> _Cont
             )
         snapshot = snapshot_texts(conn, wrap)
         last = last_completed_wrap_id(conn, wrap.scope)
-    path = continuity_path(store, wrap.scope)
+        place = store.continuity_place(wrap.scope)
+        prior_text = place.read(conn)
     return _Context(
         wrap=wrap,
-        path=path,
+        place=place,
         snapshot=snapshot,
-        prior_text=read_continuity(path),
+        prior_text=prior_text,
         first_wrap=last is None,
         last_wrap_id=last,
     )
@@ -206,12 +204,12 @@ def _commit(
     deltas = _link_deltas(draft, ctx, affect)
     affect_row = None if affect is None else (affect.tag, float(affect.intensity))
     codes = dict(Counter(f.code.value for f in draft.findings))
-    path = ctx.path
-    with continuity_lock(path), store._lock:
+    place = ctx.place
+    with place.lock(), store._lock:
         conn = store.connection("save_continuity")
-        previous = read_continuity(path)
+        previous = place.read(conn)
         try:
-            with write_transaction(conn, operation="save_continuity", path=store.path):
+            with write_transaction(conn, operation="save_continuity", path=file_of(store)):
                 recheck_save(conn, wrap_session=ctx.wrap.session_id, open_token=ctx.wrap.token)
                 save_no = saves_so_far(conn) + 1
                 marked = complete_wrap(
@@ -242,37 +240,35 @@ def _commit(
                 _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
                 _updates.stage_links(store, conn, links, actor=actor)
                 try:
-                    write_continuity(path, text)
+                    place.write(conn, text, now=format_timestamp(store.clock.now()))
                 except OSError as exc:  # the transaction rolls back: nothing was saved
                     raise StoreError(
-                        f"save_continuity failed: could not write {path}: "
+                        f"save_continuity failed: could not write {place.label}: "
                         f"{exc.strerror or exc}; nothing was saved and the wrap stays open",
                         operation="save_continuity",
-                        path=path,
+                        path=place.label if isinstance(place.label, Path) else None,
                     ) from exc
         except StoreDatabaseError:
-            _restore(path, previous, text)
+            place.undo(previous, text)
             raise
         store.flush_audit()
     return written
 
 
-def _restore(target: Path, previous: str | None, written: str) -> None:
-    current = read_continuity(target)
-    if current == written and previous is not None:
-        write_continuity(target, previous)
-    elif current == written:
-        target.unlink(missing_ok=True)
-
-
 def _renew_lease(store: Store, ctx: _Context, refusal: _judge.Refusal) -> None:
     """A refused save is the owner still at work: its wrap's lease starts again.
 
-    The refusal's audit entry commits with the renewal (durably: the trail gets it after).
+    The refusal's audit entry commits with the renewal (durably when a trail file gets it
+    after the commit).
     """
     with store._lock:
         conn = store.connection("save_continuity")
-        with write_transaction(conn, operation="save_continuity", path=store.path):
+        with write_transaction(
+            conn,
+            operation="save_continuity",
+            path=file_of(store),
+            durable=store.audit_after_commit,
+        ):
             renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
             store.stage_audit(
                 conn,
@@ -300,7 +296,7 @@ def _result(store: Store, draft: _judge.Draft, ctx: _Context, written: _Written)
         if i in ctx.snapshot
     }
     return SaveResult(
-        path=ctx.path,
+        path=ctx.place.label,
         chars=len(written.text),
         wrap_id=ctx.wrap.id,
         episodes_compressed=written.marked,

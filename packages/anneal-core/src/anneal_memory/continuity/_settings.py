@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from anneal_memory.continuity._schema import DEFAULT_SCHEMA, SectionSchema, schema_by_name
 from anneal_memory.store import Store
+from anneal_memory.store._backend import file_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._episodes import set_meta
 
@@ -32,7 +33,7 @@ def set_section_schema(store: Store, name: str) -> SectionSchema:
     schema = schema_by_name(name)
     with store._lock:
         conn = store.connection("set_section_schema")
-        with write_transaction(conn, operation="set_section_schema", path=store.path):
+        with write_transaction(conn, operation="set_section_schema", path=file_of(store)):
             set_meta(conn, [(SCHEMA_META_KEY, schema.name)])
             store.stage_audit(
                 conn, "section_schema_set", actor="operator", data={"schema": schema.name}

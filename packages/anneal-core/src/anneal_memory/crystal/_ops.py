@@ -127,7 +127,7 @@ def crystallize(
             " permanence = excluded.permanence, activation_mode = excluded.activation_mode,"
             " tags = excluded.tags, crystallized_on = excluded.crystallized_on,"
             " last_activated_on = excluded.last_activated_on, source = excluded.source,"
-            " revision = revision + 1, updated_at = excluded.updated_at",
+            " revision = crystals.revision + 1, updated_at = excluded.updated_at",
             (name, level, explanation, perm.value, mode.value, json.dumps(list(tag_list)),
              day.isoformat(), day.isoformat(), source, now),
         )  # fmt: skip

@@ -21,7 +21,7 @@ from anneal_memory.crystal._read import list_crystals
 from anneal_memory.crystal._types import Crystal, CrystalHit, CrystalRecall
 from anneal_memory.errors import InvalidCrystalError
 from anneal_memory.store import Store
-from anneal_memory.store._watermarks import counts_by_type
+from anneal_memory.store._dialect import episode_total, word_match_count
 from anneal_memory.types import Episode, EpisodeType
 
 __all__ = ["DEFAULT_MAX_PATTERNS", "MODES", "Gates", "crystal_recall"]
@@ -83,7 +83,7 @@ class _Scoring:
 
 
 def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[str, float], str]:
-    corpus = sum(counts_by_type(conn).values())
+    corpus = episode_total(conn)
     if corpus < kw.MIN_IDF_CORPUS:
         return {k: kw.length_weight(k) for k in keywords}, "length"
     # Past this many matches a word weighs the floor anyway, so counting stops there: the
@@ -91,12 +91,8 @@ def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[st
     cap = math.ceil((corpus + 1) ** (1 - kw.IDF_FLOOR))
     out: dict[str, float] = {}
     for k in keywords:
-        # k is [a-z0-9]+ (see extract_keywords): quoted, it is one literal FTS5 term.
-        row = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)",
-            (f'"{k}"', cap),
-        ).fetchone()
-        out[k] = kw.idf_weight(int(row[0]), corpus)
+        # k is [a-z0-9]+ (see extract_keywords): one literal full-text term.
+        out[k] = kw.idf_weight(word_match_count(conn, k, cap), corpus)
     return out, "idf"
 
 

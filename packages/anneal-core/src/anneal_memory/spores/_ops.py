@@ -20,6 +20,7 @@ from anneal_memory.spores import _rows
 from anneal_memory.spores import _validate as v
 from anneal_memory.spores._types import Germination, Spore, SporeTier, SporeType
 from anneal_memory.store import Store
+from anneal_memory.store._dialect import inserted_id
 
 __all__ = [
     "add_spore",
@@ -87,14 +88,16 @@ def add_spore(
     rank, due, link = v.check_salience(salience), v.check_next(next), v.check_pointer(pointer)
     day = _day(store)
     with writing(store, "spore add") as conn:
-        cursor = conn.execute(
+        num = inserted_id(
+            conn,
             "INSERT INTO spores (type, text, domain, tier, salience, seen, next, created,"
             " created_at, status, resolution, pointer, origin_key, revision)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, 1)",
             (kind.value, body, where, level.value, rank, day.isoformat(), due, day.isoformat(),
              format_timestamp(store.clock.now()), link, os.urandom(16).hex()),
+            "num",
         )  # fmt: skip
-        spore = _require(conn, int(cursor.lastrowid or 0), "spore add", day)
+        spore = _require(conn, num, "spore add", day)
         _audit(store, actor, "add", spore, tier=spore.tier.value, text=spore.text)
     return spore
 

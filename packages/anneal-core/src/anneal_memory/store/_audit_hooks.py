@@ -19,6 +19,15 @@ class AuditHooks:
 
     _audit_sink: StoreAuditSink | None = None
 
+    @property
+    def audit_after_commit(self) -> bool:
+        """Whether staged audit entries reach a trail file after their commit (audit on).
+
+        A transaction that stages entries for the trail is then worth flushing to disk. For
+        the library's own modules (not a public API).
+        """
+        return self._audit_sink is not None
+
     def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
         """Log one event to the audit trail, after the commit it describes. Never raises.
 

@@ -7,9 +7,18 @@ the PostgreSQL modules (:mod:`anneal_memory.store._pg`).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
-__all__ = ["POSTGRES_SCHEMES", "backend_class", "database_url", "is_database_url", "redact_url"]
+__all__ = [
+    "POSTGRES_SCHEMES",
+    "backend_class",
+    "database_url",
+    "file_of",
+    "is_database_url",
+    "location_of",
+    "redact_url",
+]
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -23,6 +32,17 @@ def database_url(db_arg: str | None, env_value: str | None) -> str | None:
     """The PostgreSQL URL a command names (``--db``, else ``$ANNEAL_MEMORY_DB``), or None."""
     raw = db_arg or env_value or None
     return raw if is_database_url(raw) else None
+
+
+def file_of(store: Any) -> Path | None:
+    """The SQLite file of ``store`` (for error messages), None for a PostgreSQL store."""
+    return None if getattr(store, "url", None) is not None else Path(store.path)
+
+
+def location_of(store: Any) -> str:
+    """What ``--db`` names for ``store``: its file, or its URL without the password."""
+    url = getattr(store, "url", None)
+    return str(url) if url is not None else str(store.path)
 
 
 def backend_class() -> Any:

@@ -75,7 +75,7 @@ _PRIOR_COLUMNS = "SELECT identity, level, max_level, last_grounded, last_wrap_id
 _EXPLANATIONS = (
     "SELECT * FROM (SELECT identity, id, explanation FROM pattern_history WHERE scope = ?"
     " AND identity = ? AND validated = 1 AND explanation != ''"
-    " ORDER BY wrap_id DESC, id DESC LIMIT 20)"
+    " ORDER BY wrap_id DESC, id DESC LIMIT 20) AS h"
 )
 _CHUNK = 200
 
@@ -186,8 +186,9 @@ def save_patterns(
         "INSERT INTO patterns (scope, identity, name, level, max_level, first_wrap_id,"
         " last_wrap_id, last_grounded) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT(scope, identity) DO UPDATE SET name = excluded.name, level = excluded.level,"
-        " max_level = max(max_level, excluded.level), last_wrap_id = excluded.last_wrap_id,"
-        " last_grounded = coalesce(excluded.last_grounded, last_grounded)",
+        " max_level = CASE WHEN patterns.max_level > excluded.level THEN patterns.max_level"
+        " ELSE excluded.level END, last_wrap_id = excluded.last_wrap_id,"
+        " last_grounded = coalesce(excluded.last_grounded, patterns.last_grounded)",
         summary,
     )
 
@@ -274,8 +275,8 @@ def apply_associations(
         " created_wrap_id, last_wrap_id, last_save_no, decay_key)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT(a, b) DO UPDATE SET strength = excluded.strength,"
-        " affect_tag = coalesce(excluded.affect_tag, affect_tag),"
-        " affect_intensity = coalesce(excluded.affect_intensity, affect_intensity),"
+        " affect_tag = coalesce(excluded.affect_tag, associations.affect_tag),"
+        " affect_intensity = coalesce(excluded.affect_intensity, associations.affect_intensity),"
         " last_wrap_id = excluded.last_wrap_id, last_save_no = excluded.last_save_no,"
         " decay_key = excluded.decay_key",
         rows_out,

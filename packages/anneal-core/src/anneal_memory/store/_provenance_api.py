@@ -23,6 +23,7 @@ from anneal_memory.errors import (
     TrustError,
 )
 from anneal_memory.store import _supersession as _links
+from anneal_memory.store._backend import file_of
 from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._episodes import fetch_by_id
 from anneal_memory.store._provenance import (
@@ -167,7 +168,7 @@ class ProvenanceMixin:
     def _write(self, operation: str) -> Iterator[sqlite3.Connection]:
         """One write transaction; audit entries emitted inside it commit with it."""
         conn = self.connection(operation)
-        with write_transaction(conn, operation=operation, path=self._path):
+        with write_transaction(conn, operation=operation, path=file_of(self)):
             yield conn
         self.flush_audit()
 
@@ -213,7 +214,7 @@ class ProvenanceMixin:
         episode = fetch_by_id(conn, str(episode_id).strip().lower())
         if episode is None:
             raise EpisodeNotFoundError(
-                f"no episode with id {episode_id!r}", operation=operation, path=self._path
+                f"no episode with id {episode_id!r}", operation=operation, path=file_of(self)
             )
         return episode
 

@@ -13,7 +13,6 @@ from types import TracebackType
 from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
-from anneal_memory._scope_files import continuity_suffix
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
 from anneal_memory.audit._trail import AuditTrail, EventCallback
@@ -26,6 +25,7 @@ from anneal_memory.store._audit_hooks import AuditHooks
 from anneal_memory.store._backend import backend_class, is_database_url
 from anneal_memory.store._check import CheckReport, run_checks
 from anneal_memory.store._connection import read_guard, write_transaction
+from anneal_memory.store._continuity_place import ContinuityFiles
 from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
 from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._open import open_database, remove_orphaned_temp_files
@@ -58,7 +58,7 @@ DEFAULT_PROJECT_NAME = "Agent"
 AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
-class Store(ProvenanceMixin, TransferMixin, AuditHooks):
+class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks):
     """An agent's episodic memory: typed, timestamped episodes in a local SQLite file.
 
     Several processes may open the same path at once; each write is one transaction.
@@ -192,17 +192,6 @@ class Store(ProvenanceMixin, TransferMixin, AuditHooks):
     def sidecar(self, suffix: str) -> Path:
         """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
         return self._path.with_name(self._path.stem + suffix)
-
-    def load_continuity(self, scope: str = "") -> str | None:
-        """The continuity of ``scope`` (``""``: ``<stem>.continuity.md``), None before a save.
-
-        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
-        """
-        suffix = continuity_suffix(validate_scope(scope, error=InvalidInputError))
-        try:
-            return self.sidecar(suffix).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
 
     def close(self) -> None:
         """Close the database connection. Safe to call twice."""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anneal_memory.errors import SupersessionError
+from anneal_memory.store._dialect import indexed_by
 from anneal_memory.store._provenance import effective_trusts
 from anneal_memory.types import StateSlot, SupersessionLink
 
@@ -134,7 +135,8 @@ def add_link(conn: sqlite3.Connection, old_id: str, new_id: str, *, via: str, no
     """
     check_link(conn, old_id, new_id)
     cursor = conn.execute(
-        "INSERT OR IGNORE INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
         (old_id, new_id, via, now),
     )
     refresh_superseded(conn, old_id)
@@ -154,9 +156,9 @@ def refresh_slot(conn: sqlite3.Connection, key: str) -> None:
     """Make the newest episode of ``key`` current and every other one replaced by it."""
     conn.execute(
         "UPDATE episodes SET superseded_by = nullif((SELECT k.id FROM episodes k"
-        " WHERE k.state_key = ?1 ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)"
-        " WHERE state_key = ?1",
-        (key,),
+        " WHERE k.state_key = ? ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)"
+        " WHERE state_key = ?",
+        (key, key),
     )
 
 
@@ -164,7 +166,7 @@ def slot_report(conn: sqlite3.Connection, key: str | None = None) -> list[StateS
     """Every state key (or the one given) with its current and replaced episodes."""
     where, params = ("WHERE state_key = ?", (key,)) if key is not None else ("", ())
     rows = conn.execute(
-        "SELECT state_key, id FROM episodes INDEXED BY episodes_state_key "  # noqa: S608
+        f"SELECT state_key, id FROM episodes{indexed_by(conn, 'episodes_state_key')} "  # noqa: S608
         f"{where or 'WHERE state_key IS NOT NULL'} ORDER BY state_key, ts DESC, seq DESC",
         params,
     ).fetchall()
@@ -193,7 +195,7 @@ def links_of(conn: sqlite3.Connection, ids: Sequence[str] | None = None) -> list
 def has_superseded(conn: sqlite3.Connection) -> bool:
     """True when any live episode is superseded (so recall must filter)."""
     row = conn.execute(
-        "SELECT 1 FROM episodes INDEXED BY episodes_superseded"
+        f"SELECT 1 FROM episodes{indexed_by(conn, 'episodes_superseded')}"  # noqa: S608
         " WHERE superseded_by IS NOT NULL LIMIT 1"
     ).fetchone()
     return row is not None

@@ -98,7 +98,8 @@ def insert_link(conn: sqlite3.Connection, raw: object) -> bool | None:
     if present != 2:
         return None
     cursor = conn.execute(
-        "INSERT OR IGNORE INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO supersessions(old_id, new_id, via, created_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
         (old, new, raw["via"], str(raw.get("created_at", ""))),
     )
     refresh_superseded(conn, old)

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from anneal_memory.errors import ImportFormatError
+from anneal_memory.store._dialect import inserted_id, keep_identity_ahead
 
 __all__ = ["import_crystal", "import_memory", "import_spore", "iter_memory_chunks"]
 
@@ -31,6 +32,19 @@ _SPORE_COLUMNS = (
     "resolution, pointer, origin_key, revision"
 )
 _SPORE_ID = re.compile(r"spore-([0-9]{1,9})")
+_CRYSTAL_CHECKS: Mapping[str, frozenset[object] | None] = {
+    "permanence": frozenset(("timeless", "phase-specific")),
+    "activation_mode": frozenset(("just-in-time", "catastrophic")),
+    "retired_kind": frozenset((None, "falsified", "superseded", "merged", "obsolete")),
+    "level": None,
+}
+_SPORE_CHECKS: Mapping[str, frozenset[object] | None] = {
+    "type": frozenset(("task", "question", "thought")),
+    "tier": frozenset(("hot", "warm", "cold", "parked")),
+    "status": frozenset(("open", "resolved")),
+    "salience": frozenset((0, 1, 2, 3)),
+}
+"""The tables' CHECK constraints, checked before the insert (the same on every backend)."""
 
 
 def _dump(value: object) -> str:
@@ -116,6 +130,20 @@ def _day(item: Mapping[str, Any], key: str, where: str, *, optional: bool = Fals
     raise ImportFormatError(f"{where} has an invalid {key!r} (a YYYY-MM-DD day): {value!r}")
 
 
+def _check_values(
+    item: Mapping[str, Any], checks: Mapping[str, frozenset[object] | None], where: str
+) -> None:
+    """Refuse a value the table's CHECK constraint refuses (``None`` check: a level of 2+)."""
+    for key, allowed in checks.items():
+        value = item.get(key)
+        if allowed is None:
+            valid = isinstance(value, int) and not isinstance(value, bool) and value >= 2
+        else:
+            valid = not isinstance(value, bool) and value in allowed
+        if not valid:
+            raise ImportFormatError(f"{where} is invalid: {key} {value!r} is not allowed")
+
+
 def _resolution(item: Mapping[str, Any], where: str) -> str | None:
     value = item.get("resolution")
     if value is None:
@@ -167,13 +195,15 @@ def import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], where: str
     _day(item, "last_activated_on", where)
     _field(item, "level", int, where)
     evidence = _field(item, "evidence", list, where)
+    _check_values(item, _CRYSTAL_CHECKS, where)
     marks = ", ".join("?" * len(values))
     try:
         conn.execute(f"INSERT INTO crystals ({_CRYSTAL_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
     except sqlite3.IntegrityError as exc:
         raise ImportFormatError(f"{where} is invalid: {exc}") from None
     conn.executemany(
-        "INSERT OR IGNORE INTO crystal_evidence(crystal, position, episode_id) VALUES (?, ?, ?)",
+        "INSERT INTO crystal_evidence(crystal, position, episode_id) VALUES (?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
         [(name, pos, str(ident)) for pos, ident in enumerate(evidence)],
     )
     return True
@@ -205,17 +235,20 @@ def import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) 
     notes = _field(item, "notes", list, where)
     if not all(isinstance(n, Mapping) for n in notes):
         raise ImportFormatError(f"{where} has an invalid 'notes': expected {{on, text}} objects")
+    _check_values(item, _SPORE_CHECKS, where)
+    columns = _SPORE_COLUMNS if num is not None else _SPORE_COLUMNS.removeprefix("num, ")
+    values = values if num is not None else values[1:]
     marks = ", ".join("?" * len(values))
+    insert = f"INSERT INTO spores ({columns}) VALUES ({marks})"  # noqa: S608
     try:
-        cursor = conn.execute(f"INSERT INTO spores ({_SPORE_COLUMNS}) VALUES ({marks})", values)  # noqa: S608
+        spore = inserted_id(conn, insert, values, "num")
     except sqlite3.IntegrityError as exc:
         raise ImportFormatError(f"{where} is invalid: {exc}") from None
+    if num is not None:
+        keep_identity_ahead(conn, "spores", "num")
     conn.executemany(
         "INSERT INTO spore_notes (spore, position, day, text) VALUES (?, ?, ?, ?)",
-        [
-            (cursor.lastrowid, pos, str(n.get("on")), str(n.get("text")))
-            for pos, n in enumerate(notes)
-        ],
+        [(spore, pos, str(n.get("on")), str(n.get("text"))) for pos, n in enumerate(notes)],
     )
     return True
 

@@ -306,10 +306,11 @@ def insert_wrap(
 ) -> int:
     """Open a wrap over the unwrapped episodes up to ``through_seq``; return its id."""
     pid, host, start = opening.owner or (None, None, None)
-    cursor = conn.execute(
+    row = conn.execute(
         "INSERT INTO wraps (token, status, session_id, started_at, today, schema_name,"
         " max_chars, episode_count, after_seq, through_seq, owner_pid, owner_host, owner_start,"
-        " lease_expires_at, scope) VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " lease_expires_at, scope) VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING id",
         (
             opening.token,
             opening.session_id,
@@ -326,8 +327,8 @@ def insert_wrap(
             opening.lease_expires_at,
             opening.scope,
         ),
-    )
-    return int(cursor.lastrowid or 0)
+    ).fetchone()
+    return int(row[0])
 
 
 def renew_lease(conn: sqlite3.Connection, wrap: WrapRecord, *, until: str) -> bool:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-__all__ = ["POSTGRES_EXTRA_HINT", "Pool", "database_error"]
+__all__ = ["POSTGRES_EXTRA_HINT", "Pool", "database_error", "psycopg_module"]
 
 POSTGRES_EXTRA_HINT = "install the PostgreSQL extra: pip install 'anneal-memory[postgres]'"
 POOL_MAX = 8
@@ -34,6 +34,15 @@ def _modules() -> tuple[Any, Any]:
             f"PostgreSQL stores need psycopg 3; {POSTGRES_EXTRA_HINT}", operation="open"
         ) from None
     return psycopg, psycopg_pool
+
+
+def psycopg_module() -> Any:
+    """The ``psycopg`` module (imported on first use).
+
+    Raises:
+        StoreError: psycopg is not installed.
+    """
+    return _modules()[0]
 
 
 def database_error(exc: Exception, *, operation: str, url: str) -> StoreDatabaseError:

@@ -18,8 +18,8 @@ __all__ = ["insert_episode", "same_key", "set_last_write"]
 
 _ID_ATTEMPTS = 64
 _INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-    " SELECT %s, %s, %s, %s, %s, %s, %s"
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key, scope)"
+    " SELECT %s, %s, %s, %s, %s, %s, %s, %s"
     " WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = %s)"
     " ON CONFLICT DO NOTHING"
 )
@@ -74,6 +74,7 @@ def insert_episode(conn: psycopg.Connection[Any], item: EpisodeInput) -> tuple[E
             item.source,
             item.metadata_json,
             item.idempotency_key,
+            item.scope,
             ident,
         )
         if conn.execute(_INSERT, values).rowcount == 1:

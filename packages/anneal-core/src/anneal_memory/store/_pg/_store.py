@@ -1,42 +1,47 @@
-"""``PgStore``: the ``Store`` API on PostgreSQL (what is implemented so far).
+"""``PgStore``: the ``Store`` API on PostgreSQL.
 
 Every write is one transaction holding the change and its audit entry (the chain tip row is
 locked in it), so concurrent writers on any host lose nothing and the chain never forks.
-Validation is the SQLite store's own (``validate_episode``, ``build_filters``). Everything
-of ``Store`` not implemented here raises :class:`BackendNotSupportedError`: the methods
-listed in :data:`UNSUPPORTED`, and any library module asking for the SQLite connection.
+Validation is the SQLite store's own (``validate_episode``, ``build_filters``). The library
+modules (wraps, the immune system, associations, the gate, crystals, spores) run their own
+SQL on :meth:`PgStore.connection` (``_conn.PgConnection``), so their logic exists once. What
+this backend does not have raises :class:`BackendNotSupportedError` (:data:`UNSUPPORTED`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
-import json
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.errors import (
     BackendNotSupportedError,
-    ImportFormatError,
     InvalidInputError,
-    StoreClosedError,
 )
-from anneal_memory.store._backend import redact_url
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store._pg import _audit, _recall
+from anneal_memory.store._pg._base import PgStoreBase
+from anneal_memory.store._pg._conn import Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._provenance import pool_view, record_with_provenance
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
-from anneal_memory.store._recall import build_filters
-from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
-from anneal_memory.store._validate import validate_episode
+from anneal_memory.store._pg._transfer_api import PgTransferMixin
+from anneal_memory.store._policy import POLICY_KEY
+from anneal_memory.store._provenance import parse_trust
+from anneal_memory.store._provenance_api import check_record_provenance
+from anneal_memory.store._recall import build_filters, hide_superseded
+from anneal_memory.store._store import DEFAULT_PROJECT_NAME
+from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import (
     Episode,
     EpisodeType,
-    ImportResult,
     PruneResult,
     RecallResult,
     StoreStatus,
@@ -44,20 +49,17 @@ from anneal_memory.types import (
 )
 
 if TYPE_CHECKING:
-    import sqlite3
-
     import psycopg
 
     from anneal_memory.audit._verify import AuditVerifyResult
-    from anneal_memory.store._pg._gate import PgGate
 
 __all__ = ["UNSUPPORTED", "PgStore"]
 
-UNSUPPORTED = ("load_continuity", "sidecar", "path", "audit_trail")
+UNSUPPORTED = ("sidecar", "path", "audit_trail")
 """``Store`` members that raise ``BackendNotSupportedError`` on PostgreSQL for now."""
 
 
-class PgStore(Store):
+class PgStore(PgTransferMixin, PgStoreBase):
     """A ``Store`` in a PostgreSQL database (``Store("postgresql://...")`` returns one).
 
     Args:
@@ -69,6 +71,7 @@ class PgStore(Store):
         **options: Any other ``Store`` option: not supported on PostgreSQL yet.
         consolidate_requires_baton_on_create: Turn the gate on when this call creates the
             tables.
+        trust_ceiling: The highest trust an episode may be recorded or set with.
 
     Raises:
         StoreError: psycopg is not installed.
@@ -85,12 +88,14 @@ class PgStore(Store):
         audit: bool = True,
         on_audit_event: Callable[[dict[str, Any]], None] | None = None,
         consolidate_requires_baton_on_create: bool = False,
+        trust_ceiling: Trust | str = Trust.AGENT,
         **options: Any,
     ) -> None:
         for name in options:  # options of the SQLite store this backend does not have yet
             raise BackendNotSupportedError(f"Store({name}=...)")
         if on_audit_event is not None:
             raise BackendNotSupportedError("Store(on_audit_event=...)")
+        self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         self._url = str(path)
         self.project_name = project_name
         self._clock = clock or SystemClock()
@@ -102,12 +107,30 @@ class PgStore(Store):
         self._pool: Pool | None = Pool(self._url)
         try:
             with self._pool.transaction("open") as conn:
-                self._created = ensure_schema(conn)
+                found = ensure_schema(conn, url=self._url)
+                self._on_opened(conn, found, gate_on_create=consolidate_requires_baton_on_create)
+                key = lock_key(conn)
         except BaseException:
             self._pool.close()
             raise
-        if self._created and consolidate_requires_baton_on_create:
-            self.gate_backend().set_policy(True, actor="agent")
+        self._created = found == 0
+        self._session = Session(self._url, key)
+
+    def _on_opened(
+        self, conn: psycopg.Connection[Any], found: int, *, gate_on_create: bool
+    ) -> None:
+        """Inside the schema's transaction: the upgrade's audit entry and a new store's policy."""
+        if 0 < found < PG_SCHEMA_VERSION:
+            data = {"from_version": found, "to_version": PG_SCHEMA_VERSION}
+            self.audited(conn, "schema_migrated", "agent", data)
+        elif found == 0 and gate_on_create:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, '1')"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (POLICY_KEY,),
+            )
+            data = {"requires_baton": True, "was": False}
+            self.audited(conn, "consolidate_policy_set", "agent", data)
 
     # -- what this backend does not do yet ---------------------------------------------------
 
@@ -115,11 +138,6 @@ class PgStore(Store):
     def read_only(self) -> bool:
         """Always False: this backend has no read-only mode yet."""
         return False
-
-    def effective_trusts(self, ids: Sequence[str]) -> dict[str, Trust]:
-        """No ``derived_from`` caps on this backend: every episode carries its own trust."""
-        del ids
-        return {}
 
     @property
     def path(self) -> Path:
@@ -133,11 +151,6 @@ class PgStore(Store):
         raise BackendNotSupportedError("a SQLite file path")
 
     @property
-    def url(self) -> str:
-        """The connection URL without its password."""
-        return redact_url(self._url)
-
-    @property
     def audit_trail(self) -> NoReturn:
         """Not a file trail: use :meth:`verify_audit` and :meth:`export_audit`."""
         raise BackendNotSupportedError("Store.audit_trail (use verify_audit / export_audit)")
@@ -145,82 +158,6 @@ class PgStore(Store):
     def sidecar(self, suffix: str) -> NoReturn:
         """Raises ``BackendNotSupportedError``: no files beside a database server."""
         raise BackendNotSupportedError(f"sidecar files ({suffix})")
-
-    def load_continuity(self, scope: str = "") -> NoReturn:
-        """Raises ``BackendNotSupportedError``: wraps and continuity are not on PostgreSQL yet."""
-        raise BackendNotSupportedError("the continuity (wraps)")
-
-    def import_json(self, document: str | Mapping[str, Any]) -> ImportResult:
-        """Import an export (see ``Store.import_json``) in one transaction with its audit entry.
-
-        Raises:
-            ImportFormatError: Not a valid export, or an id clash; nothing was written.
-        """
-        from anneal_memory.store._pg._transfer import import_document
-
-        if isinstance(document, str):
-            try:
-                document = json.loads(document)
-            except json.JSONDecodeError as exc:
-                raise ImportFormatError(f"import file is not JSON: {exc}") from None
-        with self._open_pool("import").transaction("import") as conn:
-            result = import_document(conn, document, clock=self._clock)
-            set_last_write(conn, self._now())
-            data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
-            self.audited(conn, "import", "operator", data)
-        return result
-
-    def connection(self, operation: str) -> sqlite3.Connection:
-        """Library modules written for SQLite ask for this; on PostgreSQL it refuses."""
-        self._open_pool(operation)
-        raise BackendNotSupportedError(operation)
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def _open_pool(self, operation: str) -> Pool:
-        if self._pool is None:
-            raise StoreClosedError(
-                f"cannot {operation}: the store {self.url} is closed", operation=operation
-            )
-        return self._pool
-
-    def close(self) -> None:
-        """Close the connection pool. Safe to call twice."""
-        with self._lock:
-            if self._pool is not None:
-                self._pool.close()
-                self._pool = None
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """Append one audit entry in a transaction of its own (library modules call this)."""
-        if not self._audit_on:
-            return
-        with self._open_pool("audit").transaction("audit") as conn:
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
-
-    def pool(self, operation: str) -> Pool:
-        """The connection pool, for this backend's own modules (not a public API).
-
-        Raises:
-            StoreClosedError: The store was closed.
-        """
-        return self._open_pool(operation)
-
-    def gate_backend(self) -> PgGate:
-        """The single-consolidator gate's operations on this database.
-
-        ``anneal_memory.gate`` calls them; the baton is a row changed under its lock.
-        """
-        from anneal_memory.store._pg._gate import PgGate
-
-        return PgGate(self)
-
-    def audited(
-        self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
-    ) -> None:
-        """Append an audit entry inside ``conn``'s transaction (this backend's modules)."""
-        if self._audit_on:
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
 
     # -- episodes ----------------------------------------------------------------------------
 
@@ -239,24 +176,19 @@ class PgStore(Store):
         derived_from: list[str] | tuple[str, ...] | None = None,
         scope: str = "",
     ) -> Episode:
-        """Record one episode (see ``Store.record``); row and audit entry commit together.
+        """Record one episode (see ``Store.record``); row and audit entries commit together.
 
-        Trust classes, supersession, state keys, ``derived_from`` and episode scopes are
-        SQLite-only for now (on this backend a scope is a schema: ``serve --http`` scopes).
+        The same validation and rules as on SQLite. A record with provenance (trust,
+        ``supersedes``, ``state_key``, ``derived_from``) takes the store's exclusive write
+        lock; a plain one runs beside other records.
 
         Raises:
-            BackendNotSupportedError: A provenance argument other than the default was given.
+            InvalidEpisodeError: A field is invalid; nothing was written.
+            TrustError: ``trust`` is above the store's ceiling; nothing was written.
+            SupersessionError: A ``supersedes`` link is invalid; nothing was written.
+            IdempotencyConflictError: The key was used for a different episode.
+            StoreDatabaseError: PostgreSQL failed; nothing was written.
         """
-        if (
-            str(getattr(trust, "value", trust)) != "agent"
-            or supersedes
-            or state_key
-            or derived_from
-            or scope
-        ):
-            raise BackendNotSupportedError(
-                "record with trust, supersedes, state_key, derived_from or scope"
-            )
         item = validate_episode(
             content,
             episode_type,
@@ -266,7 +198,19 @@ class PgStore(Store):
             idempotency_key=idempotency_key,
             clock=self._clock,
         )
+        item = dataclasses.replace(item, scope=validate_scope(scope))
+        prov = check_record_provenance(
+            trust=trust,
+            state_key=state_key,
+            supersedes=supersedes,
+            derived_from=derived_from,
+            ceiling=self._trust_ceiling,
+        )
+        if not prov.is_default:
+            return record_with_provenance(self, item, prov)
         with self._open_pool("record").transaction("record") as conn:
+            # Shared: records run side by side, but never while a wrap reads its seq range.
+            lock_writes(conn, self._session.key, shared=True)
             episode, new = insert_episode(conn, item)
             if new:
                 data = {
@@ -292,14 +236,19 @@ class PgStore(Store):
     ) -> RecallResult:
         """Find episodes (see ``Store.recall``), full text on PostgreSQL's ``tsvector``.
 
-        No episode is superseded on this backend yet, so ``include_superseded`` changes nothing.
+        Superseded episodes are left out unless ``include_superseded``; ``scope`` keeps one
+        scope's episodes ("" the shared one), None searches every scope.
         """
-        del include_superseded
-        if scope:
-            raise BackendNotSupportedError("recall with a scope")
         filters = build_filters(
-            episode_type=episode_type, since=since, until=until, source=source, clock=self._clock
+            episode_type=episode_type,
+            since=since,
+            until=until,
+            source=source,
+            clock=self._clock,
+            scope=scope,
         )
+        if not include_superseded:
+            filters = hide_superseded(filters)
         with self._open_pool("recall").read("recall") as conn:
             return _recall.recall(
                 conn, keyword=keyword, filters=filters, limit=limit, offset=offset
@@ -318,7 +267,9 @@ class PgStore(Store):
         """Delete an episode; a tombstone keeps its id. False when there was none."""
         ident = str(episode_id)
         with self._open_pool("delete").transaction("delete") as conn:
+            lock_writes(conn, self._session.key, shared=True)
             now = self._now()
+            losing = citing_crystals(pool_view(conn, self._session, "delete"), [ident])
             gone = conn.execute("DELETE FROM episodes WHERE id = %s", (ident,)).rowcount
             if gone:
                 conn.execute(
@@ -327,7 +278,10 @@ class PgStore(Store):
                     (ident, now),
                 )
                 set_last_write(conn, now)
-                self.audited(conn, "delete", "agent", {"episode_id": ident})
+                data: dict[str, Any] = {"episode_id": ident}
+                if losing:
+                    data["crystals_losing_evidence"] = list(losing)
+                self.audited(conn, "delete", "agent", data)
         return bool(gone)
 
     def prune(self, older_than_days: float) -> PruneResult:
@@ -344,6 +298,8 @@ class PgStore(Store):
         now = format_timestamp(moment)
         cutoff = format_timestamp(moment - _dt.timedelta(days=older_than_days))
         with self._open_pool("prune").transaction("prune") as conn:
+            lock_writes(conn, self._session.key, shared=True)
+            losing = citing_crystals_before(pool_view(conn, self._session, "prune"), cutoff)
             deleted = conn.execute(
                 "WITH gone AS (DELETE FROM episodes WHERE ts < %s RETURNING id) "
                 "INSERT INTO tombstones (id, deleted_at, reason) "
@@ -352,16 +308,16 @@ class PgStore(Store):
             ).rowcount
             if deleted:
                 set_last_write(conn, now)
-                self.audited(conn, "prune", "agent", {"deleted": deleted, "cutoff": cutoff})
-        return PruneResult(deleted=deleted, cutoff=cutoff)
+                data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
+                if losing:
+                    data["crystals_losing_evidence"] = list(losing)
+                self.audited(conn, "prune", "agent", data)
+        return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
     # -- status, export, audit ---------------------------------------------------------------
 
     def status(self) -> StoreStatus:
-        """Counts by type, deletions, table sizes and the last write.
-
-        Wraps are not on PostgreSQL yet, so every episode counts as since the last wrap.
-        """
+        """Counts by type, deletions, episodes since the last wrap, table sizes, the last write."""
         with self._open_pool("status").transaction("status") as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             counts = {t.value: 0 for t in EpisodeType}
@@ -375,32 +331,24 @@ class PgStore(Store):
                 " (SELECT max(ts) FROM episodes)),"
                 " (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c"
                 "  WHERE c.relnamespace = current_schema()::regnamespace"
-                "  AND c.relkind IN ('r', 'm'))"
+                "  AND c.relkind IN ('r', 'm')),"
+                " (SELECT count(*) FROM episodes AS e WHERE e.seq > coalesce((SELECT through_seq"
+                "  FROM wraps AS w WHERE w.scope = e.scope AND w.status = 'completed'"
+                "  ORDER BY w.id DESC LIMIT 1), 0))"
             ).fetchone()
-        deleted, last, size = row if row is not None else (0, None, 0)
+        deleted, last, size, waiting = row if row is not None else (0, None, 0, 0)
         total = sum(counts.values())
         return StoreStatus(
             path=self.url,
             total_episodes=total,
             episodes_by_type=counts,
             deleted_episodes=int(deleted),
-            episodes_since_wrap=total,
+            episodes_since_wrap=int(waiting),
             db_bytes=int(size or 0),
             wal_bytes=0,
             last_write=None if last is None else str(last),
             schema_version=PG_SCHEMA_VERSION,
         )
-
-    def export_json(self, out: IO[str]) -> int:
-        """Write every episode and tombstone as one JSON document; return the episode count.
-
-        The SQLite store's format: a SQLite store imports it.
-        """
-        from anneal_memory.store._pg._transfer import export_document
-
-        with self._open_pool("export").transaction("export") as conn:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return export_document(conn, out, exported_at=self._now())
 
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the database-held audit chain (one consistent snapshot)."""

@@ -19,16 +19,20 @@ from anneal_memory.store._transfer import (
     _parse_episode,
     _same,
 )
+from anneal_memory.store._transfer_links import import_links, import_provenance, iter_link_chunks
+from anneal_memory.store._transfer_memory import import_memory, iter_memory_chunks
 from anneal_memory.types import ImportResult
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import psycopg
 
 __all__ = ["export_document", "import_document"]
 
 _INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key, scope)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
 
 
@@ -44,6 +48,7 @@ def _insert(conn: psycopg.Connection[Any], ident: str, item: Any) -> bool:
         item.source,
         item.metadata_json,
         item.idempotency_key,
+        item.scope,
     )
     if conn.execute(_INSERT + " ON CONFLICT DO NOTHING", values).rowcount != 1:
         raise StoreDatabaseError(f"episode id {ident} is already taken", operation="import")
@@ -66,9 +71,12 @@ def _tombstones(conn: psycopg.Connection[Any], tombstones: list[Any]) -> int:
 
 
 def import_document(
-    conn: psycopg.Connection[Any], document: object, *, clock: Clock
+    conn: psycopg.Connection[Any], document: object, *, clock: Clock, view: sqlite3.Connection
 ) -> ImportResult:
-    """Insert an export's episodes (ids kept) and tombstones inside the caller's transaction.
+    """Insert an export's episodes (ids kept), tombstones, links, crystals and spores.
+
+    Runs inside the caller's transaction; ``view`` is that transaction's connection as the
+    shared store modules take it (provenance, links, crystals and spores are theirs).
 
     Raises:
         ImportFormatError: Not a valid export, or an id collides with a different episode;
@@ -77,7 +85,8 @@ def import_document(
     episodes, tombstones = _check_document(document)
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
     imported = skipped = 0
-    for ident, item in parsed:
+    keys: list[str] = []
+    for (ident, item), raw in zip(parsed, episodes, strict=True):
         row = conn.execute(
             f"SELECT {COLUMNS} FROM episodes WHERE id = %s",  # noqa: S608
             (ident,),
@@ -94,22 +103,37 @@ def import_document(
             skipped += 1
             continue
         if _insert(conn, ident, item):
+            key = import_provenance(view, ident, raw)
+            if key is not None:
+                keys.append(key)
             imported += 1
         else:
             skipped += 1
     added = _tombstones(conn, tombstones)
+    assert isinstance(document, Mapping)  # checked by _check_document
+    import_links(view, document.get("supersessions", []), keys)
+    crystals, spores = import_memory(view, document)
     refresh_after_bulk_write(conn, imported)
-    return ImportResult(imported=imported, skipped_existing=skipped, tombstones_added=added)
+    return ImportResult(
+        imported=imported,
+        skipped_existing=skipped,
+        tombstones_added=added,
+        crystals_imported=crystals,
+        spores_imported=spores,
+    )
 
 
 def _dump(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def export_document(conn: psycopg.Connection[Any], out: IO[str], *, exported_at: str) -> int:
+def export_document(
+    conn: psycopg.Connection[Any], out: IO[str], *, exported_at: str, view: sqlite3.Connection
+) -> int:
     """Write the export document inside the caller's (repeatable read) transaction.
 
-    Episodes stream through a server-side cursor, so memory does not grow with the store.
+    Episodes stream through a server-side cursor, so memory does not grow with the store;
+    links, crystals and spores are written by the shared modules through ``view``.
     """
     header = {
         "format": EXPORT_FORMAT,
@@ -120,14 +144,18 @@ def export_document(conn: psycopg.Connection[Any], out: IO[str], *, exported_at:
     out.write(_dump(header)[:-1] + ', "episodes": [')
     count = 0
     with conn.cursor(name="anneal_export") as cursor:
-        cursor.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY seq")  # noqa: S608
+        cursor.execute(f"SELECT {COLUMNS}, scope FROM episodes ORDER BY seq")  # noqa: S608
         for row in cursor:
-            out.write(("\n" if count == 0 else ",\n") + _dump(episode_from_row(row).to_dict()))
+            item = {**episode_from_row(row).to_dict(), "scope": row[-1]}
+            out.write(("\n" if count == 0 else ",\n") + _dump(item))
             count += 1
     out.write('\n], "tombstones": [')
     rows = conn.execute("SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id")
     for index, (ident, deleted_at, reason) in enumerate(rows):
         item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
         out.write(("\n" if index == 0 else ",\n") + _dump(item))
-    out.write("\n]}\n")
+    out.write("\n]")
+    for chunk in (*iter_link_chunks(view), *iter_memory_chunks(view)):
+        out.write(chunk)
+    out.write("}\n")
     return count

@@ -1,0 +1,53 @@
+"""The continuity text on PostgreSQL: one row per scope (``''`` is the store's own).
+
+The wrap's save writes it in the transaction that completes the wrap, so a reader sees the
+old text with the old wrap state or the new text with the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["RowPlace", "read_text", "write_text"]
+
+
+def read_text(conn: Any, *, scope: str) -> str | None:
+    """The scope's continuity text, or None before its first save (``conn``: ``PgConnection``)."""
+    row = conn.execute("SELECT text FROM continuity WHERE scope = ?", (scope,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def write_text(conn: Any, *, scope: str, text: str, now: str) -> None:
+    """Replace the scope's continuity text inside ``conn``'s open write transaction."""
+    conn.execute(
+        "INSERT INTO continuity (scope, text, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (scope) DO UPDATE SET text = excluded.text,"
+        " updated_at = excluded.updated_at",
+        (scope, text, now),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RowPlace:
+    """The continuity row of one scope (``PgStore.continuity_place()``)."""
+
+    label: str
+    scope: str = ""
+
+    def lock(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing to hold: the save's transaction holds the store's advisory lock."""
+        return contextlib.nullcontext()
+
+    def read(self, conn: Any) -> str | None:
+        """The row's text, or None before the first save."""
+        return read_text(conn, scope=self.scope)
+
+    def write(self, conn: Any, text: str, *, now: str) -> None:
+        """Replace the row's text in the save's transaction."""
+        write_text(conn, scope=self.scope, text=text, now=now)
+
+    def undo(self, previous: str | None, written: str) -> None:
+        """Nothing to undo: the row rolled back with the transaction."""
+        del previous, written
