@@ -76,3 +76,17 @@ def test_an_explicit_wrap_names_the_users_scope(store: Store, scripted_function:
     assert capability.wrap().status == "empty"  # the AgentMemory's own (shared) scope
     assert capability.wrap(scope="user_id=carol").status == "saved"
     assert "CAROL-WORD" in (store.load_continuity("user_id=carol") or "")
+
+
+def test_the_recall_tool_searches_the_runs_scope_only(store: Store, scripted_function: Any) -> None:
+    memory = AgentMemory(store)
+    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT, scope="user_id=alice")
+    capability = AnnealCapability(memory, recall_tool=True, scope_from=_user)
+    recall = _contract.ToolCall("recall_memory", {"query": "staging database port"})
+    received = {}
+    for user in ("bob", "alice"):
+        function = scripted_function([lambda _: recall, _contract.answer("ok")])
+        asyncio.run(_agent(function, capability).run("Hello there", deps=user))
+        received[user] = function.received[1]
+    assert "Nothing relevant in memory." in received["bob"]
+    assert _contract.TOOL_OUTPUT in received["alice"]

@@ -114,10 +114,11 @@ class AnnealCapability(AbstractCapability[Any]):
         return self._memory_instructions
 
     def get_toolset(self) -> FunctionToolset[Any] | None:
-        """Return the ``recall_memory`` tool when ``recall_tool`` is set."""
+        """Return the ``recall_memory`` tool (it searches the run's scope) if ``recall_tool``."""
         if not self.recall_tool:
             return None
-        return FunctionToolset([Tool(self._recall_memory, name=RECALL_TOOL_NAME)])
+        tool = Tool(self._recall_memory, name=RECALL_TOOL_NAME, takes_ctx=True)
+        return FunctionToolset([tool])
 
     async def for_run(self, ctx: RunContext[Any]) -> AnnealCapability:
         """Return this run's own copy: concurrent runs never share a turn's memory block.
@@ -143,13 +144,14 @@ class AnnealCapability(AbstractCapability[Any]):
     def _scope(self, ctx: RunContext[Any]) -> str | None:
         return None if self.scope_from is None else self.scope_from(ctx)
 
-    async def _recall_memory(self, query: str) -> str:
+    async def _recall_memory(self, ctx: RunContext[Any], query: str) -> str:  # noqa: D417 - ctx is not for the model
         """Search long-term memory for episodes relevant to a query.
 
         Args:
             query: What to look for, in a few words.
         """
-        return self.memory.context_for(query) or "Nothing relevant in memory."
+        found = self.memory.context_for(query, scope=self._scope(ctx))
+        return found or "Nothing relevant in memory."
 
     # -- recording ---------------------------------------------------------------------
 
