@@ -527,3 +527,34 @@ def readme_steps(packages: list[str], continuity: str) -> list[Step]:
         answer("Billing is green."),
         compress,
     ]
+
+
+def scoped_continuity(store: Store, who: str) -> str:
+    """A continuity file that only ``who``'s sessions may see (``WHO-WORD`` marks it)."""
+    return "\n".join(
+        [
+            f"# {store.project_name} \u2014 Memory (v1)",
+            "",
+            "## State",
+            f"- Only {who} was told the secret word {who.upper()}-WORD.",
+            "",
+            "## Patterns",
+            "",
+            "## Decisions",
+            "- none yet",
+            "",
+            "## Context",
+            f"- {who} asked about the staging database.",
+            "",
+        ]
+    )
+
+
+def scoped_compress(store: Store, who: str, packages: dict[str, str]) -> Step:
+    """A wrap step that keeps the package ``who``'s wrap got and saves :func:`scoped_continuity`."""
+
+    def step(text: str) -> Reply:
+        packages[who] = text
+        return Reply(scoped_continuity(store, who))
+
+    return step

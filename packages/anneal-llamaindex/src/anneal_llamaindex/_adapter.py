@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from anneal_memory import AgentMemory, InvalidInputError, RecordingPolicy, Store, WrapOutcome
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 from llama_index.core.memory import Memory
@@ -15,6 +15,7 @@ from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
 
 from anneal_llamaindex._block import AnnealMemoryBlock
+from anneal_llamaindex._convert import session_scope
 from anneal_llamaindex._handler import RECALL_TOOL_NAME, AnnealSpanHandler
 
 if TYPE_CHECKING:
@@ -36,7 +37,8 @@ class AnnealLlamaIndex:
     it on exit. Give the agent :meth:`chat_memory` (a LlamaIndex ``Memory`` whose
     :class:`AnnealMemoryBlock` adds the continuity and recalled episodes to every model
     call), optionally the :meth:`recall_tool`, and call :meth:`awrap` / :meth:`wrap` with the
-    agent's LLM when the session ends.
+    agent's LLM when the session ends: the wrap covers that session's scope (pass its
+    ``memory=`` or ``session_id=``), so each session's continuity holds only its own episodes.
 
     Args:
         memory: An ``AgentMemory``, a ``Store``, or a database path.
@@ -136,21 +138,56 @@ class AnnealLlamaIndex:
 
     # -- session end -------------------------------------------------------------------
 
-    async def awrap(self, llm: LLM) -> WrapOutcome:
-        """Wrap the session now, with ``llm`` (the agent's LLM) as the compressor."""
+    def scope_of(self, memory: object = None, session_id: str | None = None) -> str | None:
+        """The scope the runs with ``memory`` (their ``memory=``), or in ``session_id``, use.
+
+        What :meth:`wrap` covers: the scope those runs recorded in and recalled from (see
+        :meth:`chat_memory`); the ``AgentMemory``'s own scope (None) with neither.
+
+        Raises:
+            InvalidInputError: Both ``memory`` and ``session_id`` were given.
+        """
+        if memory is not None and session_id is not None:
+            raise InvalidInputError("wrap: pass memory= or session_id=, not both")
+        if memory is not None:
+            return self.handler.scope_of(memory)
+        if session_id is None or not self.scope_by_session:
+            return None
+        return session_scope(self.memory.scope, session_id)
+
+    async def awrap(
+        self, llm: LLM, *, memory: object = None, session_id: str | None = None
+    ) -> WrapOutcome:
+        """Wrap the session now, with ``llm`` (the agent's LLM) as the compressor.
+
+        The wrap covers one conversation's scope (:meth:`scope_of`): pass the ``Memory``
+        its runs got (``memory=``) or its ``session_id=``; with neither, the ``AgentMemory``'s
+        own scope (the conversations whose ``Memory`` had no session id).
+
+        Raises:
+            InvalidInputError: Both ``memory`` and ``session_id`` were given.
+        """
+        scope = self.scope_of(memory, session_id)
 
         async def compress(package: str) -> str:
             return (await llm.achat(_wrap_messages(package))).message.content or ""
 
-        return self._done(await self.memory.awrap(compress, affect=self.affect))
+        return self._done(await self.memory.awrap(compress, affect=self.affect, scope=scope))
 
-    def wrap(self, llm: LLM) -> WrapOutcome:
-        """Synchronous :meth:`awrap`, for code outside an event loop."""
+    def wrap(
+        self, llm: LLM, *, memory: object = None, session_id: str | None = None
+    ) -> WrapOutcome:
+        """Synchronous :meth:`awrap`, for code outside an event loop.
+
+        Raises:
+            InvalidInputError: Both ``memory`` and ``session_id`` were given.
+        """
+        scope = self.scope_of(memory, session_id)
 
         def compress(package: str) -> str:
             return llm.chat(_wrap_messages(package)).message.content or ""
 
-        return self._done(self.memory.wrap(compress, affect=self.affect))
+        return self._done(self.memory.wrap(compress, affect=self.affect, scope=scope))
 
     def _done(self, outcome: WrapOutcome) -> WrapOutcome:
         self.last_wrap = outcome

@@ -44,6 +44,7 @@ WRAP_INSTRUCTIONS = (
 _RUN_SESSION: contextvars.ContextVar[tuple[object, str | None] | None] = contextvars.ContextVar(
     "anneal_openai_agents_run_session", default=None
 )
+_NO_CONTEXT = object()  # wrap() without a run context: scope_from is not asked
 
 
 class AnnealHooks(RunHooks[Any]):
@@ -53,7 +54,9 @@ class AnnealHooks(RunHooks[Any]):
     model call, the continuity file (what earlier sessions consolidated) and the episodes
     relevant to the newest user message are added to the instructions; each tool result and
     the final output are recorded; when the agent finishes, the session is wrapped with the
-    agent's own model (or ``wrap_model``).
+    agent's own model (or ``wrap_model``). A wrap covers one scope: at a run's end the scope
+    the run recorded in (``scope_from`` and the session), so each session's continuity holds
+    only its own episodes; :meth:`wrap` the scope its arguments name.
 
     Args:
         memory: An ``AgentMemory``, a ``Store``, or a database path.
@@ -152,6 +155,9 @@ class AnnealHooks(RunHooks[Any]):
 
     def _scope(self, user_context: object) -> str | None:
         own = None if self.scope_from is None else self.scope_from(user_context)
+        return self._scope_in_run(own)
+
+    def _scope_in_run(self, own: str | None) -> str | None:
         running = _RUN_SESSION.get()
         if running is None or running[0] is not self or running[1] is None:
             return own
@@ -278,8 +284,9 @@ class AnnealHooks(RunHooks[Any]):
         self._agent = agent
         self.memory.record_answer(output, scope=self._scope(context.context))
         self._turn = object()
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
-            await self.awrap(agent)
+        scope = self._scope(context.context)
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=scope):
+            await self._awrap_scope(agent, scope)
 
     def _compressor(self, agent: Agent[Any] | None) -> Callable[[str], Awaitable[str]]:
         agent = agent or self._agent
@@ -301,25 +308,57 @@ class AnnealHooks(RunHooks[Any]):
 
         return compress
 
-    async def awrap(self, agent: Agent[Any] | None = None) -> WrapOutcome:
+    def _wrap_scope(self, context: object, session: Session | None) -> str | None:
+        """The scope a run with ``context`` in ``session`` records in (see :meth:`awrap`)."""
+        asked = self.scope_from is not None and context is not _NO_CONTEXT
+        own = self.scope_from(context) if asked and self.scope_from else None
+        if session is None:
+            return self._scope_in_run(own)
+        session_id = getattr(session, "session_id", None) if self.scope_by_session else None
+        if not isinstance(session_id, str):
+            return own
+        return session_scope(own if own is not None else self.memory.scope, session_id)
+
+    async def _awrap_scope(self, agent: Agent[Any] | None, scope: str | None) -> WrapOutcome:
+        compress = self._compressor(agent)
+        self.last_wrap = await self.memory.awrap(compress, affect=self.affect, scope=scope)
+        self._turn = object()
+        return self.last_wrap
+
+    async def awrap(
+        self,
+        agent: Agent[Any] | None = None,
+        *,
+        context: object = _NO_CONTEXT,
+        session: Session | None = None,
+    ) -> WrapOutcome:
         """Wrap the session now with ``agent``'s model (default: the last agent that ran).
+
+        The wrap covers the scope the runs with ``context`` (the ``Runner.run(context=...)``
+        object, given to ``scope_from``) in ``session`` recorded in: ``session_id=<its id>``
+        after the ``scope_from`` scope. Without ``session``, inside a :meth:`run` its session
+        counts; without either argument, outside any run: the ``AgentMemory``'s own scope.
 
         Raises:
             RuntimeError: No agent has run yet and no ``wrap_model`` was given.
         """
-        compress = self._compressor(agent)
-        self.last_wrap = await self.memory.awrap(compress, affect=self.affect)
-        self._turn = object()
-        return self.last_wrap
+        return await self._awrap_scope(agent, self._wrap_scope(context, session))
 
-    def wrap(self, agent: Agent[Any] | None = None) -> WrapOutcome:
+    def wrap(
+        self,
+        agent: Agent[Any] | None = None,
+        *,
+        context: object = _NO_CONTEXT,
+        session: Session | None = None,
+    ) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
 
         Raises:
             RuntimeError: No agent has run yet and no ``wrap_model`` was given.
         """
         compress = self._compressor(agent)
-        self.last_wrap = self.memory.wrap(compress, affect=self.affect)
+        scope = self._wrap_scope(context, session)
+        self.last_wrap = self.memory.wrap(compress, affect=self.affect, scope=scope)
         self._turn = object()
         return self.last_wrap
 

@@ -38,7 +38,9 @@ class AnnealCapability(AbstractCapability[Any]):
     Add it with ``Agent(model, capabilities=[AnnealCapability(memory)])``. Every model request
     gets the continuity file (what earlier sessions consolidated) and the episodes relevant
     to the run's prompt in its instructions; tool results and the run's output are recorded;
-    after the run, the session is wrapped with the run's own model (or ``wrap_model``).
+    after the run, the session is wrapped with the run's own model (or ``wrap_model``). A wrap
+    covers one scope: after a run the run's own (``scope_from``), so each user's continuity
+    holds only that user's episodes; :meth:`wrap` the ``scope`` it is given.
 
     Args:
         memory: An ``AgentMemory``, a ``Store``, or a database path.
@@ -112,10 +114,11 @@ class AnnealCapability(AbstractCapability[Any]):
         return self._memory_instructions
 
     def get_toolset(self) -> FunctionToolset[Any] | None:
-        """Return the ``recall_memory`` tool when ``recall_tool`` is set."""
+        """Return the ``recall_memory`` tool (it searches the run's scope) if ``recall_tool``."""
         if not self.recall_tool:
             return None
-        return FunctionToolset([Tool(self._recall_memory, name=RECALL_TOOL_NAME)])
+        tool = Tool(self._recall_memory, name=RECALL_TOOL_NAME, takes_ctx=True)
+        return FunctionToolset([tool])
 
     async def for_run(self, ctx: RunContext[Any]) -> AnnealCapability:
         """Return this run's own copy: concurrent runs never share a turn's memory block.
@@ -141,13 +144,14 @@ class AnnealCapability(AbstractCapability[Any]):
     def _scope(self, ctx: RunContext[Any]) -> str | None:
         return None if self.scope_from is None else self.scope_from(ctx)
 
-    async def _recall_memory(self, query: str) -> str:
+    async def _recall_memory(self, ctx: RunContext[Any], query: str) -> str:  # noqa: D417 - ctx is not for the model
         """Search long-term memory for episodes relevant to a query.
 
         Args:
             query: What to look for, in a few words.
         """
-        return self.memory.context_for(query) or "Nothing relevant in memory."
+        found = self.memory.context_for(query, scope=self._scope(ctx))
+        return found or "Nothing relevant in memory."
 
     # -- recording ---------------------------------------------------------------------
 
@@ -175,8 +179,9 @@ class AnnealCapability(AbstractCapability[Any]):
         output = result.output
         self.memory.record_answer(output, scope=self._scope(ctx))
         self._turn = object()
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every):
-            await self.awrap()
+        scope = self._scope(ctx)
+        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=scope):
+            await self.awrap(scope=scope)
         return result
 
     def _compressor(self, model: Model | str | None) -> Callable[[str], Awaitable[str]]:
@@ -190,26 +195,31 @@ class AnnealCapability(AbstractCapability[Any]):
 
         return compress
 
-    async def awrap(self, model: Model | str | None = None) -> WrapOutcome:
+    async def awrap(
+        self, model: Model | str | None = None, *, scope: str | None = None
+    ) -> WrapOutcome:
         """Wrap the session now with ``model`` (default: ``wrap_model``, else the last run's).
+
+        The wrap covers ``scope``: pass what ``scope_from`` returned for the conversation's
+        runs (``scope=deps.user_id``); default: the ``AgentMemory``'s own scope.
 
         Raises:
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        outcome = await self.memory.awrap(compress, affect=self.affect)
+        outcome = await self.memory.awrap(compress, affect=self.affect, scope=scope)
         self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
         return outcome
 
-    def wrap(self, model: Model | str | None = None) -> WrapOutcome:
+    def wrap(self, model: Model | str | None = None, *, scope: str | None = None) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
 
         Raises:
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        outcome = self.memory.wrap(compress, affect=self.affect)
+        outcome = self.memory.wrap(compress, affect=self.affect, scope=scope)
         self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
         return outcome
