@@ -7,7 +7,6 @@ from typing import Any
 
 import _contract
 from anneal_llamaindex import AnnealLlamaIndex
-from anneal_llamaindex._convert import session_scope
 from anneal_memory import AgentMemory
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 from llama_index.core.memory import ChatMemoryBuffer, Memory
@@ -130,19 +129,6 @@ def test_the_scope_of_other_memories(memory: AgentMemory) -> None:
     assert handler.scope_of(ChatMemoryBuffer.from_defaults()) is None  # the default key
     keyed = ChatMemoryBuffer.from_defaults(chat_store_key="user-7")
     assert handler.scope_of(keyed) == "session_id=user-7"
-
-
-def test_any_session_id_makes_a_valid_scope() -> None:
-    assert session_scope(None, "alice") == "session_id=alice"
-    assert session_scope("team", "alice") == "team,session_id=alice"
-    assert session_scope("team", None) == "team"
-    assert session_scope(None, "  ") is None
-    for odd in ["x" * 200, "tab\there", "new\nline"]:
-        scope = session_scope(None, odd)
-        assert scope is not None
-        assert scope.startswith("sha256:")
-        assert len(scope) == len("sha256:") + 32
-    assert session_scope(None, "x" * 200) != session_scope(None, "x" * 201)
 
 
 def test_an_agent_workflow_records_in_its_session(

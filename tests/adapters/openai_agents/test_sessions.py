@@ -11,7 +11,6 @@ import pytest
 from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool
 from anneal_memory import AgentMemory
 from anneal_openai_agents import AnnealHooks
-from anneal_openai_agents._convert import session_scope
 
 CONFIG = RunConfig(tracing_disabled=True)
 RECALL = {"query": "staging database port"}
@@ -129,16 +128,6 @@ def test_a_config_from_these_hooks_is_not_filtered_twice(
     assert hooks.run_config(config) is config
     received = _next_input(hooks, scripted_model, None, run_config=config)
     assert received.count("Relevant memory:") == 1
-
-
-def test_any_session_id_makes_a_valid_scope() -> None:
-    assert session_scope(None, "user-1") == "session_id=user-1"
-    assert session_scope("user:ann", "c") == "user:ann,session_id=c"
-    assert session_scope("user:ann", None) == "user:ann"
-    for odd in ["x" * 100, "line\nbreak"]:
-        scope = session_scope(None, odd)
-        assert scope is not None
-        assert scope.startswith("sha256:")
 
 
 def test_concurrent_runs_in_two_sessions_record_each_in_its_own(

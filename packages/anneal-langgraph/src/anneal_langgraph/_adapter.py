@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import scope_from_keys
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
@@ -36,7 +36,6 @@ __all__ = ["AnnealMiddleware"]
 
 # langchain 1.0 keeps the system prompt as text; 1.1 made it a SystemMessage.
 _HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
-_MAX_SCOPE_CHARS = 64
 # The wrap's model call is not part of the user's run: no callbacks inherited from the graph
 # (so neither `stream_mode="messages"` nor `astream_events` shows its reply), and tagged
 # nostream for stream modes that look at tags.
@@ -248,13 +247,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
                 configurable = get_config().get("configurable") or {}
             except RuntimeError:  # called outside a graph run
                 return None
-        parts = [f"{key}={configurable[key]}" for key in self.scope_by if configurable.get(key)]
-        if not parts:
-            return None
-        scope = ",".join(parts)
-        if len(scope) > _MAX_SCOPE_CHARS or not scope.isprintable():
-            scope = "sha256:" + hashlib.sha256(scope.encode()).hexdigest()[:32]
-        return scope
+        return scope_from_keys((key, configurable.get(key)) for key in self.scope_by)
 
     def _compressor_model(self) -> BaseChatModel:
         model = self.wrap_model or self._agent_model

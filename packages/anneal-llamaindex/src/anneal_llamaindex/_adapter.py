@@ -8,6 +8,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory import AgentMemory, InvalidInputError, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import scope_from_keys
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 from llama_index.core.memory import Memory
@@ -15,7 +16,6 @@ from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
 
 from anneal_llamaindex._block import AnnealMemoryBlock
-from anneal_llamaindex._convert import session_scope
 from anneal_llamaindex._handler import RECALL_TOOL_NAME, AnnealSpanHandler
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class AnnealLlamaIndex:
             return self.handler.scope_of(memory)
         if session_id is None or not self.scope_by_session:
             return None
-        return session_scope(self.memory.scope, session_id)
+        return scope_from_keys([("session_id", session_id)], base=self.memory.scope)
 
     async def awrap(
         self, llm: LLM, *, memory: object = None, session_id: str | None = None

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from anneal_memory import AgentMemory
+from anneal_memory.scopes import scope_from_keys
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
 from pydantic import Field, PrivateAttr
 
-from anneal_llamaindex._convert import last_user_text, session_scope, trim_to_fit
+from anneal_llamaindex._convert import last_user_text, trim_to_fit
 
 __all__ = ["AnnealMemoryBlock"]
 
@@ -71,7 +72,7 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
         """
         if not self.scope_by_session:
             return None
-        return session_scope(self.memory.scope, session_id)
+        return scope_from_keys([("session_id", session_id)], base=self.memory.scope)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         # Recording goes through AnnealSpanHandler (tool results and final answers);

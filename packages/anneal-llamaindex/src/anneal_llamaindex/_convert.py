@@ -5,27 +5,9 @@ Nothing here imports LlamaIndex, so these helpers are tested without the framewo
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 
-__all__ = ["last_user_text", "session_scope", "trim_to_fit"]
-
-MAX_SCOPE_CHARS = 64
-
-
-def session_scope(base: str | None, session_id: object) -> str | None:
-    """The scope of a LlamaIndex session: ``base`` (the ``AgentMemory``'s scope) plus its id.
-
-    ``"session_id=<id>"`` (``"<base>,session_id=<id>"`` under a base scope); ``base`` alone
-    when there is no session id. A scope longer than a store accepts, or with unprintable
-    characters, becomes ``"sha256:"`` and 32 hex digits of its hash, so any session id is safe.
-    """
-    if not isinstance(session_id, str) or not session_id.strip():
-        return base
-    scope = f"session_id={session_id}" if not base else f"{base},session_id={session_id}"
-    if len(scope) > MAX_SCOPE_CHARS or not scope.isprintable():
-        scope = "sha256:" + hashlib.sha256(scope.encode()).hexdigest()[:32]
-    return scope
+__all__ = ["last_user_text", "trim_to_fit"]
 
 
 def trim_to_fit(text: str, fits: Callable[[str], bool]) -> str | None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from anneal_memory import AgentMemory
+from anneal_memory.scopes import scope_from_keys
 from llama_index.core.agent.workflow.workflow_events import AgentOutput
 from llama_index.core.instrumentation import Dispatcher, get_dispatcher
 from llama_index.core.instrumentation.span.simple import SimpleSpan
@@ -18,7 +19,6 @@ from llama_index.core.workflow import StopEvent, Workflow
 from pydantic import PrivateAttr
 
 from anneal_llamaindex._block import AnnealMemoryBlock
-from anneal_llamaindex._convert import session_scope
 
 __all__ = ["RECALL_TOOL_NAME", "AnnealSpanHandler"]
 
@@ -93,11 +93,13 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
             for block in chat_memory.memory_blocks:
                 if isinstance(block, AnnealMemoryBlock) and block.memory is self._memory:
                     return block.scope_for(chat_memory.session_id)
-            return session_scope(self._memory.scope, chat_memory.session_id)
+            return scope_from_keys(
+                [("session_id", chat_memory.session_id)], base=self._memory.scope
+            )
         key = getattr(chat_memory, "chat_store_key", None)
         if key == DEFAULT_CHAT_STORE_KEY:
             return None
-        return session_scope(self._memory.scope, key)
+        return scope_from_keys([("session_id", key)], base=self._memory.scope)
 
     def _serves(self, instance: Any) -> bool:
         """Whether a tool or workflow belongs to this handler's agents (always, without them)."""

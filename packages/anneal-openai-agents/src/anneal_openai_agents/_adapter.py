@@ -27,8 +27,9 @@ from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
 from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import scope_from_keys
 
-from anneal_openai_agents._convert import join_blocks, latest_user_text, session_scope, tool_error
+from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
 
 if TYPE_CHECKING:
     from anneal_memory._wrapflow import AffectSource
@@ -161,7 +162,8 @@ class AnnealHooks(RunHooks[Any]):
         running = _RUN_SESSION.get()
         if running is None or running[0] is not self or running[1] is None:
             return own
-        return session_scope(own if own is not None else self.memory.scope, running[1])
+        base = own if own is not None else self.memory.scope
+        return scope_from_keys([("session_id", running[1])], base=base)
 
     # -- runs in a session -------------------------------------------------------------
 
@@ -317,7 +319,8 @@ class AnnealHooks(RunHooks[Any]):
         session_id = getattr(session, "session_id", None) if self.scope_by_session else None
         if not isinstance(session_id, str):
             return own
-        return session_scope(own if own is not None else self.memory.scope, session_id)
+        base = own if own is not None else self.memory.scope
+        return scope_from_keys([("session_id", session_id)], base=base)
 
     async def _awrap_scope(self, agent: Agent[Any] | None, scope: str | None) -> WrapOutcome:
         compress = self._compressor(agent)

@@ -6,28 +6,10 @@ format (``{"role": "user", "content": "..."}`` or a list of ``input_text`` parts
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["join_blocks", "latest_user_text", "session_scope", "tool_error"]
-
-MAX_SCOPE_CHARS = 64
-
-
-def session_scope(base: str | None, session_id: object) -> str | None:
-    """The scope of a run in a ``Session``: ``base`` (the run's own scope) plus the session id.
-
-    ``"session_id=<id>"`` (``"<base>,session_id=<id>"`` under a base scope); ``base`` alone
-    without a session id. A scope longer than a store accepts, or with unprintable
-    characters, becomes ``"sha256:"`` and 32 hex digits of its hash, so any session id is safe.
-    """
-    if not isinstance(session_id, str) or not session_id.strip():
-        return base
-    scope = f"session_id={session_id}" if not base else f"{base},session_id={session_id}"
-    if len(scope) > MAX_SCOPE_CHARS or not scope.isprintable():
-        scope = "sha256:" + hashlib.sha256(scope.encode()).hexdigest()[:32]
-    return scope
+__all__ = ["join_blocks", "latest_user_text", "tool_error"]
 
 
 # What the SDK's default_tool_error_function returns instead of a failed tool's result:
