@@ -35,7 +35,7 @@ from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
 from anneal_memory.store._pg._transfer_api import PgTransferMixin
 from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._provenance import parse_trust
-from anneal_memory.store._provenance_api import check_record_provenance
+from anneal_memory.store._provenance_api import check_open_options, check_record_provenance
 from anneal_memory.store._recall import build_filters, hide_superseded
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.store._validate import validate_episode, validate_scope
@@ -72,6 +72,8 @@ class PgStore(PgTransferMixin, PgStoreBase):
         consolidate_requires_baton_on_create: Turn the gate on when this call creates the
             tables.
         trust_ceiling: The highest trust an episode may be recorded or set with.
+        section_schema: Choose the continuity section schema, as on SQLite.
+        retention_days: Delete episodes older than this many days on open, as on SQLite.
 
     Raises:
         StoreError: psycopg is not installed.
@@ -89,10 +91,13 @@ class PgStore(PgTransferMixin, PgStoreBase):
         on_audit_event: Callable[[dict[str, Any]], None] | None = None,
         consolidate_requires_baton_on_create: bool = False,
         trust_ceiling: Trust | str = Trust.AGENT,
+        section_schema: str | None = None,
+        retention_days: float | None = None,
         **options: Any,
     ) -> None:
         for name in options:  # options of the SQLite store this backend does not have yet
             raise BackendNotSupportedError(f"Store({name}=...)")
+        check_open_options(section_schema, retention_days)
         if on_audit_event is not None:
             raise BackendNotSupportedError("Store(on_audit_event=...)")
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
@@ -115,6 +120,13 @@ class PgStore(PgTransferMixin, PgStoreBase):
             raise
         self._created = found == 0
         self._session = Session(self._url, key)
+        try:
+            self._apply_section_schema(section_schema)
+            if retention_days is not None:
+                self.prune(retention_days)
+        except BaseException:
+            self.close()
+            raise
 
     def _on_opened(
         self, conn: psycopg.Connection[Any], found: int, *, gate_on_create: bool

@@ -1,0 +1,59 @@
+"""``Store(section_schema=, retention_days=, on_audit_event=, read_only=)`` on both backends.
+
+Each test runs on SQLite and on PostgreSQL (``tests/backends.py``) with the same body: the
+two stores promise the same behaviour for these options.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+
+import pytest
+from anneal_memory import Store
+from anneal_memory.continuity import current_schema, set_section_schema
+from anneal_memory.errors import InvalidInputError, InvalidSchemaError
+from anneal_memory.testing import FrozenClock
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
+
+
+def test_section_schema_on_open_is_kept_and_audited_once(target: str) -> None:  # noqa: F811
+    with Store(target, section_schema="project") as store:
+        assert current_schema(store).name == "project"
+    with Store(target, section_schema="project") as store:  # already chosen: no new entry
+        assert current_schema(store).name == "project"
+        assert [e["data"] for e in audit_entries(store, "section_schema_set")] == [
+            {"schema": "project"}
+        ]
+        assert set_section_schema(store, "partnership").name == "partnership"
+    with Store(target) as store:
+        assert current_schema(store).name == "partnership"
+        assert len(audit_entries(store, "section_schema_set")) == 2
+
+
+def test_bad_open_options_are_refused(target: str) -> None:  # noqa: F811
+    with pytest.raises(InvalidSchemaError, match="unknown section schema 'fancy'"):
+        Store(target, section_schema="fancy")
+    with pytest.raises(InvalidInputError, match="retention_days must be a number"):
+        Store(target, retention_days=-1)
+
+
+def test_retention_days_prunes_on_open_keeping_tombstones(
+    target: str,  # noqa: F811
+    clock: FrozenClock,
+) -> None:
+    with Store(target, clock=clock) as store:
+        old = store.record("long ago", "observation", timestamp=clock.now() - dt.timedelta(days=40))
+        keep = store.record("recent", "observation")
+    with Store(target, clock=clock, retention_days=30) as store:
+        assert store.get(old.id) is None
+        assert store.get(keep.id) is not None
+        assert store.status().deleted_episodes == 1
+        prunes = audit_entries(store, "prune")
+        assert [e["data"]["deleted"] for e in prunes] == [1]
+        again = store.record("after the prune", "observation")
+        assert again.id != old.id  # a pruned id is never reused
