@@ -57,3 +57,45 @@ def test_retention_days_prunes_on_open_keeping_tombstones(
         assert [e["data"]["deleted"] for e in prunes] == [1]
         again = store.record("after the prune", "observation")
         assert again.id != old.id  # a pruned id is never reused
+
+
+def test_on_audit_event_gets_each_entry_after_its_commit(target: str) -> None:  # noqa: F811
+    from anneal_memory import prepare_wrap
+
+    seen: list[dict[str, object]] = []
+    with Store(target, on_audit_event=seen.append) as store:
+        episode = store.record("a decision worth keeping", "decision")
+        assert [e["event"] for e in seen] == ["record"]
+        assert seen[0]["data"]["episode_id"] == episode.id  # type: ignore[index]
+        assert "a decision worth keeping" not in str(seen)  # content-hash only
+        store.delete(episode.id)
+        prepare_wrap(store)
+        written = audit_entries(store)
+    assert [e["seq"] for e in seen] == [e["seq"] for e in written]
+    assert seen == written
+
+
+def test_on_audit_event_is_not_called_for_a_change_rolled_back(target: str) -> None:  # noqa: F811
+    from anneal_memory.errors import SupersessionError
+
+    seen: list[dict[str, object]] = []
+    with Store(target, on_audit_event=seen.append) as store:
+        first = store.record("first", "observation")
+        with pytest.raises(SupersessionError):
+            store.record("second", "observation", supersedes=["ffffffff"])
+        assert [e["event"] for e in seen] == ["record"]
+        assert store.recall().total_matching == 1
+        assert first.id == seen[0]["data"]["episode_id"]  # type: ignore[index]
+
+
+def test_a_failing_on_audit_event_is_logged_not_raised(
+    target: str,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def boom(entry: dict[str, object]) -> None:
+        raise RuntimeError("callback broke")
+
+    with Store(target, on_audit_event=boom) as store:
+        episode = store.record("still recorded", "observation")
+        assert store.get(episode.id) is not None
+    assert "audit on_event callback failed" in caplog.text

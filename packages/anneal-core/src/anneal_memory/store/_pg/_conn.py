@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import StoreClosedError
 from anneal_memory.store._pg._driver import CONNECT_TIMEOUT_S, database_error, psycopg_module
+from anneal_memory.store._pg._notify import AuditNotifier, ended
 from anneal_memory.store._pg._sql import arrange, translate
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class Session:
         self.url = url
         self.key = key
         self.owner: int | None = None
+        self.notifier: AuditNotifier | None = None
         self._raw: psycopg.Connection[Any] | None = None
         self._guard = threading.Lock()
         self._closed = False
@@ -164,7 +166,7 @@ class PgConnection:
         """
         psycopg = psycopg_module()
         try:
-            with self.raw.transaction():
+            with ended(self._session.notifier, self.raw), self.raw.transaction():
                 lock_writes(self.raw, self._session.key, shared=False)
                 if not durable:
                     self.raw.execute("SET LOCAL synchronous_commit = off")

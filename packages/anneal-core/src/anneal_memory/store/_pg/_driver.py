@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import StoreDatabaseError, StoreError
 from anneal_memory.store._backend import redact_url
+from anneal_memory.store._pg._notify import AuditNotifier, ended
 
 if TYPE_CHECKING:
     import psycopg
@@ -68,6 +69,7 @@ class Pool:
         psycopg, psycopg_pool = _modules()
         self.url = url
         self._psycopg = psycopg
+        self.notifier: AuditNotifier | None = None
         try:
             probe = psycopg.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S))
         except psycopg.Error as exc:
@@ -108,7 +110,11 @@ class Pool:
         """
         psycopg = self._psycopg
         try:
-            with self._pool.connection() as conn, conn.transaction():
+            with (
+                self._pool.connection() as conn,
+                ended(self.notifier, conn),
+                conn.transaction(),
+            ):
                 yield conn
         except psycopg.Error as exc:
             raise database_error(exc, operation=operation, url=self.url) from None

@@ -29,6 +29,7 @@ from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._base import PgStoreBase
 from anneal_memory.store._pg._conn import Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._notify import AuditNotifier
 from anneal_memory.store._pg._provenance import pool_view, record_with_provenance
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
@@ -67,7 +68,8 @@ class PgStore(PgTransferMixin, PgStoreBase):
         project_name: The agent's name.
         clock: Where time comes from.
         audit: Keep the hash-chained audit trail (in the database, same transaction).
-        on_audit_event: Not supported on PostgreSQL yet (must be None).
+        on_audit_event: Called with each audit entry dict after its transaction commits (never
+            for a change rolled back); its errors are logged, as on SQLite.
         **options: Any other ``Store`` option: not supported on PostgreSQL yet.
         consolidate_requires_baton_on_create: Turn the gate on when this call creates the
             tables.
@@ -98,8 +100,6 @@ class PgStore(PgTransferMixin, PgStoreBase):
         for name in options:  # options of the SQLite store this backend does not have yet
             raise BackendNotSupportedError(f"Store({name}=...)")
         check_open_options(section_schema, retention_days)
-        if on_audit_event is not None:
-            raise BackendNotSupportedError("Store(on_audit_event=...)")
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         self._url = str(path)
         self.project_name = project_name
@@ -109,7 +109,9 @@ class PgStore(PgTransferMixin, PgStoreBase):
         self._conn = None
         self._audit_sink = None
         self._audit_trail = None
+        self._notifier = None if on_audit_event is None else AuditNotifier(on_audit_event)
         self._pool: Pool | None = Pool(self._url)
+        self._pool.notifier = self._notifier
         try:
             with self._pool.transaction("open") as conn:
                 found = ensure_schema(conn, url=self._url)
@@ -120,6 +122,7 @@ class PgStore(PgTransferMixin, PgStoreBase):
             raise
         self._created = found == 0
         self._session = Session(self._url, key)
+        self._session.notifier = self._notifier
         try:
             self._apply_section_schema(section_schema)
             if retention_days is not None:
