@@ -349,8 +349,8 @@ def test_a_page_past_the_end_still_counts_the_matches(store: Store) -> None:
 def test_pg_store_refuses_options_it_does_not_have_and_sqlite_internals(
     pg_url: str,  # noqa: F811
 ) -> None:
-    with pytest.raises(BackendNotSupportedError, match=r"Store\(read_only=...\)"):
-        Store(pg_url, read_only=True)
+    with pytest.raises(BackendNotSupportedError, match=r"Store\(sqlite_pragmas=...\)"):
+        Store(pg_url, sqlite_pragmas={})
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
         store.sidecar(".anything")
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):

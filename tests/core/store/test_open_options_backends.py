@@ -99,3 +99,40 @@ def test_a_failing_on_audit_event_is_logged_not_raised(
         episode = store.record("still recorded", "observation")
         assert store.get(episode.id) is not None
     assert "audit on_event callback failed" in caplog.text
+
+
+def test_a_read_only_store_reads_and_refuses_every_write(target: str) -> None:  # noqa: F811
+    from anneal_memory import prepare_wrap
+    from anneal_memory.continuity import set_section_schema
+    from anneal_memory.errors import StoreDatabaseError
+
+    with Store(target) as store:
+        kept = store.record("the deploy uses blue-green", "decision")
+        entries = len(audit_entries(store))
+    with Store(target, read_only=True) as reader:
+        assert reader.read_only
+        assert reader.get(kept.id) is not None
+        assert reader.recall("deploy").total_matching == 1
+        assert reader.status().total_episodes == 1
+        for write in (
+            lambda: reader.record("a new note", "observation"),
+            lambda: reader.delete(kept.id),
+            lambda: reader.prune(0),
+            lambda: set_section_schema(reader, "project"),
+            lambda: prepare_wrap(reader),
+        ):
+            with pytest.raises(StoreDatabaseError, match=r"the store was opened read-only"):
+                write()
+    with Store(target) as store:
+        assert store.recall().total_matching == 1
+        assert len(audit_entries(store)) == entries
+        assert current_schema(store).name == "default"
+
+
+def test_a_read_only_open_never_creates_a_store(target: str) -> None:  # noqa: F811
+    from anneal_memory.errors import StoreDatabaseError
+
+    with pytest.raises(StoreDatabaseError, match="a read-only open never creates a store"):
+        Store(target, read_only=True)
+    with pytest.raises(InvalidInputError, match="open it without read_only=True"):
+        Store(target, read_only=True, retention_days=1)
