@@ -31,6 +31,7 @@ OPTIONAL_IMPORTS = {
     "store/_pg/_provenance.py": {"psycopg"},
     "store/_pg/_transfer_api.py": {"psycopg"},
     "store/_pg/_base.py": {"psycopg"},
+    "store/_pg/_readonly.py": {"psycopg"},
 }
 
 

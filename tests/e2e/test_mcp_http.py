@@ -283,7 +283,7 @@ def test_serve_http_refuses_bad_setups(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr
     url = [sys.executable, "-m", "anneal_memory", "--db", "postgresql://nobody@127.0.0.1:1/x"]
     for args, message in (
-        (["serve"], "serve over stdio does not take a PostgreSQL URL yet"),
+        (["serve"], "PostgreSQL failed during open"),
         (["serve", "--http", "127.0.0.1:1"], "pass --tokens FILE"),
         (["http-token", "list"], "pass --tokens FILE"),
     ):

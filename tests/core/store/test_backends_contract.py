@@ -308,8 +308,6 @@ def test_pg_store_says_what_it_does_not_support_yet(pg_url: str) -> None:  # noq
         ):
             with pytest.raises(BackendNotSupportedError, match="not supported on PostgreSQL yet"):
                 call()
-        with pytest.raises(BackendNotSupportedError):
-            Store(pg_url, on_audit_event=print)
         assert store.verify_audit().valid
 
 
@@ -351,8 +349,8 @@ def test_a_page_past_the_end_still_counts_the_matches(store: Store) -> None:
 def test_pg_store_refuses_options_it_does_not_have_and_sqlite_internals(
     pg_url: str,  # noqa: F811
 ) -> None:
-    with pytest.raises(BackendNotSupportedError, match=r"Store\(read_only=...\)"):
-        Store(pg_url, read_only=True)
+    with pytest.raises(BackendNotSupportedError, match=r"Store\(sqlite_pragmas=...\)"):
+        Store(pg_url, sqlite_pragmas={})
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
         store.sidecar(".anything")
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):

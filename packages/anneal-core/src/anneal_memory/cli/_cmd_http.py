@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from anneal_memory.mcp._http._tokens import TokenFile
     from anneal_memory.mcp._tools import Tool
 
-__all__ = ["add_commands", "add_serve_options", "refuse_url_on_stdio", "run_http"]
+__all__ = ["add_commands", "add_serve_options", "database_url_of", "run_http"]
 
 
 def _tokens_option(parser: argparse.ArgumentParser) -> None:
@@ -99,13 +99,9 @@ def _database_url(ctx: Context) -> str | None:
     return database_url(getattr(ctx.args, "db", None), ctx.env.get(DB_ENV))
 
 
-def refuse_url_on_stdio(ctx: Context) -> None:
-    """``serve`` over stdio takes a SQLite file; a PostgreSQL URL is refused before serving."""
-    if _database_url(ctx) is not None:
-        raise CommandError(
-            "serve over stdio does not take a PostgreSQL URL yet; serve it over HTTP: "
-            "anneal-memory --db URL serve --http 127.0.0.1:8765 --tokens FILE"
-        )
+def database_url_of(ctx: Context) -> str | None:
+    """The PostgreSQL URL ``--db`` (or ``$ANNEAL_MEMORY_DB``) names, None for a SQLite file."""
+    return _database_url(ctx)
 
 
 def _token_file(ctx: Context, args: argparse.Namespace) -> TokenFile:

@@ -92,9 +92,11 @@ def _check_integrity(tools: Sequence[Tool]) -> None:
 
 def run_serve(ctx: Context, args: argparse.Namespace) -> int:
     """Check the tool table, then serve until the client closes stdin."""
+    from anneal_memory.cli._cmd_http import database_url_of, run_http
     from anneal_memory.mcp import _tools
 
-    if ctx.db_path.is_dir():
+    url = database_url_of(ctx)
+    if url is None and ctx.db_path.is_dir():
         raise CommandError(
             f"the database {ctx.db_path} is a directory; pass --db the path of a database "
             f"file, e.g. {ctx.db_path / 'memory.db'}"
@@ -102,8 +104,6 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
     tools = _tools.TOOLS  # one lookup: the table checked is the table served
     if not args.skip_integrity:
         _check_integrity(tools)
-    from anneal_memory.cli._cmd_http import refuse_url_on_stdio, run_http
-
     if args.http is not None:
         if args.scope:
             raise CommandError(
@@ -111,7 +111,6 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
                 "(http-token add NAME --scope S)"
             )
         return run_http(ctx, args, tools)
-    refuse_url_on_stdio(ctx)
     from anneal_memory.mcp._server import McpServer, ServerConfig, serve_stdio
 
     session_id = _session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
@@ -121,5 +120,9 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
         session_id=session_id,
         tools=tools,
         scope=_scope(args.scope),
+        url=url,
     )
-    return serve_stdio(McpServer(config))
+    server = McpServer(config)
+    if url is not None:
+        server.store  # noqa: B018 - a bad URL or a missing driver fails now, not on a call
+    return serve_stdio(server)

@@ -81,6 +81,8 @@ class ServerConfig(NamedTuple):
         scope: The scope this server works in (``serve --scope``): it records into it, recalls
             from it and wraps it. "" (the default) records and wraps the shared scope and
             recalls across every scope.
+        url: A PostgreSQL URL to serve instead of ``db_path`` (``serve --db URL``); None
+            serves the SQLite file.
     """
 
     db_path: Path
@@ -91,6 +93,7 @@ class ServerConfig(NamedTuple):
     tools: tuple[Tool, ...] = TOOLS
     log: Callable[[str], None] = _stderr_log
     scope: str = ""
+    url: str | None = None
 
 
 _CAPABILITIES: Mapping[str, Any] = {
@@ -166,7 +169,7 @@ class McpServer:
             from anneal_memory.errors import StoreError
             from anneal_memory.store import Store
 
-            if self.config.db_path.is_dir():
+            if self.config.url is None and self.config.db_path.is_dir():
                 raise StoreError(
                     f"the database {self.config.db_path} is a directory; configure the path "
                     "of a database file",
@@ -175,7 +178,7 @@ class McpServer:
                 )
 
             opened = Store(
-                self.config.db_path,
+                self.config.url or self.config.db_path,
                 project_name=self.config.project_name,
                 clock=self.config.clock,
             )

@@ -54,8 +54,8 @@ def _scrub(conn: psycopg.Connection[Any], data: Mapping[str, Any]) -> dict[str, 
 
 def append_entry(
     conn: psycopg.Connection[Any], event: str, *, actor: str, data: Mapping[str, Any], ts: str
-) -> int:
-    """Append one entry inside the caller's transaction; return its sequence number."""
+) -> dict[str, Any]:
+    """Append one entry inside the caller's transaction; return the entry."""
     kind = parse_event(event)
     row = conn.execute(
         "SELECT next_seq, prev_hash FROM audit_tip WHERE one = 1 FOR UPDATE"
@@ -63,7 +63,7 @@ def append_entry(
     if row is None:  # pragma: no cover - ensure_schema always writes it
         raise RuntimeError("the audit chain tip is missing")
     seq, prev_hash = int(row[0]), str(row[1])
-    _entry, line = encode_entry(
+    entry, line = encode_entry(
         seq=seq, ts=ts, event=kind, actor=actor, data=_scrub(conn, data), prev_hash=prev_hash
     )
     conn.execute("INSERT INTO audit_entries (seq, line) VALUES (%s, %s)", (seq, line.decode()))
@@ -71,7 +71,7 @@ def append_entry(
         "UPDATE audit_tip SET next_seq = %s, prev_hash = %s WHERE one = 1",
         (seq + 1, link_hash(line)),
     )
-    return seq
+    return entry
 
 
 def _lines(conn: psycopg.Connection[Any]) -> Iterator[tuple[int, str]]:

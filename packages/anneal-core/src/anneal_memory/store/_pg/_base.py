@@ -19,6 +19,7 @@ from anneal_memory.store._pg import _audit
 from anneal_memory.store._pg._conn import PgConnection, Session
 from anneal_memory.store._pg._continuity import RowPlace
 from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._notify import AuditNotifier
 from anneal_memory.store._store import Store
 from anneal_memory.store._validate import validate_scope
 
@@ -37,6 +38,7 @@ class PgStoreBase(Store):
     _pool: Pool | None
     _session: Session
     _audit_on: bool
+    _notifier: AuditNotifier | None
 
     @property
     def url(self) -> str:
@@ -71,11 +73,10 @@ class PgStoreBase(Store):
         if not self._audit_on:
             return
         if self._session.owner == threading.get_ident():
-            conn = self._session.raw("audit")
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+            self._append(self._session.raw("audit"), event, actor, data)
             return
         with self._open_pool("audit").transaction("audit") as conn:
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+            self._append(conn, event, actor, data)
 
     def stage_audit(
         self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
@@ -86,8 +87,7 @@ class PgStoreBase(Store):
             InvalidInputError: ``event`` is outside the audit vocabulary.
         """
         if self._audit_on:
-            raw = cast("PgConnection", conn).raw
-            _audit.append_entry(raw, event, actor=actor, data=data, ts=self._now())
+            self._append(cast("PgConnection", conn).raw, event, actor, data)
         return None
 
     def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None:
@@ -107,7 +107,14 @@ class PgStoreBase(Store):
     ) -> None:
         """Append an audit entry inside ``conn``'s transaction (this backend's modules)."""
         if self._audit_on:
-            _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+            self._append(conn, event, actor, data)
+
+    def _append(
+        self, conn: psycopg.Connection[Any], event: str, actor: str, data: Mapping[str, Any]
+    ) -> None:
+        entry = _audit.append_entry(conn, event, actor=actor, data=data, ts=self._now())
+        if self._notifier is not None:
+            self._notifier.add(conn, entry)
 
     def connection(self, operation: str) -> sqlite3.Connection:
         """The library modules' connection (``_conn.PgConnection``), not a public API.

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import StoreClosedError
 from anneal_memory.store._pg._driver import CONNECT_TIMEOUT_S, database_error, psycopg_module
+from anneal_memory.store._pg._notify import AuditNotifier, ended
+from anneal_memory.store._pg._readonly import make_read_only
 from anneal_memory.store._pg._sql import arrange, translate
 
 if TYPE_CHECKING:
@@ -62,12 +64,15 @@ class Session:
     Args:
         url: The libpq connection URL.
         key: The store's advisory-lock key (:func:`lock_key`).
+        read_only: The connection's transactions are read-only (PostgreSQL refuses writes).
     """
 
-    def __init__(self, url: str, key: int) -> None:
+    def __init__(self, url: str, key: int, *, read_only: bool = False) -> None:
         self.url = url
         self.key = key
+        self.read_only = read_only
         self.owner: int | None = None
+        self.notifier: AuditNotifier | None = None
         self._raw: psycopg.Connection[Any] | None = None
         self._guard = threading.Lock()
         self._closed = False
@@ -91,6 +96,8 @@ class Session:
                     raw = psycopg.connect(
                         self.url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT_S)
                     )
+                    if self.read_only:
+                        make_read_only(raw)
                 except psycopg.Error as exc:
                     raise database_error(exc, operation=operation, url=self.url) from None
                 self._raw = raw
@@ -164,7 +171,7 @@ class PgConnection:
         """
         psycopg = psycopg_module()
         try:
-            with self.raw.transaction():
+            with ended(self._session.notifier, self.raw), self.raw.transaction():
                 lock_writes(self.raw, self._session.key, shared=False)
                 if not durable:
                     self.raw.execute("SET LOCAL synchronous_commit = off")

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import StoreDatabaseError, StoreError
 from anneal_memory.store._backend import redact_url
+from anneal_memory.store._pg._notify import AuditNotifier, ended
+from anneal_memory.store._pg._readonly import READ_ONLY_HINT, READ_ONLY_STATE, make_read_only
 
 if TYPE_CHECKING:
     import psycopg
@@ -51,7 +53,8 @@ def database_error(exc: Exception, *, operation: str, url: str) -> StoreDatabase
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return StoreDatabaseError(
         f"PostgreSQL failed during {operation} on {redact_url(url)}: "
-        f"{first}{f' (SQLSTATE {state})' if state else ''}",
+        f"{first}{f' (SQLSTATE {state})' if state else ''}"
+        f"{READ_ONLY_HINT if state == READ_ONLY_STATE else ''}",
         operation=operation,
         retryable=state in _RETRYABLE_STATES,
     )
@@ -62,12 +65,14 @@ class Pool:
 
     Args:
         url: The libpq connection URL.
+        read_only: Every connection's transactions are read-only (PostgreSQL refuses writes).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
         psycopg, psycopg_pool = _modules()
         self.url = url
         self._psycopg = psycopg
+        self.notifier: AuditNotifier | None = None
         try:
             probe = psycopg.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S))
         except psycopg.Error as exc:
@@ -79,6 +84,7 @@ class Pool:
             max_size=POOL_MAX,
             timeout=CONNECT_TIMEOUT_S,
             kwargs={"autocommit": True},
+            configure=make_read_only if read_only else None,
             open=True,
             name="anneal-memory",
         )
@@ -108,7 +114,11 @@ class Pool:
         """
         psycopg = self._psycopg
         try:
-            with self._pool.connection() as conn, conn.transaction():
+            with (
+                self._pool.connection() as conn,
+                ended(self.notifier, conn),
+                conn.transaction(),
+            ):
                 yield conn
         except psycopg.Error as exc:
             raise database_error(exc, operation=operation, url=self.url) from None

@@ -22,7 +22,14 @@ from anneal_memory.store._pg._schema_trigram import ensure_trigram_index, limit_
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["PG_MIGRATIONS", "PG_SCHEMA_VERSION", "SALT_KEY", "VERSION_KEY", "ensure_schema"]
+__all__ = [
+    "PG_MIGRATIONS",
+    "PG_SCHEMA_VERSION",
+    "SALT_KEY",
+    "VERSION_KEY",
+    "ensure_schema",
+    "found_version",
+]
 
 SALT_KEY = "audit_content_salt"
 VERSION_KEY = "pg_schema_version"
@@ -253,6 +260,11 @@ def _create_named_schema(conn: psycopg.Connection[Any]) -> None:
     if not first or first.startswith("$"):
         first = "public"
     conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(first)))
+
+
+def found_version(conn: psycopg.Connection[Any]) -> int:
+    """The schema version of the tables ``conn`` sees (0: none)."""
+    return _found_version(conn)
 
 
 def _found_version(conn: psycopg.Connection[Any]) -> int:

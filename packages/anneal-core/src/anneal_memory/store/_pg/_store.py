@@ -29,13 +29,15 @@ from anneal_memory.store._pg import _audit, _recall
 from anneal_memory.store._pg._base import PgStoreBase
 from anneal_memory.store._pg._conn import Session, lock_key, lock_writes
 from anneal_memory.store._pg._driver import Pool
+from anneal_memory.store._pg._notify import AuditNotifier
 from anneal_memory.store._pg._provenance import pool_view, record_with_provenance
+from anneal_memory.store._pg._readonly import check_schema
 from anneal_memory.store._pg._rows import insert_episode, set_last_write
 from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION, ensure_schema
 from anneal_memory.store._pg._transfer_api import PgTransferMixin
 from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._provenance import parse_trust
-from anneal_memory.store._provenance_api import check_record_provenance
+from anneal_memory.store._provenance_api import check_open_options, check_record_provenance
 from anneal_memory.store._recall import build_filters, hide_superseded
 from anneal_memory.store._store import DEFAULT_PROJECT_NAME
 from anneal_memory.store._validate import validate_episode, validate_scope
@@ -67,11 +69,16 @@ class PgStore(PgTransferMixin, PgStoreBase):
         project_name: The agent's name.
         clock: Where time comes from.
         audit: Keep the hash-chained audit trail (in the database, same transaction).
-        on_audit_event: Not supported on PostgreSQL yet (must be None).
+        on_audit_event: Called with each audit entry dict after its transaction commits (never
+            for a change rolled back); its errors are logged, as on SQLite.
         **options: Any other ``Store`` option: not supported on PostgreSQL yet.
         consolidate_requires_baton_on_create: Turn the gate on when this call creates the
             tables.
         trust_ceiling: The highest trust an episode may be recorded or set with.
+        section_schema: Choose the continuity section schema, as on SQLite.
+        retention_days: Delete episodes older than this many days on open, as on SQLite.
+        read_only: Open existing tables without creating or migrating them; every
+            transaction is read-only, so each write raises ``StoreDatabaseError``.
 
     Raises:
         StoreError: psycopg is not installed.
@@ -89,12 +96,20 @@ class PgStore(PgTransferMixin, PgStoreBase):
         on_audit_event: Callable[[dict[str, Any]], None] | None = None,
         consolidate_requires_baton_on_create: bool = False,
         trust_ceiling: Trust | str = Trust.AGENT,
+        section_schema: str | None = None,
+        retention_days: float | None = None,
+        read_only: bool = False,
         **options: Any,
     ) -> None:
         for name in options:  # options of the SQLite store this backend does not have yet
             raise BackendNotSupportedError(f"Store({name}=...)")
-        if on_audit_event is not None:
-            raise BackendNotSupportedError("Store(on_audit_event=...)")
+        check_open_options(section_schema, retention_days)
+        if read_only and (section_schema is not None or retention_days is not None):
+            raise InvalidInputError(
+                "section_schema and retention_days change the store; open it without "
+                "read_only=True to use them"
+            )
+        self._read_only = read_only
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         self._url = str(path)
         self.project_name = project_name
@@ -104,17 +119,35 @@ class PgStore(PgTransferMixin, PgStoreBase):
         self._conn = None
         self._audit_sink = None
         self._audit_trail = None
-        self._pool: Pool | None = Pool(self._url)
+        self._notifier = None if on_audit_event is None else AuditNotifier(on_audit_event)
+        key = self._open_tables(gate_on_create=consolidate_requires_baton_on_create)
+        self._session = Session(self._url, key, read_only=read_only)
+        self._session.notifier = self._notifier
         try:
-            with self._pool.transaction("open") as conn:
-                found = ensure_schema(conn, url=self._url)
-                self._on_opened(conn, found, gate_on_create=consolidate_requires_baton_on_create)
+            self._apply_section_schema(section_schema)
+            if retention_days is not None:
+                self.prune(retention_days)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_tables(self, *, gate_on_create: bool) -> int:
+        """Open the pool, create or upgrade the tables (check them when read-only); the lock key."""
+        pool = self._pool = Pool(self._url, read_only=self._read_only)
+        pool.notifier = self._notifier
+        try:
+            with pool.transaction("open") as conn:
+                if self._read_only:
+                    found = check_schema(conn, url=self._url)
+                else:
+                    found = ensure_schema(conn, url=self._url)
+                    self._on_opened(conn, found, gate_on_create=gate_on_create)
                 key = lock_key(conn)
         except BaseException:
-            self._pool.close()
+            pool.close()
             raise
         self._created = found == 0
-        self._session = Session(self._url, key)
+        return key
 
     def _on_opened(
         self, conn: psycopg.Connection[Any], found: int, *, gate_on_create: bool
@@ -136,8 +169,8 @@ class PgStore(PgTransferMixin, PgStoreBase):
 
     @property
     def read_only(self) -> bool:
-        """Always False: this backend has no read-only mode yet."""
-        return False
+        """True when opened with ``read_only=True``: PostgreSQL refuses every write."""
+        return self._read_only
 
     @property
     def path(self) -> Path:
