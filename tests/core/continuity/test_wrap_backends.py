@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.continuity import wrap_status
@@ -47,6 +46,8 @@ def test_on_postgresql_a_failed_commit_leaves_the_old_text_and_the_wrap_open(
     pg_url: str,
 ) -> None:
     """The text and the wrap's completion are one transaction: both commit or neither."""
+    import psycopg
+
     with Store(pg_url, project_name="TestAgent") as store:
         store.record("first", "observation")
         prepare_wrap(store)
