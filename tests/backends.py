@@ -8,6 +8,7 @@ schema of its own (``search_path`` in the URL), dropped afterwards.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import urllib.parse
 import uuid
@@ -20,6 +21,12 @@ from anneal_memory import Store
 from anneal_memory.testing import FrozenClock
 
 PG_ENV = "ANNEAL_TEST_PG_URL"
+UNREACHABLE = (
+    "PostgreSQL failed during open"
+    if importlib.util.find_spec("psycopg")
+    else "install the PostgreSQL extra"
+)
+"""What opening an unreachable URL says: the driver's failure, or the extra to install."""
 BACKENDS = ("sqlite", "postgresql")
 
 

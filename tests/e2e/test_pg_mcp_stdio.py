@@ -23,7 +23,7 @@ from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from backends import pg_url  # noqa: F401 - fixture
+from backends import UNREACHABLE, pg_url  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.e2e
 
@@ -118,6 +118,6 @@ def test_serve_over_stdio_refuses_an_unreachable_url_without_its_password() -> N
         timeout=60,
     )
     assert done.returncode == 1, done
-    assert "PostgreSQL failed during open" in done.stderr
+    assert UNREACHABLE in done.stderr
     assert "Traceback" not in done.stderr
     assert SECRET not in done.stderr + done.stdout
