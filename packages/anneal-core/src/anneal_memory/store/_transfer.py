@@ -31,11 +31,33 @@ from anneal_memory.store._transfer_memory import import_memory, iter_memory_chun
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.types import Episode, ImportResult
 
-__all__ = ["EXPORT_FORMAT", "EXPORT_FORMAT_VERSION", "import_document", "iter_export_chunks"]
+__all__ = [
+    "EXPORT_FORMAT",
+    "EXPORT_FORMAT_VERSION",
+    "import_document",
+    "iter_export_chunks",
+    "parse_export",
+]
 
 EXPORT_FORMAT = "anneal-memory-export"
 EXPORT_FORMAT_VERSION = 1
 _BATCH = 1000
+
+
+def parse_export(document: str | Mapping[str, Any]) -> object:
+    """The parsed export: ``document`` itself, or its text read as JSON.
+
+    Raises:
+        ImportFormatError: The text is not JSON, or nested too deeply to read.
+    """
+    if not isinstance(document, str):
+        return document
+    try:
+        return json.loads(document)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"import file is not JSON: {exc}") from None
+    except RecursionError:
+        raise ImportFormatError("import file is not an export: JSON nested too deeply") from None
 
 
 def _dump(value: object) -> str:

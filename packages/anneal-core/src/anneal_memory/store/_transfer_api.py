@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
@@ -15,7 +14,7 @@ from anneal_memory.errors import ImportFormatError
 from anneal_memory.store import _episodes
 from anneal_memory.store._connection import read_guard, write_transaction
 from anneal_memory.store._schema import SCHEMA_VERSION
-from anneal_memory.store._transfer import import_document, iter_export_chunks
+from anneal_memory.store._transfer import import_document, iter_export_chunks, parse_export
 from anneal_memory.types import ImportReport, ImportResult
 
 if TYPE_CHECKING:
@@ -64,19 +63,11 @@ class TransferMixin:
         Raises:
             ImportFormatError: Not a valid export, or an id clash; nothing was written.
         """
-        if isinstance(document, str):
-            try:
-                document = json.loads(document)
-            except json.JSONDecodeError as exc:
-                raise ImportFormatError(f"import file is not JSON: {exc}") from None
-            except RecursionError:
-                raise ImportFormatError(
-                    "import file is not an export: JSON nested too deeply"
-                ) from None
+        parsed = parse_export(document)
         with self._lock:
             conn = self.connection("import")
             try:
-                result = self._import_locked(conn, document)
+                result = self._import_locked(conn, parsed)
             except UnicodeError as exc:  # a lone surrogate SQLite cannot store; rolled back
                 raise ImportFormatError(
                     f"import file holds text that is not valid Unicode ({exc}); nothing was written"

@@ -7,14 +7,13 @@ other exported.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
 
-from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._pg._conn import Session, lock_writes
 from anneal_memory.store._pg._provenance import pool_view
 from anneal_memory.store._pg._rows import set_last_write
+from anneal_memory.store._transfer import parse_export
 
 if TYPE_CHECKING:
     import psycopg
@@ -62,15 +61,11 @@ class PgTransferMixin:
         """
         from anneal_memory.store._pg._transfer import import_document
 
-        if isinstance(document, str):
-            try:
-                document = json.loads(document)
-            except json.JSONDecodeError as exc:
-                raise ImportFormatError(f"import file is not JSON: {exc}") from None
+        parsed = parse_export(document)
         with self._open_pool("import").transaction("import") as conn:
             lock_writes(conn, self._session.key, shared=False)
             view = pool_view(conn, self._session, "import")
-            result = import_document(conn, document, clock=self._clock, view=view)
+            result = import_document(conn, parsed, clock=self._clock, view=view)
             set_last_write(conn, self._now())
             data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
             self.audited(conn, "import", "operator", data)
