@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from anneal_memory import Store
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
@@ -58,6 +59,9 @@ def test_wraps_and_the_continuity_from_the_cli_on_postgresql(
     def pg(*args: str):
         return run_cli("--db", pg_url, *args, db=False)
 
+    # A read-only command never creates the tables (as on SQLite, where the file must exist).
+    assert "never creates a store" in pg("history").assert_error()
+    Store(pg_url).close()
     assert pg("history").assert_ok().out.startswith("No wraps yet")
     assert "No continuity" in pg("continuity").assert_ok().out
     pg("record", "The fleet shares one PostgreSQL database", "--type", "decision").assert_ok()

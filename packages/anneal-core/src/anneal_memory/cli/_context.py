@@ -160,7 +160,10 @@ class Context:
                 from anneal_memory.store import Store
 
                 self._store = Store(
-                    url, project_name=self.project_name, trust_ceiling=trust_ceiling
+                    url,
+                    project_name=self.project_name,
+                    read_only=read_only,
+                    trust_ceiling=trust_ceiling,
                 )
                 return self._store
             path = self.db_path
