@@ -4,7 +4,7 @@ import stat
 
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
-from anneal_memory.continuity._file import continuity_path, read_continuity
+from anneal_memory.continuity import continuity_path
 
 TEXT = "## State\n## Patterns\n## Decisions\n## Context\n- wrap {n}\n"
 
@@ -13,7 +13,7 @@ TEXT = "## State\n## Patterns\n## Decisions\n## Context\n- wrap {n}\n"
 def test_file_beside_the_db_private_with_a_stable_lock_file(store: Store) -> None:
     path = continuity_path(store)
     assert path.name == "memory.continuity.md"
-    assert read_continuity(path) is None
+    assert not path.exists()
     assert store.load_continuity() is None
     inodes = []
     for n in range(2):

@@ -13,26 +13,13 @@ SQLite and the scope's row of the database on PostgreSQL.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 
-from anneal_memory._fsio import atomic_write_text
-from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import Store
-from anneal_memory.store._continuity_place import LOCK_SUFFIX, FilePlace, read_file
 from anneal_memory.store._validate import validate_scope
 
-__all__ = [
-    "CONTINUITY_SUFFIX",
-    "LOCK_SUFFIX",
-    "continuity_lock",
-    "continuity_path",
-    "read_continuity",
-    "wrap_scope",
-    "write_continuity",
-]
+__all__ = ["continuity_path", "wrap_scope"]
 
 
 def wrap_scope(scope: object) -> str:
@@ -49,26 +36,6 @@ def continuity_path(store: Store, scope: str = "") -> Path:
 
     Raises:
         InvalidInputError: ``scope`` is not a valid scope.
+        BackendNotSupportedError: The store keeps no files beside it (PostgreSQL).
     """
-    return store.sidecar(continuity_suffix(wrap_scope(scope)))
-
-
-@contextlib.contextmanager
-def continuity_lock(path: Path) -> Iterator[None]:
-    """Hold the continuity file's cross-process lock for the block.
-
-    Raises:
-        LockUnavailableError: Another process held it past the timeout.
-    """
-    with FilePlace(path).lock():
-        yield
-
-
-def read_continuity(path: Path) -> str | None:
-    """The file's text, or None when it does not exist yet."""
-    return read_file(path)
-
-
-def write_continuity(path: Path, text: str) -> None:
-    """Replace the file with ``text`` (call with :func:`continuity_lock` held)."""
-    atomic_write_text(path, text)
+    return store.continuity_file(scope)

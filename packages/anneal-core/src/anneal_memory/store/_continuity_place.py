@@ -125,14 +125,19 @@ class ContinuityFiles:
         For the library's own modules (not a public API); read it with :meth:`load_continuity`.
         Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
         """
-        return FilePlace(self._file_of(scope))
+        return FilePlace(self.continuity_file(scope))
 
     def load_continuity(self, scope: str = "") -> str | None:
         """The continuity of ``scope`` (``""``: ``<stem>.continuity.md``), None before a save.
 
         Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
         """
-        return read_file(self._file_of(scope))
+        return read_file(self.continuity_file(scope))
 
-    def _file_of(self, scope: str) -> Path:
+    def continuity_file(self, scope: str = "") -> Path:
+        """The path of ``scope``'s continuity file beside the database.
+
+        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters, and
+        ``BackendNotSupportedError`` on a store without files beside it (PostgreSQL).
+        """
         return self.sidecar(continuity_suffix(validate_scope(scope, error=InvalidInputError)))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory._fsio import atomic_write_text
-from anneal_memory._locks import file_lock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._continuity_place import FilePlace
 from anneal_memory.store._episodes import set_meta
 from anneal_memory.store._import_run import ImportPlan, import_source
 from anneal_memory.types import ImportReport
@@ -27,8 +27,7 @@ class _DryRun(Exception):  # noqa: N818 - control flow that never leaves this mo
 
 def _write_continuity(target: Path, text: str) -> None:
     """Write the imported continuity; the caller removes it if the commit then fails."""
-    # The lock continuity/_file.py takes around every write of the file.
-    with file_lock(target.with_name(target.name + ".lock")):
+    with FilePlace(target).lock():  # the lock every write of a continuity file holds
         if target.exists():
             raise ImportFormatError(
                 f"{target.name} appeared while importing; nothing was imported, run it again"
