@@ -162,15 +162,22 @@ class AnnealHooks(RunHooks[Any]):
         running = _RUN_SESSION.get()
         if running is None or running[0] is not self or running[1] is None:
             return own
+        return self._in_session_scope(own, running[1])
+
+    def _in_session_scope(self, own: str | None, session_id: str) -> str | None:
         base = own if own is not None else self.memory.scope
-        return scope_from_keys([("session_id", running[1])], base=base)
+        return scope_from_keys([("session_id", session_id)], base=base)
+
+    def _session_id(self, session: Session | None) -> str | None:
+        """The id scoping runs in ``session`` (None when session scoping is off)."""
+        session_id = getattr(session, "session_id", None) if self.scope_by_session else None
+        return session_id if isinstance(session_id, str) else None
 
     # -- runs in a session -------------------------------------------------------------
 
     @contextlib.contextmanager
     def _in_session(self, session: Session | None) -> Iterator[None]:
-        session_id = getattr(session, "session_id", None) if self.scope_by_session else None
-        token = _RUN_SESSION.set((self, session_id if isinstance(session_id, str) else None))
+        token = _RUN_SESSION.set((self, self._session_id(session)))
         try:
             yield
         finally:
@@ -316,11 +323,8 @@ class AnnealHooks(RunHooks[Any]):
         own = self.scope_from(context) if asked and self.scope_from else None
         if session is None:
             return self._scope_in_run(own)
-        session_id = getattr(session, "session_id", None) if self.scope_by_session else None
-        if not isinstance(session_id, str):
-            return own
-        base = own if own is not None else self.memory.scope
-        return scope_from_keys([("session_id", session_id)], base=base)
+        session_id = self._session_id(session)
+        return own if session_id is None else self._in_session_scope(own, session_id)
 
     async def _awrap_scope(self, agent: Agent[Any] | None, scope: str | None) -> WrapOutcome:
         compress = self._compressor(agent)
