@@ -15,7 +15,7 @@ import sqlite3
 import time
 
 from anneal_memory import Store
-from anneal_memory.store._search import STOPWORDS
+from anneal_memory.store.recall._search import STOPWORDS
 
 pc = time.perf_counter
 _BASE_TS = 1_767_225_600  # 2026-01-01T00:00:00Z

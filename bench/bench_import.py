@@ -47,7 +47,7 @@ BUILDER = ROOT / "tests" / "fixtures" / "public102_build.py"
 _OURS = """
 import sys, time, tracemalloc, json
 from anneal_memory import Store
-import anneal_memory.store._import_apply, anneal_memory.store._import_run
+import anneal_memory.store.transfer._apply, anneal_memory.store.transfer._run
 if sys.argv[3] == "trace":
     tracemalloc.start()
 t = time.perf_counter()

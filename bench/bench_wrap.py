@@ -41,7 +41,7 @@ from _common import Corpus, emit, log, machine_facts, ratio, rotate, summarize
 from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory.immune._grounding import grounding_words
-from anneal_memory.store._connection import connect
+from anneal_memory.store.sqlite._connection import connect
 
 EPISODES = 50
 CITED = 10

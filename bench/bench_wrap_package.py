@@ -48,7 +48,7 @@ def texts(kind: str, count: int) -> list[str]:
 
 def measure_ours(kind: str, count: int) -> dict:
     from anneal_memory import Store, prepare_wrap
-    from anneal_memory._wrapflow import _retry_prompt
+    from anneal_memory.agent._wrapflow import _retry_prompt
     from anneal_memory.errors import ContinuityRejectedError
     from anneal_memory.immune import Finding, FindingCode, Severity
 

@@ -100,7 +100,7 @@ def sqlite_store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
 
 def put_continuity(store: Store, text: str) -> None:
     """Replace the store's continuity text as a save would (its file, or its row)."""
-    from anneal_memory.store._connection import write_transaction
+    from anneal_memory.store.sqlite._connection import write_transaction
 
     place = store.continuity_place()
     conn = store.connection("test")

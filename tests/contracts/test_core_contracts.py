@@ -16,22 +16,22 @@ MAX_MODULE_LINES = 500
 # only, so SQLite-over-stdio users never need them (the wheel smoke test installs none).
 OPTIONAL_IMPORTS = {
     "mcp/_http/_serve.py": {"uvicorn"},  # anneal-memory[http]
-    "store/_pg/_driver.py": {"psycopg", "psycopg_pool"},  # anneal-memory[postgres]
-    "store/_pg/_schema.py": {"psycopg"},
-    "store/_pg/_audit.py": {"psycopg"},
-    "store/_pg/_recall.py": {"psycopg"},
-    "store/_pg/_rank.py": {"psycopg"},
-    "store/_pg/_substring.py": {"psycopg"},
-    "store/_pg/_schema_trigram.py": {"psycopg"},
-    "store/_pg/_stats.py": {"psycopg"},
-    "store/_pg/_store.py": {"psycopg"},
-    "store/_pg/_rows.py": {"psycopg"},
-    "store/_pg/_transfer.py": {"psycopg"},
-    "store/_pg/_conn.py": {"psycopg"},
-    "store/_pg/_provenance.py": {"psycopg"},
-    "store/_pg/_transfer_api.py": {"psycopg"},
-    "store/_pg/_base.py": {"psycopg"},
-    "store/_pg/_readonly.py": {"psycopg"},
+    "store/postgres/_driver.py": {"psycopg", "psycopg_pool"},  # anneal-memory[postgres]
+    "store/postgres/_schema.py": {"psycopg"},
+    "store/postgres/_audit.py": {"psycopg"},
+    "store/postgres/_recall.py": {"psycopg"},
+    "store/postgres/_rank.py": {"psycopg"},
+    "store/postgres/_substring.py": {"psycopg"},
+    "store/postgres/_schema_trigram.py": {"psycopg"},
+    "store/postgres/_stats.py": {"psycopg"},
+    "store/postgres/_store.py": {"psycopg"},
+    "store/postgres/_rows.py": {"psycopg"},
+    "store/postgres/_transfer.py": {"psycopg"},
+    "store/postgres/_conn.py": {"psycopg"},
+    "store/postgres/_provenance.py": {"psycopg"},
+    "store/postgres/_transfer_api.py": {"psycopg"},
+    "store/postgres/_base.py": {"psycopg"},
+    "store/postgres/_readonly.py": {"psycopg"},
 }
 
 
@@ -104,7 +104,7 @@ def test_importing_the_core_loads_only_what_a_command_needs() -> None:
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'langchain', 'langgraph', 'agents', 'pydantic_ai', 'crewai', 'llama_index', 'dspy', "
         "'pydantic', 'mcp', 'httpx', 'asyncio'} or m.startswith(('anneal_memory.continuity', "
-        "'anneal_memory.immune', 'anneal_memory.memory', 'anneal_memory.audit', "
+        "'anneal_memory.immune', 'anneal_memory.agent._memory', 'anneal_memory.audit', "
         "'anneal_memory.mcp')))))"
     )
     out = subprocess.run(

@@ -14,8 +14,8 @@ CORE = Path(__file__).resolve().parents[2] / "packages" / "anneal-core" / "src"
 # Modules that must not sit on an import cycle.
 ACYCLIC = (
     "anneal_memory",
-    "anneal_memory.memory",
-    "anneal_memory._wrapflow",
+    "anneal_memory.agent._memory",
+    "anneal_memory.agent._wrapflow",
     "anneal_memory.cli._context",
     "anneal_memory.cli._render",
     "anneal_memory.cli._cmd_demo",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from anneal_memory import Affect, Store, prepare_wrap, validated_save_continuity
 from anneal_memory.associations import association_deltas, associations, graph_dot, graph_json
-from anneal_memory.continuity._markers import parse_pattern_line
+from anneal_memory.document._markers import parse_pattern_line
 from anneal_memory.errors import InvalidInputError
 
 sys.path.insert(0, str(Path(__file__).parents[1]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from anneal_memory import AgentMemory, Store
-from anneal_memory._distinct import distinct_episodes
+from anneal_memory.agent._distinct import distinct_episodes
 
 
 def _ids(block: str) -> list[str]:

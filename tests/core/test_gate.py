@@ -21,7 +21,7 @@ from anneal_memory import (
     wrap_cancel,
 )
 from anneal_memory.gate import consolidate_requires_baton
-from anneal_memory.store._backend import location_of
+from anneal_memory.store._target import location_of
 from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[1]))

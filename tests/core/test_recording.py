@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from anneal_memory import Episode, EpisodeType, InvalidInputError, RecordingPolicy
-from anneal_memory._recording import (
+from anneal_memory.agent._recording import (
     CONTEXT_HEADER,
     STARTUP_HEADER,
     has_content_words,
@@ -120,7 +120,7 @@ def test_policy_rejects_unknown_episode_types() -> None:
 
 
 def test_render_value_handles_structured_outputs() -> None:
-    from anneal_memory._recording import render_value
+    from anneal_memory.agent._recording import render_value
 
     class Model:
         def model_dump(self, *, mode: str) -> dict[str, object]:

@@ -19,7 +19,7 @@ from anneal_memory import (
     InvalidQueryError,
     Store,
 )
-from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[1]))

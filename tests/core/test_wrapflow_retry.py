@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from anneal_memory._wrapflow import _retry_prompt
+from anneal_memory.agent._wrapflow import _retry_prompt
 from anneal_memory.errors import ContinuityRejectedError
 from anneal_memory.immune import Finding, FindingCode, Severity
 

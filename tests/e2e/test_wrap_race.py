@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
-from anneal_memory.store._connection import connect
+from anneal_memory.store.sqlite._connection import connect
 
 pytestmark = pytest.mark.e2e
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import Store, StoreDatabaseError
-from anneal_memory.store._identity import APPLICATION_ID
-from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._identity import APPLICATION_ID
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 
 pytestmark = pytest.mark.reliability
 

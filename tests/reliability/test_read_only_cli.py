@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from _cli import run_cli
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
-from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 
 pytestmark = [pytest.mark.reliability, pytest.mark.e2e]
 

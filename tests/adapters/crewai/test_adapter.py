@@ -13,7 +13,7 @@ import pytest
 from anneal_crewai import AnnealListener
 from anneal_crewai._convert import MEMORY_HEADER
 from anneal_memory import AgentMemory, EpisodeType
-from anneal_memory._recall_block import DATA_HEADER
+from anneal_memory.agent._recall_block import DATA_HEADER
 from crewai import Agent, Crew, Task
 from crewai.events import TaskCompletedEvent, ToolUsageFinishedEvent, crewai_event_bus
 from crewai.hooks import InterceptionPoint, get_before_llm_call_hooks, get_hooks

@@ -9,7 +9,7 @@ import _contract
 import pytest
 from anneal_llamaindex import AnnealLlamaIndex, AnnealMemoryBlock, AnnealSpanHandler
 from anneal_memory import AgentMemory, EpisodeType, RecordingPolicy, Store
-from anneal_memory._recall_block import DATA_HEADER
+from anneal_memory.agent._recall_block import DATA_HEADER
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.instrumentation import get_dispatcher

@@ -10,7 +10,7 @@ import pytest
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.run_config import CallModelData, ModelInputData
 from anneal_memory import AgentMemory, EpisodeType
-from anneal_memory._recall_block import DATA_HEADER
+from anneal_memory.agent._recall_block import DATA_HEADER
 from anneal_openai_agents import AnnealHooks
 from anneal_openai_agents._convert import HIDDEN_ERROR
 

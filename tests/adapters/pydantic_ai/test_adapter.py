@@ -9,7 +9,7 @@ from typing import Any
 import _contract
 import pytest
 from anneal_memory import AgentMemory, EpisodeType
-from anneal_memory._recall_block import DATA_HEADER
+from anneal_memory.agent._recall_block import DATA_HEADER
 from anneal_pydantic_ai import AnnealCapability
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelResponse, TextPart

@@ -172,7 +172,7 @@ def test_a_whole_wrap_leaves_no_episode_or_continuity_text_in_the_trail(db_path,
 
 
 def test_a_schema_upgrade_is_audited(db_path: Path, clock: FrozenClock):
-    from anneal_memory.store._schema import MIGRATIONS, SCHEMA_VERSION
+    from anneal_memory.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 
     if SCHEMA_VERSION == 1:
         pytest.skip("only one schema version exists")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from anneal_memory.continuity._claims import (
+from anneal_memory.document._claims import (
     ClaimKind,
     has_level_claim,
     normalise_claim_text,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 from anneal_memory.continuity import DEFAULT_SCHEMA, PARTNERSHIP_SCHEMA
-from anneal_memory.continuity._document import canonical_text, match_sections, parse, render
+from anneal_memory.document._document import canonical_text, match_sections, parse, render
 from hypothesis import given
 from hypothesis import strategies as st
 

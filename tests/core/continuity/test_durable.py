@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from anneal_memory.continuity._durable import merge_durable, parse_facts
+from anneal_memory.document._durable import merge_durable, parse_facts
 
 
 def test_facts_are_bullets_with_continuations() -> None:

@@ -21,7 +21,7 @@ from anneal_memory.errors import (
     WrapInProgressError,
     WrapTokenMismatchError,
 )
-from anneal_memory.store._connection import write_transaction
+from anneal_memory.store.sqlite._connection import write_transaction
 from anneal_memory.testing import FrozenClock
 from backends import audit_entries
 from test_save import build_text

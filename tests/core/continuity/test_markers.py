@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from anneal_memory.continuity._markers import (
+from anneal_memory.document._markers import (
     StatusMark,
     add_mark,
     drop_durable_targets,

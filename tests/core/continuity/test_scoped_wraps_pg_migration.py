@@ -28,8 +28,8 @@ def _old_store(url: str) -> None:
     """Tables at the step before scoped wraps: two completed wraps, one open, a pattern."""
     import psycopg
     from anneal_memory.audit._chain import GENESIS_HASH
-    from anneal_memory.store._pg._schema import PG_MIGRATIONS
-    from anneal_memory.store._pg._schema_scopes import SCOPED_WRAPS_V4
+    from anneal_memory.store.postgres._schema import PG_MIGRATIONS
+    from anneal_memory.store.postgres._schema_scopes import SCOPED_WRAPS_V4
     from psycopg import sql
 
     steps = PG_MIGRATIONS[: PG_MIGRATIONS.index(SCOPED_WRAPS_V4)]
@@ -82,7 +82,7 @@ def _old_store(url: str) -> None:
 
 
 def test_an_old_postgresql_store_upgrades_with_its_wraps_in_the_shared_scope(pg_url: str) -> None:
-    from anneal_memory.store._pg._schema import PG_SCHEMA_VERSION
+    from anneal_memory.store.postgres._schema import PG_SCHEMA_VERSION
 
     _old_store(pg_url)
     with Store(pg_url, project_name="Fixture") as store:

@@ -29,7 +29,7 @@ from anneal_memory.errors import (
     InvalidCrystalError,
     RevisionConflictError,
 )
-from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))

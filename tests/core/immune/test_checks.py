@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from anneal_memory.continuity._markers import parse_pattern_line
+from anneal_memory.document._markers import parse_pattern_line
 from anneal_memory.immune._checks import check_citation_reuse, check_zero_resolved, find_stale
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from anneal_memory.continuity._markers import parse_pattern_line
+from anneal_memory.document._markers import parse_pattern_line
 from anneal_memory.immune import FindingCode, GraduationContext, PriorPattern
 from anneal_memory.immune._graduation import judge_line
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from anneal_memory import AgentMemory, RecordingPolicy, Store, prepare_wrap
 from anneal_memory import validated_save_continuity as save
-from anneal_memory._recall_block import DATA_HEADER, REPLACED_HEADER
+from anneal_memory.agent._recall_block import DATA_HEADER, REPLACED_HEADER
 from anneal_memory.continuity._cues import match_facts, parse_cued_facts
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.testing import FrozenClock

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from anneal_memory.store._backend import database_url, is_database_url, redact_url
+from anneal_memory.store._target import database_url, is_database_url, redact_url
 
 
 @pytest.mark.parametrize(

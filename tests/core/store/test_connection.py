@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from anneal_memory.errors import StoreDatabaseError
-from anneal_memory.store._connection import connect, write_transaction
+from anneal_memory.store.sqlite._connection import connect, write_transaction
 
 FULL = (2,)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.associations import associations
-from anneal_memory.store._schema import MIGRATIONS, SCHEMA_VERSION
+from anneal_memory.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 from anneal_memory.testing import FrozenClock
 
 TEXT = "## State\n- s\n## Patterns\n## Decisions\n## Context\n- c\n"

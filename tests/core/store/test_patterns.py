@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from anneal_memory import Store
-from anneal_memory.store._patterns import load_prior
+from anneal_memory.store.wraps._patterns import load_prior
 
 
 def _wrap(store: Store, token: str) -> int:

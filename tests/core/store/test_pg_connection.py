@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from anneal_memory import Store
 from anneal_memory.errors import StoreDatabaseError
-from anneal_memory.store._connection import write_transaction
-from anneal_memory.store._pg._sql import SqlTextError, arrange, translate
+from anneal_memory.store.postgres._sql import SqlTextError, arrange, translate
+from anneal_memory.store.sqlite._connection import write_transaction
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
@@ -177,7 +177,7 @@ def test_an_upgrade_from_the_first_pg_schema_keeps_the_baton(pg_url: str) -> Non
     import psycopg
     from anneal_memory import baton_status
     from anneal_memory.audit._chain import GENESIS_HASH
-    from anneal_memory.store._pg._schema import PG_MIGRATIONS, PG_SCHEMA_VERSION
+    from anneal_memory.store.postgres._schema import PG_MIGRATIONS, PG_SCHEMA_VERSION
     from psycopg import sql
 
     with psycopg.connect(pg_url, autocommit=True) as raw:
@@ -211,7 +211,7 @@ def test_a_writer_stuck_behind_the_lock_fails_retryably_instead_of_waiting_forev
     pg_url: str,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from anneal_memory.store._pg import _conn
+    from anneal_memory.store.postgres import _conn
 
     monkeypatch.setattr(_conn, "LOCK_TIMEOUT_S", 0.2)
     with Store(pg_url) as holder, Store(pg_url) as writer:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import Store
-from anneal_memory.store._pg import _substring
+from anneal_memory.store.postgres import _substring
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -153,7 +153,7 @@ def test_any_string_is_a_literal_keyword_on_postgresql(pg_store: Store, query: s
 
 def test_a_bulk_import_leaves_statistics_for_recall_plans(pg_url: str) -> None:  # noqa: F811
     import psycopg
-    from anneal_memory.store._pg._stats import BULK_ROWS
+    from anneal_memory.store.postgres._stats import BULK_ROWS
 
     episodes = [
         {
@@ -181,7 +181,7 @@ def test_a_bulk_import_leaves_statistics_for_recall_plans(pg_url: str) -> None: 
 
 def test_the_gin_indexes_keep_short_pending_lists(pg_url: str) -> None:  # noqa: F811
     import psycopg
-    from anneal_memory.store._pg._schema_trigram import PENDING_LIST_KB
+    from anneal_memory.store.postgres._schema_trigram import PENDING_LIST_KB
 
     with Store(pg_url):
         pass

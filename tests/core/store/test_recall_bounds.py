@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import InvalidQueryError, Store
-from anneal_memory.store._recall import MAX_RECALL_LIMIT, MAX_RECALL_OFFSET
+from anneal_memory.store.recall._recall import MAX_RECALL_LIMIT, MAX_RECALL_OFFSET
 
 from .test_search_ranking import bulk
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import AnnealMemoryError, Store
-from anneal_memory.store import _substring
+from anneal_memory.store.recall import _substring
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from stems import porter_stem

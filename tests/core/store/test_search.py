@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from anneal_memory.store._search import MAX_QUERY_TERMS, plan_search, tokenize
+from anneal_memory.store.recall._search import MAX_QUERY_TERMS, plan_search, tokenize
 
 
 def test_tokens_are_lowercase_words_without_punctuation() -> None:

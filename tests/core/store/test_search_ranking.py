@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from anneal_memory import Store
-from anneal_memory.store._ranking import CANDIDATE_BUDGET
+from anneal_memory.store.recall._ranking import CANDIDATE_BUDGET
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 

@@ -12,6 +12,13 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory._clock import Clock, SystemClock
+    from anneal_memory.agent import (
+        AffectSource,
+        AgentMemory,
+        RecordingPolicy,
+        WrapOutcome,
+        WrapOutcomeStatus,
+    )
     from anneal_memory.associations import Affect
     from anneal_memory.audit import AuditEvent, AuditRepairResult, AuditTrail, AuditVerifyResult
     from anneal_memory.continuity import (
@@ -53,7 +60,6 @@ if TYPE_CHECKING:
         set_consolidate_policy,
     )
     from anneal_memory.immune import Finding, FindingCode
-    from anneal_memory.memory import AgentMemory, RecordingPolicy, WrapOutcome, WrapOutcomeStatus
     from anneal_memory.store import MAX_CONTENT_BYTES, Store
     from anneal_memory.types import (
         Episode,
@@ -75,7 +81,8 @@ __version__ = "2.0.0.dev0"
 # importing the wrap pipeline, the immune system or the adapters' lifecycle object.
 _EXPORTS: dict[str, str] = {
     "Affect": "anneal_memory.associations",
-    "AgentMemory": "anneal_memory.memory",
+    "AffectSource": "anneal_memory.agent",
+    "AgentMemory": "anneal_memory.agent",
     "AnnealMemoryError": "anneal_memory.errors",
     "AuditChainBrokenError": "anneal_memory.errors",
     "AuditError": "anneal_memory.errors",
@@ -107,7 +114,7 @@ _EXPORTS: dict[str, str] = {
     "PrepareResult": "anneal_memory.continuity",
     "PruneResult": "anneal_memory.types",
     "RecallResult": "anneal_memory.types",
-    "RecordingPolicy": "anneal_memory.memory",
+    "RecordingPolicy": "anneal_memory.agent",
     "SaveAuthorityError": "anneal_memory.errors",
     "SaveResult": "anneal_memory.continuity",
     "StateSlot": "anneal_memory.types",
@@ -121,8 +128,8 @@ _EXPORTS: dict[str, str] = {
     "SystemClock": "anneal_memory._clock",
     "Trust": "anneal_memory.types",
     "TrustError": "anneal_memory.errors",
-    "WrapOutcome": "anneal_memory.memory",
-    "WrapOutcomeStatus": "anneal_memory.memory",
+    "WrapOutcome": "anneal_memory.agent",
+    "WrapOutcomeStatus": "anneal_memory.agent",
     "WrapPackage": "anneal_memory.continuity",
     "WrapStatus": "anneal_memory.continuity",
     "baton_status": "anneal_memory.gate",
@@ -137,6 +144,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "MAX_CONTENT_BYTES",
     "Affect",
+    "AffectSource",
     "AgentMemory",
     "AnnealMemoryError",
     "AuditChainBrokenError",

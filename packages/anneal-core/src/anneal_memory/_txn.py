@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Iterator
 
 from anneal_memory.store import Store
-from anneal_memory.store._backend import file_of
-from anneal_memory.store._connection import write_transaction
+from anneal_memory.store._target import file_of
+from anneal_memory.store.sqlite._connection import write_transaction
 
 __all__ = ["reading", "writing"]
 

@@ -28,7 +28,7 @@ from anneal_memory._hebbian import (
     AssociationLink,
 )
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.store._patterns import read_associations
+from anneal_memory.store.wraps._patterns import read_associations
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

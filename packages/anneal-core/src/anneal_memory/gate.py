@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import BatonHeldError, GateError, InvalidInputError, SaveAuthorityError
-from anneal_memory.store._backend import file_of, location_of
-from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._policy import POLICY_KEY, write_policy
-from anneal_memory.store._wraps import unwrapped_count
+from anneal_memory.store._target import file_of, location_of
+from anneal_memory.store.sqlite._connection import write_transaction
+from anneal_memory.store.wraps._rows import unwrapped_count
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

@@ -37,7 +37,7 @@ from anneal_crewai._convert import (
 )
 
 if TYPE_CHECKING:
-    from anneal_memory._wrapflow import AffectSource
+    from anneal_memory import AffectSource
 
 __all__ = ["WRAP_INSTRUCTIONS", "AnnealListener"]
 

@@ -14,7 +14,7 @@ from anneal_dspy._callback import AnnealCallback
 from anneal_dspy._convert import query_text
 
 if TYPE_CHECKING:
-    from anneal_memory._wrapflow import AffectSource
+    from anneal_memory import AffectSource
 
 __all__ = ["NOTHING_RECALLED", "AnnealModule", "CompressSession"]
 

@@ -26,7 +26,7 @@ from anneal_langgraph._convert import (
 )
 
 if TYPE_CHECKING:
-    from anneal_memory._wrapflow import AffectSource
+    from anneal_memory import AffectSource
     from langchain.agents.middleware import ToolCallRequest
     from langchain_core.language_models import BaseChatModel
     from langgraph.runtime import Runtime

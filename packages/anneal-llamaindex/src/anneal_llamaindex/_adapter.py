@@ -19,7 +19,7 @@ from anneal_llamaindex._block import AnnealMemoryBlock
 from anneal_llamaindex._handler import RECALL_TOOL_NAME, AnnealSpanHandler
 
 if TYPE_CHECKING:
-    from anneal_memory._wrapflow import AffectSource
+    from anneal_memory import AffectSource
 
 __all__ = ["WRAP_INSTRUCTIONS", "AnnealLlamaIndex"]
 

@@ -32,7 +32,7 @@ from anneal_memory.scopes import scope_from_keys
 from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
 
 if TYPE_CHECKING:
-    from anneal_memory._wrapflow import AffectSource
+    from anneal_memory import AffectSource
 
 __all__ = ["WRAP_INSTRUCTIONS", "AnnealHooks"]
 

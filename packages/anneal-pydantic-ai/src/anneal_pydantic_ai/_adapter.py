@@ -20,7 +20,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from anneal_pydantic_ai._convert import prompt_text
 
 if TYPE_CHECKING:
-    from anneal_memory._wrapflow import AffectSource
+    from anneal_memory import AffectSource
 
 __all__ = ["RECALL_TOOL_NAME", "WRAP_INSTRUCTIONS", "AnnealCapability"]
 

@@ -29,7 +29,7 @@ from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory.audit._events import parse_event
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._trail import AuditTrail
-from anneal_memory.store._connection import damage_of, write_transaction
+from anneal_memory.store.sqlite._connection import damage_of, write_transaction
 
 if TYPE_CHECKING:
     import logging

@@ -399,7 +399,7 @@ def _pending(paths: AuditPaths, newest: int) -> int:
     if not db.is_file():
         return 0
     from anneal_memory.errors import StoreDatabaseError
-    from anneal_memory.store._connection import connect
+    from anneal_memory.store.sqlite._connection import connect
 
     try:
         conn = connect(db, read_only=True)

@@ -280,9 +280,10 @@ def run_recall(ctx: Context, args: argparse.Namespace) -> int:
 def run_rewarm(ctx: Context, args: argparse.Namespace) -> int:
     """Show the rewarm and crystallization candidates (nothing is changed)."""
     from anneal_memory._fields import today
-    from anneal_memory.continuity import _document, current_schema
+    from anneal_memory.continuity import current_schema
     from anneal_memory.continuity._prepare import graduating_lines
     from anneal_memory.crystal._candidates import propose, render_proposals
+    from anneal_memory.document import _document
 
     store = ctx.store(read_only=True)
     if not 1 <= args.episodes <= 10_000:

@@ -178,8 +178,8 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _count_older(ctx: Context, days: float) -> tuple[str, int, tuple[str, ...]]:
-    from anneal_memory.store._evidence import citing_crystals_before
     from anneal_memory.store._params import prune_cutoff
+    from anneal_memory.store.provenance._evidence import citing_crystals_before
 
     store = ctx.store(read_only=True)
     cutoff = prune_cutoff(store.clock.now(), days)

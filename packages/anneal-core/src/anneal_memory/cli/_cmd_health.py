@@ -62,7 +62,7 @@ def run_check(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_migrate(ctx: Context, args: argparse.Namespace) -> int:
     """Open the store for writing (which migrates it) and report its schema version."""
-    from anneal_memory.store._schema import SCHEMA_VERSION
+    from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 
     if not ctx.db_path.exists():
         raise CommandError(f"database not found: {ctx.db_path}; nothing to migrate")

@@ -18,7 +18,7 @@ SPORE_TEXT = "Move the integration suite to per-worker Postgres databases too."
 
 
 def _proven(session: DemoSession) -> tuple[str, int, str, tuple[str, ...]] | None:
-    from anneal_memory.continuity._markers import parse_pattern_line
+    from anneal_memory.document._markers import parse_pattern_line
 
     for raw in (session.store.load_continuity() or "").splitlines():
         line = parse_pattern_line(raw)

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
         WrapStatus,
     )
     from anneal_memory.continuity._save import validated_save_continuity
-    from anneal_memory.continuity._schema import (
+    from anneal_memory.continuity._settings import current_schema, set_section_schema
+    from anneal_memory.document._schema import (
         DEFAULT_SCHEMA,
         PARTNERSHIP_SCHEMA,
         PROJECT_SCHEMA,
@@ -37,25 +38,24 @@ if TYPE_CHECKING:
         SectionSpec,
         schema_by_name,
     )
-    from anneal_memory.continuity._settings import current_schema, set_section_schema
-    from anneal_memory.store._patterns import PatternEvent
-    from anneal_memory.store._wraps import WrapRecord
+    from anneal_memory.store.wraps._patterns import PatternEvent
+    from anneal_memory.store.wraps._rows import WrapRecord
 
 _EXPORTS: dict[str, str] = {
     "CancelResult": "anneal_memory.continuity._results",
     "DEFAULT_PACKAGE_CHARS": "anneal_memory.continuity._prepare",
-    "DEFAULT_SCHEMA": "anneal_memory.continuity._schema",
-    "PARTNERSHIP_SCHEMA": "anneal_memory.continuity._schema",
-    "PROJECT_SCHEMA": "anneal_memory.continuity._schema",
-    "PatternEvent": "anneal_memory.store._patterns",
+    "DEFAULT_SCHEMA": "anneal_memory.document._schema",
+    "PARTNERSHIP_SCHEMA": "anneal_memory.document._schema",
+    "PROJECT_SCHEMA": "anneal_memory.document._schema",
+    "PatternEvent": "anneal_memory.store.wraps._patterns",
     "PrepareResult": "anneal_memory.continuity._results",
     "ProvenPattern": "anneal_memory.continuity._results",
     "SaveResult": "anneal_memory.continuity._results",
-    "SectionRole": "anneal_memory.continuity._schema",
-    "SectionSchema": "anneal_memory.continuity._schema",
-    "SectionSpec": "anneal_memory.continuity._schema",
+    "SectionRole": "anneal_memory.document._schema",
+    "SectionSchema": "anneal_memory.document._schema",
+    "SectionSpec": "anneal_memory.document._schema",
     "WrapPackage": "anneal_memory.continuity._results",
-    "WrapRecord": "anneal_memory.store._wraps",
+    "WrapRecord": "anneal_memory.store.wraps._rows",
     "WRAP_LEASE_SECONDS": "anneal_memory.continuity._lease",
     "WrapStatus": "anneal_memory.continuity._results",
     "continuity_path": "anneal_memory.continuity._file",
@@ -63,7 +63,7 @@ _EXPORTS: dict[str, str] = {
     "current_schema": "anneal_memory.continuity._settings",
     "pattern_history": "anneal_memory.continuity._cancel",
     "prepare_wrap": "anneal_memory.continuity._prepare",
-    "schema_by_name": "anneal_memory.continuity._schema",
+    "schema_by_name": "anneal_memory.document._schema",
     "set_section_schema": "anneal_memory.continuity._settings",
     "unwrapped_in_scope": "anneal_memory.continuity._cancel",
     "unwrapped_scopes": "anneal_memory.continuity._cancel",

@@ -9,10 +9,10 @@ from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import CancelResult
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.store import Store
-from anneal_memory.store._backend import file_of, location_of
-from anneal_memory.store._connection import write_transaction
-from anneal_memory.store._patterns import PatternEvent, pattern_events
-from anneal_memory.store._wraps import (
+from anneal_memory.store._target import file_of, location_of
+from anneal_memory.store.sqlite._connection import write_transaction
+from anneal_memory.store.wraps._patterns import PatternEvent, pattern_events
+from anneal_memory.store.wraps._rows import (
     WrapRecord,
     cancel_wrap,
     find_open_wrap,
@@ -20,7 +20,7 @@ from anneal_memory.store._wraps import (
     unwrapped_by_scope,
     unwrapped_count,
 )
-from anneal_memory.store._wraps import wrap_history as _wrap_history
+from anneal_memory.store.wraps._rows import wrap_history as _wrap_history
 
 __all__ = [
     "pattern_history",

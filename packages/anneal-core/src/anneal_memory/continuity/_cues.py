@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anneal_memory.continuity import _document
-from anneal_memory.continuity._durable import parse_facts
-from anneal_memory.continuity._schema import SectionRole, SectionSchema
+from anneal_memory.document import _document
+from anneal_memory.document._durable import parse_facts
+from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.errors import BackendNotSupportedError
-from anneal_memory.store._search import tokenize
+from anneal_memory.store.recall._search import tokenize
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

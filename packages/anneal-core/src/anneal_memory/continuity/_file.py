@@ -7,7 +7,7 @@ file beside it whose name comes from a hash of the scope, never from its raw tex
 Writers hold ``<stem>.continuity.md.lock`` (a separate file that is never replaced) and
 replace the file atomically, so a reader sees the old text or the new one, never a mix.
 Reading takes no lock for the same reason. The wrap itself goes through
-``store.continuity_place(scope)`` (``store/_continuity_place.py``), which is this file on
+``store.continuity_place(scope)`` (``store/wraps/_place.py``), which is this file on
 SQLite and the scope's row of the database on PostgreSQL.
 """
 

@@ -10,17 +10,17 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from anneal_memory.continuity import _document
-from anneal_memory.continuity._claims import (
+from anneal_memory.document import _document
+from anneal_memory.document._claims import (
     CANONICAL_FORM,
     ClaimKind,
     has_level_claim,
     read_claim,
 )
-from anneal_memory.continuity._document import ContinuityDocument, Section
-from anneal_memory.continuity._durable import merge_durable, strip_drop_markers
-from anneal_memory.continuity._markers import PatternLine, drop_durable_targets, parse_pattern_line
-from anneal_memory.continuity._schema import SectionRole, SectionSchema
+from anneal_memory.document._document import ContinuityDocument, Section
+from anneal_memory.document._durable import merge_durable, strip_drop_markers
+from anneal_memory.document._markers import PatternLine, drop_durable_targets, parse_pattern_line
+from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.immune._checks import (
     check_citation_reuse,
     check_contradictions,
@@ -237,7 +237,7 @@ def _shown(line: str) -> str:
 def check_level_claims(draft: Draft) -> None:
     """Rewrite decorated pattern lines as ``- name | Nx``; refuse level claims no name owns.
 
-    See ``continuity/_claims.py`` for which shapes are rewritten and which are refused.
+    See ``document/_claims.py`` for which shapes are rewritten and which are refused.
     """
     refused: list[str] = []
     for spec in draft.schema.with_role(SectionRole.GRADUATING):

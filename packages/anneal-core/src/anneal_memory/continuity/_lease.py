@@ -27,7 +27,7 @@ from anneal_memory._owner import ProcessIdentity, current_process, process_gone
 from anneal_memory._wrap_gate import force_command, may_clear
 from anneal_memory.errors import WrapInProgressError
 from anneal_memory.gate import wrap_gate_state
-from anneal_memory.store._wraps import WrapRecord
+from anneal_memory.store.wraps._rows import WrapRecord
 
 __all__ = [
     "WRAP_LEASE_SECONDS",

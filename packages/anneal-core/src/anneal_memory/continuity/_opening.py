@@ -23,9 +23,9 @@ from anneal_memory.continuity._package import GROUP_HEADINGS_CHARS, episode_line
 from anneal_memory.continuity._results import WrapPackage
 from anneal_memory.gate import bind_wrap
 from anneal_memory.store import Store
-from anneal_memory.store._backend import file_of, location_of
-from anneal_memory.store._connection import write_transaction
-from anneal_memory.store._wraps import (
+from anneal_memory.store._target import file_of, location_of
+from anneal_memory.store.sqlite._connection import write_transaction
+from anneal_memory.store.wraps._rows import (
     WrapOpening,
     WrapRecord,
     cancel_wrap,

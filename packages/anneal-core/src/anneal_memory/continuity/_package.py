@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from anneal_memory.continuity._provenance_text import provenance_tags, supersession_instructions
 from anneal_memory.continuity._results import ProvenPattern, WrapPackage
-from anneal_memory.continuity._schema import SectionRole, SectionSchema
+from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.types import Episode, EpisodeType
 
 __all__ = [

@@ -10,21 +10,21 @@ from collections.abc import Sequence
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._owner import current_process
-from anneal_memory.continuity import _document
-from anneal_memory.continuity._durable import parse_facts
 from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._lease import lease_end
-from anneal_memory.continuity._markers import PatternLine, parse_pattern_line
 from anneal_memory.continuity._opening import Opened, open_wrap
 from anneal_memory.continuity._package import render_instructions, render_package
 from anneal_memory.continuity._results import PrepareResult, ProvenPattern, WrapPackage, WrapStatus
-from anneal_memory.continuity._schema import SectionRole, SectionSchema
 from anneal_memory.continuity._settings import current_schema
+from anneal_memory.document import _document
+from anneal_memory.document._durable import parse_facts
+from anneal_memory.document._markers import PatternLine, parse_pattern_line
+from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.gate import authorize_prepare
 from anneal_memory.immune._checks import find_stale
 from anneal_memory.store import Store
-from anneal_memory.store._wraps import WrapOpening
+from anneal_memory.store.wraps._rows import WrapOpening
 from anneal_memory.types import Episode
 
 __all__ = [

@@ -25,12 +25,13 @@ from pathlib import Path
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.associations import Affect, association_deltas
-from anneal_memory.continuity import _document, _judge, _updates
+from anneal_memory.continuity import _judge, _updates
 from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import SaveResult
-from anneal_memory.continuity._schema import schema_by_name
+from anneal_memory.document import _document
+from anneal_memory.document._schema import schema_by_name
 from anneal_memory.errors import (
     ContinuityRejectedError,
     InvalidInputError,
@@ -47,16 +48,16 @@ from anneal_memory.immune._graduation import (
 )
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.store import Store
-from anneal_memory.store._backend import file_of
-from anneal_memory.store._connection import write_transaction
-from anneal_memory.store._continuity_place import ContinuityPlace
-from anneal_memory.store._patterns import (
+from anneal_memory.store._target import file_of
+from anneal_memory.store.sqlite._connection import write_transaction
+from anneal_memory.store.wraps._patterns import (
     AssociationCounts,
     apply_associations,
     load_prior,
     save_patterns,
 )
-from anneal_memory.store._wraps import (
+from anneal_memory.store.wraps._place import ContinuityPlace
+from anneal_memory.store.wraps._rows import (
     WrapRecord,
     complete_wrap,
     existing_ids,

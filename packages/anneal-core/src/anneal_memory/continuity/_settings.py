@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from anneal_memory.continuity._schema import DEFAULT_SCHEMA, SectionSchema, schema_by_name
+from anneal_memory.document._schema import DEFAULT_SCHEMA, SectionSchema, schema_by_name
 from anneal_memory.store import Store
-from anneal_memory.store._backend import file_of
-from anneal_memory.store._connection import write_transaction
 from anneal_memory.store._episodes import set_meta
+from anneal_memory.store._target import file_of
+from anneal_memory.store.sqlite._connection import write_transaction
 
 __all__ = ["SCHEMA_META_KEY", "current_schema", "set_section_schema"]
 

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from anneal_memory.continuity import _judge
-from anneal_memory.continuity._document import Section
+from anneal_memory.document._document import Section
 from anneal_memory.errors import SupersessionError
 from anneal_memory.immune._corroboration import judge_corroboration, superseded_citations
 from anneal_memory.immune._report import Finding, FindingCode, Severity
 from anneal_memory.store._params import in_chunks
-from anneal_memory.store._provenance import effective_trusts
-from anneal_memory.store._supersession import VIA_WRAP, add_link, check_link
+from anneal_memory.store.provenance._checks import effective_trusts
+from anneal_memory.store.provenance._supersession import VIA_WRAP, add_link, check_link
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

@@ -19,7 +19,7 @@ from anneal_memory.crystal._types import (
 )
 from anneal_memory.errors import CrystalNotFoundError, InvalidCrystalError
 from anneal_memory.store import Store
-from anneal_memory.store._evidence import citing_crystals
+from anneal_memory.store.provenance._evidence import citing_crystals
 
 __all__ = [
     "crystal_index",

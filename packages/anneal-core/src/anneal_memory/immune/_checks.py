@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from anneal_memory.continuity._markers import PatternLine
+from anneal_memory.document._markers import PatternLine
 from anneal_memory.immune._graduation import LineVerdict, PriorPattern
 from anneal_memory.immune._report import Finding, FindingCode, Severity
 

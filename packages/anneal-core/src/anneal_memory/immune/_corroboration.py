@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from anneal_memory.continuity._markers import StatusMark, add_mark, set_level
+from anneal_memory.document._markers import StatusMark, add_mark, set_level
 from anneal_memory.immune._graduation import LineVerdict
 from anneal_memory.immune._grounding import GROUNDING_MIN_SHARED, shared_words
 from anneal_memory.immune._report import Finding, FindingCode, Severity

@@ -23,7 +23,7 @@ import datetime as _dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from anneal_memory.continuity._markers import (
+from anneal_memory.document._markers import (
     PatternLine,
     StatusMark,
     add_mark,

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from anneal_memory.store._check import CheckProblem, CheckReport
     from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
     from anneal_memory.store._validate import MAX_CONTENT_BYTES
+    from anneal_memory.store.sqlite._check import CheckProblem, CheckReport
 
 _EXPORTS: dict[str, str] = {
-    "CheckProblem": "anneal_memory.store._check",
-    "CheckReport": "anneal_memory.store._check",
+    "CheckProblem": "anneal_memory.store.sqlite._check",
+    "CheckReport": "anneal_memory.store.sqlite._check",
     "DEFAULT_PROJECT_NAME": "anneal_memory.store._store",
     "MAX_CONTENT_BYTES": "anneal_memory.store._validate",
     "Store": "anneal_memory.store._store",

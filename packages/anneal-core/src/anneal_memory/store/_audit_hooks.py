@@ -9,7 +9,7 @@ from typing import Any
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._sink import StoreAuditSink
 from anneal_memory.store._policy import write_policy
-from anneal_memory.store._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 
 __all__ = ["AuditHooks"]
 

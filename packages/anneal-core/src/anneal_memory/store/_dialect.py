@@ -1,7 +1,7 @@
 """The few statements whose text differs between SQLite and PostgreSQL (one text per dialect).
 
 Library modules run the same ``?``-placeholder SQL on both backends; a PostgreSQL store's
-connection translates it (``store/_pg``). What cannot be written once lives here.
+connection translates it (``store/postgres``). What cannot be written once lives here.
 """
 
 from __future__ import annotations
@@ -81,11 +81,11 @@ def keep_identity_ahead(conn: Any, table: str, column: str) -> None:
 def episode_total(conn: Any) -> int:
     """How many live episodes the store holds.
 
-    SQLite keeps per-type counts behind a watermark (``store/_watermarks.py``); PostgreSQL
+    SQLite keeps per-type counts behind a watermark (``store/sqlite/_watermarks.py``); PostgreSQL
     counts the rows (an index-only scan).
     """
     if is_sqlite(conn):
-        from anneal_memory.store._watermarks import total_count
+        from anneal_memory.store.sqlite._watermarks import total_count
 
         return total_count(conn)
     row = conn.execute("SELECT count(*) FROM episodes").fetchone()

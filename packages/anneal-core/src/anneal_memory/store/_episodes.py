@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from anneal_memory.errors import IdempotencyConflictError, StoreDatabaseError
 from anneal_memory.store._validate import EpisodeInput
-from anneal_memory.store._watermarks import FOLD_EVERY, after_episodes_deleted, fold_counts
+from anneal_memory.store.sqlite._watermarks import FOLD_EVERY, after_episodes_deleted, fold_counts
 from anneal_memory.types import Episode, EpisodeType, Trust
 
 __all__ = [

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -20,29 +21,32 @@ from anneal_memory.errors import (
     InvalidInputError,
     StoreClosedError,
 )
-from anneal_memory.store import _episodes, _recall, _supersession
+from anneal_memory.store import _episodes
 from anneal_memory.store._audit_hooks import AuditHooks
-from anneal_memory.store._backend import backend_class, is_database_url
-from anneal_memory.store._check import CheckReport, run_checks
-from anneal_memory.store._connection import read_guard, write_transaction
-from anneal_memory.store._continuity_place import ContinuityFiles
-from anneal_memory.store._erase import checkpoint_wal, purge_deleted_text
-from anneal_memory.store._evidence import citing_crystals, citing_crystals_before
-from anneal_memory.store._open import open_database, remove_orphaned_temp_files
 from anneal_memory.store._params import prune_cutoff
-from anneal_memory.store._provenance import parse_trust
-from anneal_memory.store._provenance_api import (
+from anneal_memory.store._target import backend_class, file_of, is_database_url
+from anneal_memory.store._unit import Reader, Tx
+from anneal_memory.store._validate import validate_episode, validate_scope
+from anneal_memory.store.provenance import _supersession
+from anneal_memory.store.provenance._api import (
     ProvenanceMixin,
     RecordProvenance,
     apply_record_provenance,
     check_open_options,
     check_record_provenance,
 )
-from anneal_memory.store._schema import SCHEMA_VERSION
-from anneal_memory.store._transfer_api import TransferMixin
-from anneal_memory.store._validate import validate_episode, validate_scope
-from anneal_memory.store._watermarks import counts_by_type
-from anneal_memory.store._wraps import unwrapped_count
+from anneal_memory.store.provenance._checks import parse_trust
+from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
+from anneal_memory.store.recall import _recall
+from anneal_memory.store.sqlite._check import CheckReport, run_checks
+from anneal_memory.store.sqlite._connection import read_guard, write_transaction
+from anneal_memory.store.sqlite._erase import checkpoint_wal, purge_deleted_text
+from anneal_memory.store.sqlite._open import open_database, remove_orphaned_temp_files
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._watermarks import counts_by_type
+from anneal_memory.store.transfer._api import TransferMixin
+from anneal_memory.store.wraps._place import ContinuityFiles
+from anneal_memory.store.wraps._rows import unwrapped_count
 from anneal_memory.types import (
     Episode,
     EpisodeType,
@@ -96,7 +100,7 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks):
     """
 
     def __new__(cls, path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> Store:
-        # A PostgreSQL URL selects the PostgreSQL backend (store/_pg, imported only then).
+        # A PostgreSQL URL selects the PostgreSQL backend (store/postgres, imported only then).
         if cls is Store and is_database_url(path):
             backend: Store = super().__new__(backend_class())
             return backend
@@ -228,6 +232,38 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks):
                 path=self._path,
             )
         return self._conn
+
+    @contextlib.contextmanager
+    def writing(self, operation: str, *, durable: bool = True) -> Iterator[Tx]:
+        """One unit of work: the store's lock and one write transaction, committed on success.
+
+        Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
+        never after a rollback. ``durable=False`` skips the commit's fsync (for writes whose
+        loss on power failure is harmless and visible). For the library's own modules.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: The database failed or stayed locked; nothing was written.
+        """
+        with self._lock:
+            conn = self.connection(operation)
+            tx = Tx(conn, operation, self.stage_audit)
+            with write_transaction(conn, operation=operation, path=file_of(self), durable=durable):
+                yield tx
+            self.flush_audit(tx.staged)
+
+    @contextlib.contextmanager
+    def reading(self, operation: str) -> Iterator[Reader]:
+        """Reads under the store's lock; database errors become ``StoreDatabaseError``.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: The database failed.
+        """
+        with self._lock:
+            conn = self.connection(operation)
+            with read_guard(conn, operation=operation, path=file_of(self)):
+                yield Reader(conn, operation)
 
     def _now(self) -> str:
         return format_timestamp(self._clock.now())

@@ -1,0 +1,47 @@
+"""The two blocks ``AgentMemory`` hands a model: the startup context and the recall block."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anneal_memory.agent._distinct import OVERFETCH, distinct_episodes
+from anneal_memory.agent._recording import render_startup
+
+if TYPE_CHECKING:
+    from anneal_memory.store import Store
+
+__all__ = ["context_block", "startup_block"]
+
+
+def _joined(*blocks: str) -> str:
+    return "\n\n".join(b for b in blocks if b)
+
+
+def startup_block(store: Store, chars: int, scope: str = "") -> str:
+    """``scope``'s continuity, then the crystal index and top-of-mind spores (a third)."""
+    from anneal_memory.agent._longterm import startup_block as longterm
+
+    extra = longterm(store, chars // 3)
+    room = chars - (len(extra) + 2 if extra else 0)
+    continuity = store.load_continuity(scope)
+    return _joined(render_startup(continuity, room), extra)
+
+
+def context_block(store: Store, query: str, *, limit: int, chars: int, scope: str | None) -> str:
+    """Distinct recalled episodes (replacements, data apart, cued facts), then crystals.
+
+    The crystals take at most half of ``chars``; superseded hits are fetched so that their
+    replacement can be shown in their place.
+    """
+    from anneal_memory.agent._longterm import recalled_crystals
+    from anneal_memory.agent._recall_block import build_view, render_view
+    from anneal_memory.continuity._cues import cued_facts
+
+    crystals = recalled_crystals(store, query, chars // 2)
+    room = chars - (len(crystals) + 2 if crystals else 0)
+    found = store.recall(
+        keyword=query, limit=limit * OVERFETCH, include_superseded=True, scope=scope
+    )
+    cued = cued_facts(store, query, scope=scope or "")
+    view = build_view(store, distinct_episodes(found.episodes, limit), cued)
+    return _joined(render_view(view, room), crystals)

@@ -1,0 +1,52 @@
+"""The unit of work of the rooms above ``store/``: ``store.writing(op)``, ``store.reading(op)``.
+
+``writing`` takes the store's lock, opens one write transaction and hands over a :class:`Tx`:
+its ``conn`` runs the rooms' SQL, ``tx.audit(...)`` stages audit entries in the same
+transaction. They are appended to the trail once the transaction has committed, never
+otherwise. ``reading`` takes the lock and hands over a :class:`Reader` for reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from anneal_memory.audit._intents import StagedEntry
+
+__all__ = ["Reader", "Tx"]
+
+StageAudit = Callable[..., "StagedEntry | None"]
+
+
+class Reader:
+    """Reads inside ``store.reading(operation)``: ``conn`` is the store's connection."""
+
+    __slots__ = ("conn", "operation")
+
+    def __init__(self, conn: sqlite3.Connection, operation: str) -> None:
+        self.conn = conn
+        self.operation = operation
+
+
+class Tx(Reader):
+    """One write transaction inside ``store.writing(operation)``."""
+
+    __slots__ = ("_stage", "staged")
+
+    def __init__(self, conn: sqlite3.Connection, operation: str, stage: StageAudit) -> None:
+        super().__init__(conn, operation)
+        self._stage = stage
+        self.staged: list[StagedEntry] = []
+
+    def audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
+        """Stage one audit entry; it is appended after this transaction commits.
+
+        Without an audit trail (``audit=False``, ``read_only=True``) it does nothing.
+
+        Raises:
+            InvalidInputError: ``event`` is outside the audit vocabulary.
+        """
+        entry = self._stage(self.conn, event, actor=actor, data=data)
+        if entry is not None:
+            self.staged.append(entry)

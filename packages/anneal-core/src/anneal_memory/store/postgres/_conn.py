@@ -1,0 +1,185 @@
+"""What the library modules use of ``sqlite3.Connection``, over one psycopg connection.
+
+The modules above ``store/`` (wraps, the immune system, associations, the gate, crystals,
+spores) write their SQL once with ``?`` placeholders and run it through ``execute`` /
+``executemany``; rows come back as tuples, cursors iterate, ``fetchone`` / ``fetchall`` and
+``rowcount`` behave as in ``sqlite3``. Between transactions the connection is in autocommit
+mode, so a read outside one is a single statement, as on SQLite.
+
+``write_transaction`` (``store/sqlite/_connection.py``) calls
+:meth:`PgConnection.backend_transaction`: one PostgreSQL transaction that first takes this
+store's transaction-level advisory lock in exclusive mode, so library-module writes are
+serialised across processes and hosts the way SQLite's ``BEGIN IMMEDIATE`` serialises them in
+one file. ``record`` and ``import`` take the same lock in shared mode (:func:`lock_writes`):
+they run side by side, but never while a wrap reads or closes its seq range, so an episode can
+never commit below a range already read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from anneal_memory.errors import StoreClosedError
+from anneal_memory.store.postgres._driver import CONNECT_TIMEOUT_S, database_error, psycopg_module
+from anneal_memory.store.postgres._notify import AuditNotifier, ended
+from anneal_memory.store.postgres._readonly import make_read_only
+from anneal_memory.store.postgres._sql import arrange, translate
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["LOCK_TIMEOUT_S", "PgConnection", "Session", "lock_key", "lock_writes"]
+
+LOCK_TIMEOUT_S = 30.0
+
+
+def lock_key(conn: psycopg.Connection[Any]) -> int:
+    """The advisory-lock key of the store ``conn`` opens: its database and schema, hashed."""
+    row = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    name = f"anneal-memory writes {row[0] if row else ''}.{row[1] if row else ''}"
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+def lock_writes(conn: psycopg.Connection[Any], key: int, *, shared: bool) -> None:
+    """Take the store's advisory lock inside ``conn``'s transaction (released at its end).
+
+    A transaction that waits longer than :data:`LOCK_TIMEOUT_S` for it (or, later, for a row
+    lock) fails with a retryable ``StoreDatabaseError`` instead of waiting forever behind a
+    stuck writer, as SQLite's busy timeout does.
+    """
+    # One round trip: the timeout is set (for this transaction) before the lock is asked for.
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    conn.execute(
+        f"SELECT set_config('lock_timeout', %s, true), {function}(%s)",
+        (f"{int(LOCK_TIMEOUT_S * 1000)}ms", key),
+    )
+
+
+class Session:
+    """The store's one connection for the library modules (opened on first use).
+
+    Args:
+        url: The libpq connection URL.
+        key: The store's advisory-lock key (:func:`lock_key`).
+        read_only: The connection's transactions are read-only (PostgreSQL refuses writes).
+    """
+
+    def __init__(self, url: str, key: int, *, read_only: bool = False) -> None:
+        self.url = url
+        self.key = key
+        self.read_only = read_only
+        self.owner: int | None = None
+        self.notifier: AuditNotifier | None = None
+        self._raw: psycopg.Connection[Any] | None = None
+        self._guard = threading.Lock()
+        self._closed = False
+
+    def raw(self, operation: str) -> psycopg.Connection[Any]:
+        """The psycopg connection, reconnected when the last one broke between transactions.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: PostgreSQL could not be reached.
+        """
+        with self._guard:
+            if self._closed:
+                raise StoreClosedError(f"cannot {operation}: the store is closed")
+            raw = self._raw
+            if raw is not None and (raw.closed or raw.broken) and self.owner is None:
+                raw = self._raw = None
+            if raw is None:
+                psycopg = psycopg_module()
+                try:
+                    raw = psycopg.connect(
+                        self.url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT_S)
+                    )
+                    if self.read_only:
+                        make_read_only(raw)
+                except psycopg.Error as exc:
+                    raise database_error(exc, operation=operation, url=self.url) from None
+                self._raw = raw
+            return raw
+
+    def close(self) -> None:
+        """Close the connection. Safe to call twice."""
+        with self._guard:
+            self._closed = True
+            if self._raw is not None:
+                self._raw.close()
+                self._raw = None
+
+
+class PgConnection:
+    """A ``sqlite3.Connection``-like view of the session's connection for one operation."""
+
+    def __init__(self, session: Session, operation: str) -> None:
+        self._session = session
+        self._operation = operation
+        self.raw = session.raw(operation)
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        """Run one statement with ``?`` placeholders; the cursor holds its rows.
+
+        Raises:
+            StoreDatabaseError: PostgreSQL refused the statement.
+        """
+        psycopg = psycopg_module()
+        query = translate(sql)
+        try:
+            return self.raw.execute(query.text, arrange(query, parameters))
+        except psycopg.Error as exc:
+            raise database_error(exc, operation=self._operation, url=self._session.url) from None
+
+    def executemany(
+        self, sql: str, seq_of_parameters: Iterable[Sequence[Any]]
+    ) -> psycopg.Cursor[Any]:
+        """Run one statement once per parameter row; ``rowcount`` is the total.
+
+        Raises:
+            StoreDatabaseError: PostgreSQL refused the statement.
+        """
+        psycopg = psycopg_module()
+        query = translate(sql)
+        rows = [arrange(query, p) for p in seq_of_parameters]
+        cursor = self.raw.cursor()
+        if not rows:
+            return cursor
+        try:
+            cursor.executemany(query.text, rows)
+        except psycopg.Error as exc:
+            raise database_error(exc, operation=self._operation, url=self._session.url) from None
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside a write transaction this thread opened."""
+        return self._session.owner == threading.get_ident()
+
+    @contextlib.contextmanager
+    def backend_transaction(self, *, operation: str, durable: bool = True) -> Iterator[None]:
+        """One transaction under the store's exclusive advisory lock; commit on success.
+
+        ``durable=False`` commits without waiting for the WAL flush (``synchronous_commit``
+        off for this transaction only): atomic and visible, but a server crash right after
+        may undo it, like SQLite's ``synchronous=NORMAL`` commit.
+
+        Raises:
+            StoreDatabaseError: PostgreSQL failed; nothing was committed.
+        """
+        psycopg = psycopg_module()
+        try:
+            with ended(self._session.notifier, self.raw), self.raw.transaction():
+                lock_writes(self.raw, self._session.key, shared=False)
+                if not durable:
+                    self.raw.execute("SET LOCAL synchronous_commit = off")
+                self._session.owner = threading.get_ident()
+                try:
+                    yield
+                finally:
+                    self._session.owner = None
+        except psycopg.Error as exc:
+            raise database_error(exc, operation=operation, url=self._session.url) from None

@@ -1,0 +1,141 @@
+"""The ranked statement of PostgreSQL recall: SQLite's scoring rules, in one SQL statement.
+
+Every matching episode is scored (no candidate window). A :class:`Terms` gives, per query
+term, the SQL condition "the episode holds this term" and its SQL weight within the episode
+(``ts_rank`` of the term alone: it grows with the term's occurrences and saturates, as
+bm25's term frequency does). The score is bm25's shape:
+
+* each held term counts ``idf * weight / (1 - b + b * length / average length)``, with
+  ``idf = ln(1 + (N - n + 0.5) / (n + 0.5))`` (``N`` the highest episode ``seq``: the
+  episodes ever recorded, read from the primary key where a count would scan the table;
+  ``n`` the matches of the term that pass the filters) and ``length`` the episode's lexeme
+  count;
+* the sum is multiplied by ``1 + COORDINATION_BONUS`` for each further distinct term held;
+* a match recorded right before or after one of the :data:`NEIGHBOUR_SOURCES` best matches,
+  within :data:`NEIGHBOUR_WINDOW`, gains :data:`NEIGHBOUR_SHARE` of that match's score,
+  never passing it (keywords of one term rank without it).
+
+Episodes holding the keyword as a phrase come first; ties go to the newer episode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from anneal_memory.store._episodes import COLUMNS
+from anneal_memory.store.recall._ranking import NEIGHBOUR_SHARE, NEIGHBOUR_SOURCES, NEIGHBOUR_WINDOW
+from anneal_memory.store.recall._search import COORDINATION_BONUS
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from anneal_memory.store.recall._search import RecallFilters
+
+__all__ = ["LENGTH_B", "Terms", "count_ranked", "ranked_page"]
+
+LENGTH_B = 0.25
+_WINDOW_S = int(NEIGHBOUR_WINDOW.total_seconds())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Terms:
+    """Per-term SQL over ``episodes AS e``; every ``%s`` of a term is bound to its value.
+
+    ``holds`` and ``weight`` use ``{q}`` for the term's bound expression, ``query`` builds
+    it from one parameter; ``values`` are the terms' parameters. ``phrase`` (SQL with one
+    parameter, ``phrase_value``) marks the first tier.
+    """
+
+    query: str
+    holds: str
+    weight: str
+    values: tuple[str, ...]
+    phrase: str | None = None
+    phrase_value: str | None = None
+
+
+def _where(filters: RecallFilters, *extra: str) -> str:
+    parts = [*extra, *(c.replace("?", "%s") for c in filters.clauses)]
+    return f"WHERE {' AND '.join(parts)}" if parts else ""
+
+
+def _scored_sql(terms: Terms, filters: RecallFilters) -> tuple[str, tuple[Any, ...]]:
+    count = len(terms.values)
+    qs = ", ".join(f"{terms.query} AS q{i}" for i in range(count))
+    phrase = terms.phrase or "NULL::tsquery"
+    holds = [terms.holds.format(q=f"q.q{i}") for i in range(count)]
+    columns = ", ".join(
+        f"({h})::int AS h{i}, "
+        f"CASE WHEN {h} THEN {terms.weight.format(q=f'q.q{i}')} ELSE 0 END AS r{i}"
+        for i, h in enumerate(holds)
+    )
+    phrase_hit = "(q.ph IS NOT NULL AND e.tsv @@ q.ph)" if terms.phrase else "false"
+    idf = " + ".join(
+        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}" for i in range(count)
+    )
+    held = " + ".join(f"m.h{i}" for i in range(count))
+    sql = (
+        f"WITH q AS (SELECT {qs}, {phrase} AS ph), "  # noqa: S608
+        "n AS (SELECT greatest(max(seq), 1)::float8 AS docs FROM episodes), "
+        f"m AS (SELECT e.seq, e.ts, {phrase_hit} AS phrase, length(e.tsv) AS len, {columns} "
+        f"FROM episodes AS e, q {_where(filters, '(' + ' OR '.join(holds) + ')')}), "
+        "d AS (SELECT greatest(avg(len), 1)::float8 AS avglen, "
+        + ", ".join(f"sum(h{i})::float8 AS d{i}" for i in range(count))
+        + " FROM m), "  # noqa: S608
+        f"s AS (SELECT m.seq, m.ts, m.phrase, ({idf}) "
+        f"/ (1 - {LENGTH_B} + {LENGTH_B} * m.len / d.avglen) "
+        f"* (1 + {COORDINATION_BONUS} * (({held}) - 1)) AS score FROM m, d, n)"
+    )
+    params = (*terms.values, terms.phrase_value) if terms.phrase else terms.values
+    return sql, (*params, *filters.params)
+
+
+def _lifted_sql(neighbours: bool) -> str:
+    if not neighbours:
+        return ", f AS (SELECT seq, phrase, score AS final FROM s)"
+    return (
+        f", top AS (SELECT seq, ts, score FROM s ORDER BY score DESC, seq DESC "  # noqa: S608
+        f"LIMIT {NEIGHBOUR_SOURCES}), "
+        "nb AS (SELECT s.seq, max(top.score) AS lend FROM top "
+        "CROSS JOIN (VALUES (-1), (1)) AS side(step) "
+        "JOIN s ON s.seq = top.seq + side.step AND top.score > s.score "
+        "AND abs(extract(epoch FROM s.ts::timestamptz - top.ts::timestamptz)) "
+        f"<= {_WINDOW_S} GROUP BY s.seq), "
+        "f AS (SELECT s.seq, s.phrase, CASE WHEN nb.lend IS NULL THEN s.score "
+        f"ELSE least(s.score + {NEIGHBOUR_SHARE} * nb.lend, nb.lend * (1 - 1e-9)) END "
+        "AS final FROM s LEFT JOIN nb ON nb.seq = s.seq)"
+    )
+
+
+def ranked_page(
+    conn: psycopg.Connection[Any], terms: Terms, filters: RecallFilters, limit: int, offset: int
+) -> tuple[list[tuple[Any, ...]], int]:
+    """(episode rows of the page, best first; every match counted) in one statement."""
+    scored, params = _scored_sql(terms, filters)
+    sql = (
+        scored  # noqa: S608
+        + _lifted_sql(len(terms.values) > 1)
+        + ", page AS (SELECT seq AS p_seq, phrase AS p_phrase, final AS p_final FROM f "  # noqa: S608
+        "ORDER BY phrase DESC, final DESC, seq DESC LIMIT %s OFFSET %s) "
+        f"SELECT {COLUMNS}, (SELECT count(*) FROM f) FROM page "
+        "JOIN episodes AS e ON e.seq = page.p_seq "
+        "ORDER BY page.p_phrase DESC, page.p_final DESC, page.p_seq DESC"
+    )
+    rows = conn.execute(sql, (*params, limit, offset)).fetchall()
+    if rows:
+        return [r[:-1] for r in rows], int(rows[0][-1])
+    return [], count_ranked(conn, terms, filters) if offset else 0
+
+
+def count_ranked(conn: psycopg.Connection[Any], terms: Terms, filters: RecallFilters) -> int:
+    """Count the episodes holding any of the terms and passing the filters."""
+    count = len(terms.values)
+    qs = ", ".join(f"{terms.query} AS q{i}" for i in range(count))
+    holds = " OR ".join(terms.holds.format(q=f"q.q{i}") for i in range(count))
+    row = conn.execute(
+        f"WITH q AS (SELECT {qs}) SELECT count(*) FROM episodes AS e, q "  # noqa: S608
+        f"{_where(filters, '(' + holds + ')')}",
+        (*terms.values, *filters.params),
+    ).fetchone()
+    return int(row[0]) if row else 0

@@ -1,0 +1,1 @@
+"""Recall: filters, keyword parsing, the stage order and the rankers."""

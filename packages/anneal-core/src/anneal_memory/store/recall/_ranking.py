@@ -1,0 +1,247 @@
+"""Ranked keyword recall that never looks at an episode's age: the best match wins.
+
+Ranking, in two tiers:
+
+1. episodes holding the keyword's tokens as an exact phrase, by bm25;
+2. episodes holding any of its words, by bm25 of the OR-joined words, times
+   ``1 + COORDINATION_BONUS`` for each further distinct word the episode holds; then a
+   matching episode recorded right next to one of the best matches (within
+   :data:`NEIGHBOUR_WINDOW`) gains :data:`NEIGHBOUR_SHARE` of that match's score, never
+   passing it (single-word keywords rank by bm25 alone).
+
+Every score uses FTS5's own ``bm25()`` with corpus-wide statistics, over every match of a
+word, whatever its age. The cost stays far below scoring every match (what a plain FTS5
+``ORDER BY rank`` does) by working rarest word first:
+
+* each word's document frequency is one FTS5 count (a walk of its doclist, no scoring);
+* the rarest words, up to :data:`CANDIDATE_BUDGET` matches together, are scored over every
+  match: those matches are the candidates;
+* each commoner word is scored only where it meets a candidate, with one FTS5 query
+  ``(rare words) AND word``: bm25 is a sum over the query's phrases, so that query's score
+  minus the candidate's rare-word score is the common word's share, exactly;
+* when even the rarest word has more matches than the budget, its best
+  :data:`CANDIDATE_BUDGET` matches by bm25 (not its newest) are the candidates.
+
+An episode holding none of the rare words is not a candidate. It could only win if common
+words alone outscored the rare ones, which bm25's idf makes unusual; the measured effect on
+LoCoMo is in ``docs/recall.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import heapq
+import sqlite3
+from dataclasses import dataclass
+
+from anneal_memory.store.recall._search import COORDINATION_BONUS, RecallFilters, SearchPlan
+
+__all__ = [
+    "CANDIDATE_BUDGET",
+    "NEIGHBOUR_SHARE",
+    "NEIGHBOUR_WINDOW",
+    "Ranking",
+    "count_matches",
+    "ranked_seqs",
+]
+
+CANDIDATE_BUDGET = 4096
+NEIGHBOUR_SHARE = 0.35
+NEIGHBOUR_SOURCES = 50
+NEIGHBOUR_WINDOW = _dt.timedelta(hours=1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranking:
+    """The best ``depth`` episode ``seq`` values, best first, out of ``found`` candidates.
+
+    ``complete`` when the candidates are every match (then ``found`` counts them all).
+    """
+
+    seqs: list[int]
+    found: int
+    complete: bool
+
+
+def _fts_query(filters: RecallFilters, select: str, tail: str) -> str:
+    if filters.clauses:
+        return (
+            f"SELECT {select} FROM episodes_fts AS f "  # noqa: S608
+            "JOIN episodes AS e ON e.seq = f.rowid "
+            f"{filters.where('episodes_fts MATCH ?')} {tail}"
+        )
+    return f"SELECT {select} FROM episodes_fts AS f WHERE episodes_fts MATCH ? {tail}"  # noqa: S608
+
+
+def _scored(
+    conn: sqlite3.Connection, expression: str, filters: RecallFilters, limit: int | None = None
+) -> list[tuple[int, float]]:
+    """(rowid, bm25) of every match, or of the best ``limit`` matches by bm25."""
+    if limit is None:
+        sql = _fts_query(filters, "f.rowid, bm25(episodes_fts)", "")
+        return conn.execute(sql, (expression, *filters.params)).fetchall()
+    sql = _fts_query(
+        filters, "f.rowid, bm25(episodes_fts)", "ORDER BY bm25(episodes_fts), f.rowid DESC LIMIT ?"
+    )
+    return conn.execute(sql, (expression, *filters.params, limit)).fetchall()
+
+
+def _doc_frequency(conn: sqlite3.Connection, expression: str) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (expression,)
+    ).fetchone()
+    return int(row[0])
+
+
+def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
+    # bm25() is lower-is-better; among equal scores the newer episode wins.
+    return heapq.nsmallest(count, scores.items(), key=lambda item: (item[1], -item[0]))
+
+
+@dataclass(slots=True)
+class _Tally:
+    """bm25 sums and matched-word counts of the candidates."""
+
+    sums: dict[int, float]
+    matched: dict[int, int]
+
+    def add(self, rows: list[tuple[int, float]]) -> None:
+        for seq, score in rows:
+            self.sums[seq] = self.sums.get(seq, 0.0) + score
+            self.matched[seq] = self.matched.get(seq, 0) + 1
+
+    def coordinated(self) -> dict[int, float]:
+        # Each further distinct query word an episode holds strengthens its score by a fixed
+        # share, so two moderately rare words together beat one of them repeated.
+        return {
+            seq: score * (1.0 + COORDINATION_BONUS * (self.matched[seq] - 1))
+            for seq, score in self.sums.items()
+        }
+
+
+@dataclass(slots=True)
+class _Candidates:
+    """The candidates: their final tally and their bm25 summed over the source words."""
+
+    tally: _Tally
+    base: dict[int, float]
+    sources: list[str]
+    truncated: bool = False
+
+    def share_where_met(self, conn: sqlite3.Connection, term: str, filters: RecallFilters) -> None:
+        """Add ``term``'s exact bm25 share to every candidate holding it."""
+        if not self.sources:
+            return
+        rows = _scored(conn, f"({' OR '.join(self.sources)}) AND {term}", filters)
+        self.tally.add([(seq, score - self.base[seq]) for seq, score in rows if seq in self.base])
+
+    def add_source(
+        self, conn: sqlite3.Connection, term: str, filters: RecallFilters, limit: int | None
+    ) -> None:
+        """Make ``term``'s matches (all, or its best ``limit``) candidates too."""
+        if limit is None:
+            rows = _scored(conn, term, filters)
+        else:
+            before = dict(self.tally.sums)
+            self.share_where_met(conn, term, filters)
+            for seq, score in self.tally.sums.items():
+                self.base[seq] += score - before[seq]
+            best = _scored(conn, term, filters, limit)
+            self.truncated = self.truncated or len(best) >= limit
+            rows = [(seq, score) for seq, score in best if seq not in self.base]
+        self.tally.add(rows)
+        for seq, score in rows:
+            self.base[seq] = self.base.get(seq, 0.0) + score
+        self.sources.append(term)
+
+
+def _candidates(
+    conn: sqlite3.Connection, expressions: list[str], filters: RecallFilters, depth: int
+) -> tuple[_Candidates, bool]:
+    """Score the words rarest first; (the candidates, whether they are every match)."""
+    frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
+    found = _Candidates(tally=_Tally(sums={}, matched={}), base={}, sources=[])
+    used = 0
+    rest: list[str] = []
+    for index, (frequency, term) in enumerate(f for f in frequencies if f[0] > 0):
+        fits = used + frequency <= CANDIDATE_BUDGET
+        if found.sources and not fits and len(found.base) >= depth:
+            rest = [t for f, t in frequencies if f > 0][index:]
+            break
+        found.add_source(conn, term, filters, None if fits else CANDIDATE_BUDGET)
+        used += frequency
+    for term in rest:
+        found.share_where_met(conn, term, filters)
+    return found, not rest and not found.truncated
+
+
+def _or_tier(
+    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, depth: int
+) -> tuple[dict[int, float], bool]:
+    if len(plan.terms) == 1:
+        rows = _scored(conn, plan.any_word, filters, depth)
+        return dict(rows), len(rows) < depth
+    found, complete = _candidates(conn, [plan.expression(t) for t in plan.terms], filters, depth)
+    return _with_neighbours(conn, found.tally.coordinated()), complete
+
+
+def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
+    marks = ",".join("?" * len(seqs))
+    rows = conn.execute(f"SELECT seq, ts FROM episodes WHERE seq IN ({marks})", tuple(seqs))  # noqa: S608
+    # Stored timestamps are fixed-width UTC ending in "Z" (Python 3.10 cannot parse the Z).
+    return {seq: _dt.datetime.fromisoformat(ts[:-1]) for seq, ts in rows}
+
+
+def _with_neighbours(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
+    # Episodes recorded one after another share their context (a question and its answer,
+    # a decision and its reason), and the answer rarely repeats the question's words: a
+    # matching episode recorded right before or after one of the best matches, within
+    # NEIGHBOUR_WINDOW, gains NEIGHBOUR_SHARE of that match's score (never passing it).
+    best = _best(scores, NEIGHBOUR_SOURCES)
+    pairs = [(near, seq, score) for seq, score in best for near in (seq - 1, seq + 1)]
+    pairs = [pair for pair in pairs if pair[0] in scores]
+    if not pairs:
+        return scores
+    when = _recorded_at(conn, {p[0] for p in pairs} | {p[1] for p in pairs})
+    boost: dict[int, float] = {}
+    for near, seq, score in pairs:
+        if abs(when[near] - when[seq]) <= NEIGHBOUR_WINDOW:
+            boost[near] = min(boost.get(near, 0.0), score)
+    return {
+        seq: _lifted(score, boost[seq]) if seq in boost else score for seq, score in scores.items()
+    }
+
+
+def _lifted(score: float, lender: float) -> float:
+    # Lower is better. Only a better match lends, and its neighbour stays behind it.
+    if score <= lender:
+        return score
+    return max(score + NEIGHBOUR_SHARE * lender, lender * (1.0 - 1e-9))
+
+
+def ranked_seqs(
+    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, *, depth: int
+) -> Ranking:
+    """Rank the matches of ``plan``; at least ``depth`` of them when enough episodes match."""
+    phrase_hits: list[int] = []
+    complete = True
+    if plan.phrase is not None:
+        phrase_rows = _scored(conn, plan.phrase, filters, depth)
+        complete = len(phrase_rows) < depth
+        phrase_hits = [seq for seq, _ in phrase_rows]
+    scores, or_complete = _or_tier(conn, plan, filters, depth)
+    for seq in phrase_hits:
+        scores.pop(seq, None)
+    rest = [seq for seq, _ in _best(scores, max(depth - len(phrase_hits), 0))]
+    return Ranking(
+        seqs=phrase_hits + rest,
+        found=len(phrase_hits) + len(scores),
+        complete=complete and or_complete,
+    )
+
+
+def count_matches(conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters) -> int:
+    """Count every episode matching any of the plan's words and the filters."""
+    sql = _fts_query(filters, "count(*)", "")
+    row = conn.execute(sql, (plan.any_word, *filters.params)).fetchone()
+    return int(row[0])

@@ -1,0 +1,308 @@
+"""``Store.check()``: every way a store can be damaged, each named, nothing written.
+
+Checks, in order: SQLite's own ``integrity_check`` (or ``quick_check``), the schema (our
+application id, version and core tables and triggers), the full-text index against the
+episodes, the audit trail (chain, gaps, entries still staged), the continuity file (readable,
+within the hard size bound, the text the last wrap saved) and orphaned temp files.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
+from anneal_memory.store.sqlite._identity import StoreKind, identify
+from anneal_memory.store.sqlite._open import orphaned_temp_files
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
+
+__all__ = ["CONTINUITY_CHECK_MAX_BYTES", "CheckProblem", "CheckReport", "Severity", "run_checks"]
+
+CONTINUITY_CHECK_MAX_BYTES = 4 * 1024 * 1024
+_TRIGGERS = ("episodes_after_insert", "episodes_after_delete", "episodes_content_immutable")
+_MAX_SQLITE_MESSAGES = 20
+
+
+class Severity(str, enum.Enum):
+    """How bad a problem is: an ERROR fails the check, a WARNING is reported only."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckProblem:
+    """One thing wrong with the store.
+
+    Attributes:
+        code: A stable identifier, e.g. ``sqlite-integrity`` or ``audit-gap``.
+        message: What is wrong and what to do, in words.
+        severity: ``ERROR`` or ``WARNING``.
+    """
+
+    code: str
+    message: str
+    severity: Severity = Severity.ERROR
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckReport:
+    """The outcome of ``Store.check()``.
+
+    Attributes:
+        path: The database checked.
+        checks: The names of the checks that ran, in order.
+        problems: Everything found (errors and warnings).
+    """
+
+    path: str
+    checks: tuple[str, ...]
+    problems: tuple[CheckProblem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem is an error."""
+        return not any(p.severity is Severity.ERROR for p in self.problems)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict."""
+        return {
+            "path": self.path,
+            "ok": self.ok,
+            "checks": list(self.checks),
+            "problems": [
+                {"code": p.code, "severity": p.severity.value, "message": p.message}
+                for p in self.problems
+            ],
+        }
+
+    def summary(self) -> str:
+        """Lines for people: a verdict, then one line per problem."""
+        head = (
+            f"Store OK: {self.path} ({len(self.checks)} checks)"
+            if self.ok
+            else f"Store DAMAGED: {self.path}"
+        )
+        return "\n".join(
+            [head, *(f"- {p.severity.value}: {p.code}: {p.message}" for p in self.problems)]
+        )
+
+
+def _sqlite(conn: sqlite3.Connection, *, full: bool) -> list[CheckProblem]:
+    pragma = "integrity_check" if full else "quick_check"
+    try:
+        rows = conn.execute(f"PRAGMA {pragma}({_MAX_SQLITE_MESSAGES})").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return [CheckProblem(code="sqlite-unreadable", message=f"SQLite cannot read it: {exc}")]
+    found = [
+        " ".join(line.split())
+        for r in rows
+        if str(r[0]) != "ok"
+        for line in str(r[0]).split("\n")
+        if line.strip() and "*** in database" not in line
+    ]
+    return [
+        CheckProblem(
+            code="sqlite-integrity",
+            message=f"SQLite {pragma}: {line}; restore a backup or export what still reads",
+        )
+        for line in found
+    ]
+
+
+def _schema(conn: sqlite3.Connection, path: Path) -> list[CheckProblem]:
+    try:
+        found = identify(conn, path, schema_version=SCHEMA_VERSION)
+        triggers = {
+            str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
+        }
+    except Exception as exc:
+        return [CheckProblem(code="schema-unreadable", message=f"the schema cannot be read: {exc}")]
+    problems: list[CheckProblem] = []
+    if found.kind not in {StoreKind.OURS, StoreKind.OURS_UNMARKED}:
+        missing = ", ".join(found.missing) or "-"
+        problems.append(
+            CheckProblem(
+                code="schema-foreign",
+                message=f"not an intact anneal-memory store ({found.kind.value}; missing: "
+                f"{missing})",
+            )
+        )
+    if found.user_version != SCHEMA_VERSION:
+        problems.append(
+            CheckProblem(
+                code="schema-version",
+                message=f"schema version {found.user_version}, this anneal-memory uses "
+                f"{SCHEMA_VERSION}; run 'anneal-memory migrate'",
+                severity=Severity.WARNING,
+            )
+        )
+    problems.extend(
+        CheckProblem(code="schema-trigger", message=f"the trigger {name} is missing")
+        for name in _TRIGGERS
+        if name not in triggers
+    )
+    return problems
+
+
+def _fts(conn: sqlite3.Connection) -> list[CheckProblem]:
+    try:
+        unindexed = conn.execute(
+            "SELECT count(*) FROM episodes e LEFT JOIN episodes_fts_docsize d ON d.id = e.seq "
+            "WHERE d.id IS NULL"
+        ).fetchone()[0]
+        stale = conn.execute(
+            "SELECT count(*) FROM episodes_fts_docsize d LEFT JOIN episodes e ON e.seq = d.id "
+            "WHERE e.seq IS NULL"
+        ).fetchone()[0]
+    except sqlite3.Error as exc:
+        return [CheckProblem(code="fts-unreadable", message=f"the search index fails: {exc}")]
+    problems = []
+    if unindexed:
+        problems.append(
+            CheckProblem(
+                code="fts-missing",
+                message=f"{unindexed} episode(s) are missing from the search index",
+            )
+        )
+    if stale:
+        problems.append(
+            CheckProblem(
+                code="fts-stale",
+                message=f"the search index holds {stale} entr(ies) of deleted episodes",
+            )
+        )
+    return problems
+
+
+def _audit(path: Path) -> list[CheckProblem]:
+    from anneal_memory.audit._verify import verify_trail
+
+    result = verify_trail(path)
+    problems: list[CheckProblem] = []
+    if not result.valid:
+        problems.append(CheckProblem(code="audit-chain", message=str(result.error)))
+    if result.missing_entries:
+        problems.append(
+            CheckProblem(
+                code="audit-gap",
+                message=f"{result.missing_entries} audited change(s) have no entry in the trail",
+            )
+        )
+    if result.repeated_entries:
+        problems.append(
+            CheckProblem(
+                code="audit-repeated",
+                message=f"{result.repeated_entries} entr(ies) were appended twice",
+                severity=Severity.WARNING,
+            )
+        )
+    if result.pending_entries:
+        problems.append(
+            CheckProblem(
+                code="audit-pending",
+                message=f"{result.pending_entries} entr(ies) staged, not appended yet (the "
+                "next write-capable open appends them)",
+                severity=Severity.WARNING,
+            )
+        )
+    return problems
+
+
+def _continuity(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
+    try:
+        row = conn.execute(
+            "SELECT continuity_sha256 FROM wraps WHERE scope = '' AND status = 'completed'"
+            " ORDER BY id DESC "
+            "LIMIT 1"
+        ).fetchone()
+    except sqlite3.Error as exc:
+        return [CheckProblem(code="continuity-unknown", message=f"wraps unreadable: {exc}")]
+    if not target.exists():
+        missing = CheckProblem(code="continuity-missing", message=f"{target.name} is missing")
+        return [] if row is None else [missing]
+    problem = _continuity_text(target, None if row is None else row[0])
+    return [] if problem is None else [problem]
+
+
+_SCOPED_SAVES = (
+    "SELECT w.scope, w.continuity_sha256 FROM wraps w WHERE w.scope != ''"
+    " AND w.status = 'completed' AND w.id = (SELECT max(x.id) FROM wraps x"
+    " WHERE x.scope = w.scope AND x.status = 'completed') ORDER BY w.scope"
+)
+
+
+def _scoped_continuities(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
+    """Each other scope's continuity file against the last wrap of that scope."""
+    try:
+        rows = conn.execute(_SCOPED_SAVES).fetchall()
+    except sqlite3.Error as exc:
+        return [CheckProblem(code="continuity-unknown", message=f"wraps unreadable: {exc}")]
+    stem = target.name.removesuffix(CONTINUITY_SUFFIX)
+    problems: list[CheckProblem] = []
+    for scope, sha256 in rows:
+        path = target.with_name(stem + continuity_suffix(str(scope)))
+        if not path.exists():
+            problem: CheckProblem | None = CheckProblem(
+                code="continuity-missing", message=f"{path.name} is missing"
+            )
+        else:
+            problem = _continuity_text(path, sha256)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
+    try:
+        with target.open("rb") as handle:
+            raw = handle.read(CONTINUITY_CHECK_MAX_BYTES + 1)
+        raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return CheckProblem(code="continuity-unreadable", message=f"{target.name}: {exc}")
+    if len(raw) > CONTINUITY_CHECK_MAX_BYTES:
+        return CheckProblem(code="continuity-size", message=f"{target.name} is too large")
+    if saved_sha256 and hashlib.sha256(raw).hexdigest() != str(saved_sha256):
+        return CheckProblem(
+            code="continuity-changed",
+            message=f"{target.name} is not the text the last wrap saved (edited by hand, "
+            "or damaged)",
+            severity=Severity.WARNING,
+        )
+    return None
+
+
+def _temp_files(path: Path) -> list[CheckProblem]:
+    return [
+        CheckProblem(
+            code="temp-orphan",
+            message=f"orphaned temp file {orphan.name} (a crash mid-write; the next "
+            "write-capable open removes it)",
+            severity=Severity.WARNING,
+        )
+        for orphan in orphaned_temp_files(path)
+    ]
+
+
+def run_checks(
+    conn: sqlite3.Connection, path: Path, *, continuity: Path, full: bool = True
+) -> CheckReport:
+    """Run every check on the store at ``path`` (open on ``conn``); write nothing."""
+    problems = [
+        *_sqlite(conn, full=full),
+        *_schema(conn, path),
+        *_fts(conn),
+        *_audit(path),
+        *_continuity(continuity, conn),
+        *_scoped_continuities(continuity, conn),
+        *_temp_files(path),
+    ]
+    return CheckReport(
+        path=str(path),
+        checks=("sqlite", "schema", "fts", "audit", "continuity", "temp-files"),
+        problems=tuple(problems),
+    )

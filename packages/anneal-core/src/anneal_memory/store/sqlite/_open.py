@@ -1,0 +1,226 @@
+"""Opening a store's database: refuse what is not ours, create all or nothing, tidy up.
+
+A write-capable open creates the folder (0700) and file (0600) when missing, refuses any
+file that is not an anneal-memory store (see ``_identity``) before writing to it, migrates
+the schema and stamps the application id. When this open created the file and anything
+after that fails, the file, its ``-wal``/``-shm`` and the folders it made are removed, so
+a failed create leaves nothing behind.
+
+A read-only open never creates, migrates or writes: SQLite runs with ``query_only``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from glob import escape as glob_escape
+from pathlib import Path
+
+from anneal_memory._fsio import ensure_private_dir, ensure_private_file
+from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.store.sqlite._connection import connect, database_error, mark_damaged
+from anneal_memory.store.sqlite._identity import (
+    APPLICATION_ID,
+    StoreKind,
+    identify,
+    refuse_unless_ours,
+)
+from anneal_memory.store.sqlite._schema import SCHEMA_VERSION, migrate
+
+__all__ = [
+    "ORPHAN_AGE_SECONDS",
+    "QUICK_CHECK_MAX_BYTES",
+    "Opened",
+    "discard_created",
+    "open_database",
+    "orphaned_temp_files",
+    "remove_orphaned_temp_files",
+]
+
+ORPHAN_AGE_SECONDS = 60.0
+QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
+_TEMP_SUFFIX = re.compile(r"\.tmp-[0-9a-f]{12}$")
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+MigratedHook = Callable[[sqlite3.Connection, int], None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Opened:
+    """A database connection ready for use.
+
+    Attributes:
+        conn: The connection, with the store's policy applied.
+        created: True when this open created the database file.
+        created_dirs: Folders this open created (outermost first).
+        found_version: The schema version before migrating (0 for a new store).
+    """
+
+    conn: sqlite3.Connection
+    created: bool
+    created_dirs: tuple[Path, ...]
+    found_version: int
+
+
+def _refuse_non_regular(path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise StoreDatabaseError(
+            f"{path} is not a regular file (a directory, FIFO or device); --db takes the "
+            "database file's path",
+            operation="open",
+            path=path,
+        )
+
+
+def discard_created(path: Path, created_dirs: tuple[Path, ...] | list[Path]) -> None:
+    """Remove a store this process just created (its file, side files, new folders).
+
+    Its audit files go too: a new store's trail holds only what this process wrote.
+    """
+    for suffix in ("", *_SIDE_FILES):
+        with contextlib.suppress(OSError):
+            path.with_name(path.name + suffix).unlink()
+    for sidecar in path.parent.glob(f"{glob_escape(path.stem)}.audit*"):
+        with contextlib.suppress(OSError):
+            sidecar.unlink()
+    for folder in reversed(tuple(created_dirs)):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def _inspector(path: Path, *, read_only: bool) -> Callable[[sqlite3.Connection], None]:
+    def inspect(conn: sqlite3.Connection) -> None:
+        found = identify(conn, path, schema_version=SCHEMA_VERSION)
+        refuse_unless_ours(found, path)
+        if not read_only:
+            return
+        if found.kind is StoreKind.EMPTY:
+            raise StoreDatabaseError(
+                f"{path} is empty: no store has been created there yet",
+                operation="open",
+                path=path,
+            )
+        if found.user_version < SCHEMA_VERSION:
+            raise StoreDatabaseError(
+                f"{path} has schema version {found.user_version}, older than this "
+                f"anneal-memory's {SCHEMA_VERSION}; a read-only open does not migrate. Run "
+                f"'anneal-memory --db {path} migrate' (or open it once without read_only)",
+                operation="open",
+                path=path,
+            )
+
+    return inspect
+
+
+def _stamp(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        if int(conn.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+            conn.execute(f"PRAGMA application_id={APPLICATION_ID:d}")
+    except sqlite3.Error as exc:
+        raise database_error(exc, operation="open", path=path) from exc
+
+
+def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
+    """On a write-capable open of a small store, look for damaged pages before writing.
+
+    A damaged store still opens (to read and export what survives) but refuses writes.
+    Larger stores are checked by ``anneal-memory check``; any write or read that meets a
+    damaged page also marks the store damaged.
+    """
+    try:
+        if path.stat().st_size > QUICK_CHECK_MAX_BYTES:
+            return
+        rows = conn.execute("PRAGMA quick_check(5)").fetchall()
+    except (OSError, sqlite3.Error) as exc:
+        mark_damaged(conn, str(exc))
+        return
+    problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+    if problems:
+        mark_damaged(conn, "; ".join(problems)[:300])
+
+
+def open_database(
+    path: Path, *, read_only: bool = False, on_migrated: MigratedHook | None = None
+) -> Opened:
+    """Open (and for a write-capable open, create or migrate) the database at ``path``.
+
+    ``on_migrated(conn, found_version)`` runs inside the migration's transaction.
+
+    Raises:
+        StoreDatabaseError: The file is missing (read-only), not ours, damaged, or SQLite
+            failed; a store this call created is removed again.
+    """
+    _refuse_non_regular(path)
+    if read_only:
+        if not path.exists():
+            raise StoreDatabaseError(
+                f"database not found: {path} (a read-only open never creates a store)",
+                operation="open",
+                path=path,
+            )
+        conn = connect(path, read_only=True, inspect=_inspector(path, read_only=True))
+        return Opened(conn=conn, created=False, created_dirs=(), found_version=SCHEMA_VERSION)
+    created_dirs = tuple(ensure_private_dir(path.parent))
+    created = ensure_private_file(path)
+    try:
+        conn = connect(path, new_file=created, inspect=_inspector(path, read_only=False))
+        try:
+            if not created:
+                _check_pages(conn, path)
+            found = migrate(conn, path=path, before_commit=_stamp, on_migrated=on_migrated)
+            if found == SCHEMA_VERSION:
+                _stamp(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+    except BaseException:
+        if created:
+            discard_created(path, created_dirs)
+        raise
+    return Opened(conn=conn, created=created, created_dirs=created_dirs, found_version=found)
+
+
+def orphaned_temp_files(path: Path, *, min_age: float = ORPHAN_AGE_SECONDS) -> list[Path]:
+    """Temp files of our own naming beside the store, left by a crash mid atomic write.
+
+    Only files older than ``min_age`` seconds count, so a write in progress in another
+    process is never taken for an orphan.
+    """
+    stem_prefix = f".{path.stem}."
+    now = time.time()
+    found: list[Path] = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return found
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(stem_prefix) or not _TEMP_SUFFIX.search(name):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and now - info.st_mtime >= min_age:
+            found.append(Path(entry.path))
+    return sorted(found)
+
+
+def remove_orphaned_temp_files(path: Path) -> int:
+    """Delete the orphaned temp files beside the store; return how many went."""
+    removed = 0
+    for orphan in orphaned_temp_files(path):
+        with contextlib.suppress(OSError):
+            orphan.unlink()
+            removed += 1
+    return removed

@@ -1,0 +1,1 @@
+"""Export and import: our documents, markdown dumps, and every format ``import`` reads."""

@@ -1,0 +1,79 @@
+"""One import as one transaction: commit it, or roll all of it back (errors, dry runs)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from anneal_memory._clock import Clock, format_timestamp
+from anneal_memory._fsio import atomic_write_text
+from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._episodes import set_meta
+from anneal_memory.store.sqlite._connection import write_transaction
+from anneal_memory.store.transfer._run import ImportPlan, import_source
+from anneal_memory.store.wraps._place import FilePlace
+from anneal_memory.types import ImportReport
+
+__all__ = ["apply_import"]
+
+
+class _DryRun(Exception):  # noqa: N818 - control flow that never leaves this module
+    def __init__(self, plan: ImportPlan) -> None:
+        super().__init__("dry run")
+        self.plan = plan
+
+
+def _write_continuity(target: Path, text: str) -> None:
+    """Write the imported continuity; the caller removes it if the commit then fails."""
+    with FilePlace(target).lock():  # the lock every write of a continuity file holds
+        if target.exists():
+            raise ImportFormatError(
+                f"{target.name} appeared while importing; nothing was imported, run it again"
+            )
+        atomic_write_text(target, text)
+
+
+def apply_import(
+    conn: sqlite3.Connection,
+    source: Path,
+    *,
+    db_path: Path,
+    clock: Clock,
+    continuity_file: Path,
+    dry_run: bool,
+    audit: Callable[[sqlite3.Connection, ImportReport], None] | None = None,
+) -> ImportReport:
+    """Import ``source`` into the store behind ``conn``; see ``Store.import_from``.
+
+    ``audit(conn, report)`` stages the import's audit entry inside its transaction (not
+    called for a dry run).
+    """
+    if source == db_path:
+        raise ImportFormatError(f"{source} is this store's own database; nothing to import")
+    written = False
+    try:
+        with write_transaction(conn, operation="import", path=db_path):
+            try:
+                plan = import_source(
+                    conn, source, clock=clock, continuity_file=continuity_file, dry_run=dry_run
+                )
+            except InvalidEpisodeError as exc:  # a key clash found by the insert itself
+                raise ImportFormatError(f"{source}: {exc}") from None
+            if dry_run:
+                raise _DryRun(plan)
+            set_meta(conn, [("last_write", format_timestamp(clock.now()))])
+            if audit is not None:
+                audit(conn, plan.report)
+            if plan.continuity is not None:
+                _write_continuity(continuity_file, plan.continuity)
+                written = True
+    except _DryRun as done:
+        return done.plan.report
+    except BaseException:
+        if written:
+            with contextlib.suppress(OSError):
+                continuity_file.unlink()
+        raise
+    return plan.report

@@ -1,0 +1,206 @@
+"""JSON export and import of a store's episodes and tombstones.
+
+Export format (``format_version`` 1)::
+
+    {"format": "anneal-memory-export", "format_version": 1, "exported_at": "...Z",
+     "schema_version": N, "episodes": [Episode.to_dict(), ...],
+     "tombstones": [{"id", "deleted_at", "reason"}, ...],
+     "supersessions": [{"old_id", "new_id", "via", "created_at"}, ...],
+     "crystals": [...], "spores": [...]}  (see ``_transfer_memory``; optional on import)
+
+Each episode carries its ``trust``, ``state_key``, ``superseded_by``, ``derived_from`` and
+``scope``; an import restores them and the links (``superseded_by`` is recomputed from the
+links). Wraps are not exported: imported episodes wait for the next wrap of their scope.
+
+Export streams episode by episode, so its memory use does not grow with the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from anneal_memory._clock import Clock
+from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
+from anneal_memory.store._validate import validate_episode, validate_scope
+from anneal_memory.store.transfer._links import import_links, import_provenance, iter_link_chunks
+from anneal_memory.store.transfer._memory import import_memory, iter_memory_chunks
+from anneal_memory.types import Episode, ImportResult
+
+__all__ = [
+    "EXPORT_FORMAT",
+    "EXPORT_FORMAT_VERSION",
+    "import_document",
+    "iter_export_chunks",
+    "parse_export",
+]
+
+EXPORT_FORMAT = "anneal-memory-export"
+EXPORT_FORMAT_VERSION = 1
+_BATCH = 1000
+
+
+def parse_export(document: str | Mapping[str, Any]) -> object:
+    """The parsed export: ``document`` itself, or its text read as JSON.
+
+    Raises:
+        ImportFormatError: The text is not JSON, or nested too deeply to read.
+    """
+    if not isinstance(document, str):
+        return document
+    try:
+        return json.loads(document)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"import file is not JSON: {exc}") from None
+    except RecursionError:
+        raise ImportFormatError("import file is not an export: JSON nested too deeply") from None
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def iter_export_chunks(
+    conn: sqlite3.Connection, *, exported_at: str, schema_version: int
+) -> Iterator[str]:
+    """Yield the export document as text pieces; join them or write them in order.
+
+    The caller must hold a read transaction so the export is one consistent state.
+    """
+    header = {
+        "format": EXPORT_FORMAT,
+        "format_version": EXPORT_FORMAT_VERSION,
+        "exported_at": exported_at,
+        "schema_version": schema_version,
+    }
+    yield _dump(header)[:-1] + ', "episodes": ['
+    last_seq = 0
+    first = True
+    while True:
+        rows = conn.execute(
+            f"SELECT {COLUMNS}, scope FROM episodes WHERE seq > ? ORDER BY seq LIMIT ?",  # noqa: S608
+            (last_seq, _BATCH),
+        ).fetchall()
+        if not rows:
+            break
+        for row in rows:
+            item = {**episode_from_row(row).to_dict(), "scope": row[-1]}
+            yield ("\n" if first else ",\n") + _dump(item)
+            first = False
+        last_seq = int(rows[-1][0])
+    yield '\n], "tombstones": ['
+    tombstones = conn.execute(
+        "SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id"
+    )
+    for index, (ident, deleted_at, reason) in enumerate(tombstones):
+        item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
+        yield ("\n" if index == 0 else ",\n") + _dump(item)
+    yield "\n]"
+    yield from iter_link_chunks(conn)
+    yield from iter_memory_chunks(conn)
+    yield "}\n"
+
+
+def _check_document(document: object) -> tuple[list[Any], list[Any]]:
+    if not isinstance(document, Mapping) or document.get("format") != EXPORT_FORMAT:
+        raise ImportFormatError(
+            f"not an anneal-memory export: expected a JSON object with format {EXPORT_FORMAT!r}"
+        )
+    version = document.get("format_version")
+    if version != EXPORT_FORMAT_VERSION:
+        raise ImportFormatError(
+            f"export format_version {version!r} is not supported (this version reads "
+            f"{EXPORT_FORMAT_VERSION}); export again with a matching anneal-memory"
+        )
+    episodes, tombstones = document.get("episodes"), document.get("tombstones", [])
+    if not isinstance(episodes, list) or not isinstance(tombstones, list):
+        raise ImportFormatError("export is malformed: 'episodes' and 'tombstones' must be lists")
+    return episodes, tombstones
+
+
+def _parse_episode(raw: object, index: int, clock: Clock) -> tuple[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise ImportFormatError(f"episode #{index} is not a JSON object")
+    ident = raw.get("id")
+    if (
+        not isinstance(ident, str)
+        or len(ident) != 8
+        or not all(c in "0123456789abcdef" for c in ident)
+    ):
+        raise ImportFormatError(f"episode #{index} has an invalid id {ident!r} (8 lowercase hex)")
+    try:
+        item = validate_episode(
+            raw.get("content"),
+            raw.get("type"),
+            source=raw.get("source", "agent"),
+            metadata=raw.get("metadata") or None,
+            timestamp=raw.get("timestamp"),
+            idempotency_key=raw.get("idempotency_key"),
+            clock=clock,
+        )
+        item = dataclasses.replace(item, scope=validate_scope(raw.get("scope", "")))
+    except InvalidEpisodeError as exc:
+        raise ImportFormatError(f"episode #{index} ({ident}) is invalid: {exc}") from None
+    return ident, item
+
+
+def _same(existing: Episode, item: Any) -> bool:
+    return bool(existing.content == item.content and existing.type is item.type)
+
+
+def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock) -> ImportResult:
+    """Insert an export's episodes (ids kept) and tombstones; run inside a write transaction.
+
+    Episodes already present with the same content are skipped; deleted ids stay deleted.
+
+    Raises:
+        ImportFormatError: The document is not a valid export, or an id collides with a
+            different episode. Nothing is written in that case (the caller rolls back).
+    """
+    episodes, tombstones = _check_document(document)
+    parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
+    imported = skipped = 0
+    keys: list[str] = []
+    for (ident, item), raw in zip(parsed, episodes, strict=True):
+        existing = fetch_by_id(conn, ident)
+        if existing is not None:
+            if not _same(existing, item):
+                raise ImportFormatError(
+                    f"episode {ident} already exists here with different content; "
+                    "import into a fresh store or delete the local episode first"
+                )
+            skipped += 1
+            continue
+        if conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (ident,)).fetchone():
+            skipped += 1
+            continue
+        insert_episode(conn, item, ident=ident)
+        key = import_provenance(conn, ident, raw)
+        if key is not None:
+            keys.append(key)
+        imported += 1
+    added = 0
+    for raw in tombstones:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str):
+            raise ImportFormatError(
+                "a tombstone entry is malformed: expected {id, deleted_at, reason}"
+            )
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
+            (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
+        )
+        added += cursor.rowcount
+    assert isinstance(document, Mapping)  # checked by _check_document
+    import_links(conn, document.get("supersessions", []), keys)
+    crystals, spores = import_memory(conn, document)
+    return ImportResult(
+        imported=imported,
+        skipped_existing=skipped,
+        tombstones_added=added,
+        crystals_imported=crystals,
+        spores_imported=spores,
+    )
