@@ -9,10 +9,11 @@ otherwise. ``reading`` takes the lock and hands over a :class:`Reader` for reads
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from anneal_memory.audit._intents import StagedEntry
+from anneal_memory.store import _dialect
 
 __all__ = ["Reader", "Tx"]
 
@@ -28,6 +29,17 @@ class Reader:
         self.conn = conn
         self.operation = operation
 
+    def episode_total(self) -> int:
+        """How many live episodes the store holds."""
+        return _dialect.episode_total(self.conn)
+
+    def word_match_count(self, word: str, cap: int) -> int:
+        """How many episodes hold ``word`` (stemmed as the full-text index stems), up to ``cap``.
+
+        ``word`` must be letters and digits only: it becomes one literal full-text term.
+        """
+        return _dialect.word_match_count(self.conn, word, cap)
+
 
 class Tx(Reader):
     """One write transaction inside ``store.writing(operation)``."""
@@ -38,6 +50,10 @@ class Tx(Reader):
         super().__init__(conn, operation)
         self._stage = stage
         self.staged: list[StagedEntry] = []
+
+    def inserted_id(self, sql: str, params: Sequence[object], column: str) -> int:
+        """Run one ``INSERT`` and return the new row's integer key ``column``."""
+        return _dialect.inserted_id(self.conn, sql, params, column)
 
     def audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
         """Stage one audit entry; it is appended after this transaction commits.
