@@ -12,7 +12,6 @@ import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
@@ -20,10 +19,10 @@ from anneal_memory.audit._trail import EventCallback
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import _episodes
 from anneal_memory.store._audit_api import AuditMixin
+from anneal_memory.store._backends import open_backend, refuse_options
 from anneal_memory.store._contract import Backend, Reader, Tx
 from anneal_memory.store._params import prune_cutoff
 from anneal_memory.store._places import PlacesMixin
-from anneal_memory.store._target import is_database_url
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.provenance import _supersession
 from anneal_memory.store.provenance._api import (
@@ -49,26 +48,6 @@ from anneal_memory.types import (
 __all__ = ["DEFAULT_PROJECT_NAME", "Store"]
 
 DEFAULT_PROJECT_NAME = "Agent"
-
-
-def _open_backend(target: str | os.PathLike[str], options: Mapping[str, Any]) -> Backend:
-    """The backend ``target`` names: a PostgreSQL URL, else a SQLite file path."""
-    if is_database_url(target):
-        from anneal_memory.store.postgres._backend import PostgresBackend
-
-        return PostgresBackend(str(target), **options)
-    from anneal_memory.store.sqlite._backend import SqliteBackend
-
-    return SqliteBackend(Path(target).expanduser().absolute(), **options)
-
-
-def _refuse_options(target: object, options: Mapping[str, Any]) -> None:
-    from anneal_memory.errors import BackendNotSupportedError
-
-    for name in options:  # options of the SQLite store the PostgreSQL backend does not have
-        if is_database_url(target):
-            raise BackendNotSupportedError(f"Store({name}=...)")
-        raise TypeError(f"Store() got an unexpected keyword argument {name!r}")
 
 
 class Store(ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
@@ -132,7 +111,7 @@ class Store(ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
         read_only: bool = False,
         **options: Any,
     ) -> None:
-        _refuse_options(path, options)
+        refuse_options(path, options)
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         check_open_options(section_schema, retention_days)
         if read_only and (section_schema is not None or retention_days is not None):
@@ -143,7 +122,7 @@ class Store(ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
         self._read_only = read_only
-        self._backend: Backend = _open_backend(
+        self._backend: Backend = open_backend(
             path,
             {
                 "clock": self._clock,
