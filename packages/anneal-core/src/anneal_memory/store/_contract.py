@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.recall._recall import Ranker
     from anneal_memory.store.sqlite._check import CheckReport
-    from anneal_memory.store.wraps._place import ContinuityPlace
     from anneal_memory.types import ImportReport, StoreStatus
 
 __all__ = [
     "Backend",
+    "ContinuityPlace",
     "Cursor",
     "Dialect",
     "LocalFiles",
@@ -160,6 +160,35 @@ class Tx(Reader, Protocol):
     def audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
         """Stage one audit entry: appended when this transaction commits, never otherwise."""
         ...
+
+
+class ContinuityPlace(Protocol):
+    """Where wraps keep one scope's continuity text: a file beside SQLite, a row on PostgreSQL."""
+
+    @property
+    def label(self) -> Path | str:
+        """What to show as where the text went (the file, or the database and table)."""
+        ...  # pragma: no cover - protocol
+
+    def lock(self) -> contextlib.AbstractContextManager[None]:
+        """Held around a save (a file lock, or nothing where the transaction suffices)."""
+        ...  # pragma: no cover - protocol
+
+    def read(self, conn: SqlConnection) -> str | None:
+        """The current text, or None before the first save."""
+        ...  # pragma: no cover - protocol
+
+    def write(self, conn: SqlConnection, text: str, *, now: str) -> None:
+        """Replace the text, inside ``conn``'s open write transaction.
+
+        Raises:
+            OSError: The file could not be written (the caller rolls back).
+        """
+        ...  # pragma: no cover - protocol
+
+    def undo(self, previous: str | None, written: str) -> None:
+        """After a failed commit: put back what :meth:`write` replaced, if it outlived it."""
+        ...  # pragma: no cover - protocol
 
 
 class LocalFiles(Protocol):

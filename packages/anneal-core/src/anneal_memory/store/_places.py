@@ -16,9 +16,8 @@ from anneal_memory.store._validate import validate_scope
 
 if TYPE_CHECKING:
     from anneal_memory.audit._trail import AuditTrail
-    from anneal_memory.store._contract import Backend, LocalFiles
+    from anneal_memory.store._contract import Backend, ContinuityPlace, LocalFiles
     from anneal_memory.store.sqlite._check import CheckReport
-    from anneal_memory.store.wraps._place import ContinuityPlace
 
 __all__ = ["PlacesMixin"]
 

@@ -7,7 +7,6 @@ once, here, then delegates to its backend (``store/_contract.Backend``): a SQLit
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import os
@@ -20,9 +19,10 @@ from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import _episodes
 from anneal_memory.store._audit_api import AuditMixin
 from anneal_memory.store._backends import open_backend, refuse_options
-from anneal_memory.store._contract import Backend, Reader, Tx
+from anneal_memory.store._contract import Backend, Tx
 from anneal_memory.store._params import prune_cutoff
 from anneal_memory.store._places import PlacesMixin
+from anneal_memory.store._unit import UnitOfWork
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.provenance import _supersession
 from anneal_memory.store.provenance._api import (
@@ -50,7 +50,7 @@ __all__ = ["DEFAULT_PROJECT_NAME", "Store"]
 DEFAULT_PROJECT_NAME = "Agent"
 
 
-class Store(ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
+class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
     """An agent's episodic memory: typed, timestamped episodes in a SQLite file or PostgreSQL.
 
     Several processes may open the same store at once; each write is one transaction.
@@ -172,41 +172,6 @@ class Store(ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def connection(self, operation: str) -> Any:
-        """The store's shared connection, for library modules not yet on :meth:`writing`.
-
-        Not a public API (``sqlite3.Connection`` on SQLite, the backend's view on
-        PostgreSQL, whose ``write_transaction`` takes the store's write lock).
-
-        Raises:
-            StoreClosedError: The store was closed.
-        """
-        return self._backend.connection(operation)
-
-    def writing(
-        self, operation: str, *, durable: bool = True
-    ) -> contextlib.AbstractContextManager[Tx]:
-        """One unit of work: the store's lock and one write transaction, committed on success.
-
-        Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
-        never after a rollback. ``durable=False`` skips the commit's fsync (for writes whose
-        loss on power failure is harmless and visible). For the library's own modules.
-
-        Raises:
-            StoreClosedError: The store was closed.
-            StoreDatabaseError: The database failed or stayed locked; nothing was written.
-        """
-        return self._backend.writing(operation, durable=durable)
-
-    def reading(self, operation: str) -> contextlib.AbstractContextManager[Reader]:
-        """Reads under the store's lock; database errors become ``StoreDatabaseError``.
-
-        Raises:
-            StoreClosedError: The store was closed.
-            StoreDatabaseError: The database failed.
-        """
-        return self._backend.reading(operation)
 
     def _now(self) -> str:
         return format_timestamp(self._clock.now())

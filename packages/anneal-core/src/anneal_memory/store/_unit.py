@@ -9,12 +9,16 @@ backends build these same two classes (the types are declared in ``_contract.py`
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anneal_memory.store._contract import Dialect, SqlConnection
 
-__all__ = ["Reader", "Stage", "Tx"]
+if TYPE_CHECKING:
+    from anneal_memory.store import _contract
+
+__all__ = ["Reader", "Stage", "Tx", "UnitOfWork"]
 
 Stage = Callable[..., object]
 """``stage(conn, event, *, actor=, data=)``: stage one entry; what to flush after the commit."""
@@ -71,3 +75,45 @@ class Tx(Reader):
         entry = self._stage(self.conn, event, actor=actor, data=data)
         if entry is not None:
             self.staged.append(entry)
+
+
+class UnitOfWork:
+    """``Store.writing``, ``Store.reading`` and the old ``connection`` (a mixin of ``Store``)."""
+
+    if TYPE_CHECKING:
+        _backend: _contract.Backend
+
+    def writing(
+        self, operation: str, *, durable: bool = True
+    ) -> contextlib.AbstractContextManager[_contract.Tx]:
+        """One unit of work: the store's lock and one write transaction, committed on success.
+
+        Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
+        never after a rollback. ``durable=False`` skips the commit's fsync (for writes whose
+        loss on power failure is harmless and visible). For the library's own modules.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: The database failed or stayed locked; nothing was written.
+        """
+        return self._backend.writing(operation, durable=durable)
+
+    def reading(self, operation: str) -> contextlib.AbstractContextManager[_contract.Reader]:
+        """Reads under the store's lock; database errors become ``StoreDatabaseError``.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: The database failed.
+        """
+        return self._backend.reading(operation)
+
+    def connection(self, operation: str) -> Any:
+        """The store's shared connection, for library modules not yet on :meth:`writing`.
+
+        Not a public API (``sqlite3.Connection`` on SQLite, the backend's view on
+        PostgreSQL, whose ``write_transaction`` takes the store's write lock).
+
+        Raises:
+            StoreClosedError: The store was closed.
+        """
+        return self._backend.connection(operation)

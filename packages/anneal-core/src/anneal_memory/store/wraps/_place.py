@@ -19,44 +19,14 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._locks import file_lock
-from anneal_memory.store._contract import SqlConnection
+from anneal_memory.store._contract import ContinuityPlace, SqlConnection
 
 __all__ = ["LOCK_SUFFIX", "ContinuityPlace", "FilePlace", "read_file"]
 
 LOCK_SUFFIX = ".lock"
-
-
-class ContinuityPlace(Protocol):
-    """The continuity text's home, as the wrap uses it."""
-
-    @property
-    def label(self) -> Path | str:
-        """What to show as where the text went (the file, or the database and table)."""
-        ...  # pragma: no cover - protocol
-
-    def lock(self) -> contextlib.AbstractContextManager[None]:
-        """Held around a save (a file lock, or nothing where the transaction suffices)."""
-        ...  # pragma: no cover - protocol
-
-    def read(self, conn: SqlConnection) -> str | None:
-        """The current text, or None before the first save."""
-        ...  # pragma: no cover - protocol
-
-    def write(self, conn: SqlConnection, text: str, *, now: str) -> None:
-        """Replace the text, inside ``conn``'s open write transaction.
-
-        Raises:
-            OSError: The file could not be written (the caller rolls back).
-        """
-        ...  # pragma: no cover - protocol
-
-    def undo(self, previous: str | None, written: str) -> None:
-        """After a failed commit: put back what :meth:`write` replaced, if it outlived it."""
-        ...  # pragma: no cover - protocol
 
 
 def read_file(path: Path) -> str | None:
