@@ -103,10 +103,10 @@ class Dialect(Protocol):
         ...
 
     def insert_episode_row(self, values: Sequence[object]) -> bool:
-        """Insert one episode row (``_episodes.INSERT_VALUES`` order); False when the id is taken.
+        """Insert one episode row (``_episodes`` column order); False when its id is taken.
 
-        Raises:
-            IdempotencyConflictError: Never here; a concurrent writer's key makes it False.
+        Taken means a live or a deleted (tombstoned) episode has it, or, on a backend whose
+        records run side by side, a concurrent writer just used the idempotency key.
         """
         ...
 
