@@ -74,7 +74,7 @@ def run_verify(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.store._target import database_url
 
     if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
-        result = ctx.store().verify_audit()  # type: ignore[attr-defined]  # the PostgreSQL trail
+        result = ctx.store().verify_audit()  # the PostgreSQL trail
     else:
         result = AuditTrail.verify(_db(ctx))
     ctx.emit(result.to_dict(), result.summary())
@@ -116,7 +116,7 @@ def run_audit(ctx: Context, args: argparse.Namespace) -> int:
 
     if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
         store = ctx.store()  # the PostgreSQL-held trail
-        entries = store.read_audit(since=since, event=args.event, limit=args.limit)  # type: ignore[attr-defined]
+        entries = store.read_audit(since=since, event=args.event, limit=args.limit)
     else:
         entries = read_entries(_db(ctx), since=since, event=args.event, limit=args.limit)
     text = "\n".join(_entry_line(e) for e in entries) if entries else "No audit entries match."

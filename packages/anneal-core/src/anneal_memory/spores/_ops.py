@@ -20,7 +20,6 @@ from anneal_memory.spores import _rows
 from anneal_memory.spores import _validate as v
 from anneal_memory.spores._types import Germination, Spore, SporeTier, SporeType
 from anneal_memory.store import Store
-from anneal_memory.store._dialect import inserted_id
 
 __all__ = [
     "add_spore",
@@ -87,9 +86,8 @@ def add_spore(
     body, where = v.check_text_field(text), v.check_domain(domain)
     rank, due, link = v.check_salience(salience), v.check_next(next), v.check_pointer(pointer)
     day = _day(store)
-    with writing(store, "spore add") as conn:
-        num = inserted_id(
-            conn,
+    with store.writing("spore add") as tx:
+        num = tx.inserted_id(
             "INSERT INTO spores (type, text, domain, tier, salience, seen, next, created,"
             " created_at, status, resolution, pointer, origin_key, revision)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, 1)",
@@ -97,7 +95,7 @@ def add_spore(
              format_timestamp(store.clock.now()), link, os.urandom(16).hex()),
             "num",
         )  # fmt: skip
-        spore = _require(conn, num, "spore add", day)
+        spore = _require(store.connection("spore add"), num, "spore add", day)
         _audit(store, actor, "add", spore, tier=spore.tier.value, text=spore.text)
     return spore
 

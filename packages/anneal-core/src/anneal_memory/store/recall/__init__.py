@@ -1,1 +1,1 @@
-"""Recall: filters, keyword parsing, the stage order and the rankers."""
+"""Recall: filters, keyword parsing, the one stage order, and SQLite's FTS5 ranker."""
