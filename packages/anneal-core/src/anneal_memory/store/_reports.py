@@ -15,7 +15,7 @@ from anneal_memory.store.provenance._evidence import citing_crystals_before
 if TYPE_CHECKING:
     from anneal_memory.store._store import Store
 
-__all__ = ["EpisodeStats", "PrunePreview", "episode_stats", "prune_preview"]
+__all__ = ["EpisodeStats", "PrunePreview", "check_older_than", "episode_stats", "prune_preview"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,8 +33,8 @@ class PrunePreview:
     crystals_losing_evidence: tuple[str, ...]
 
 
-def prune_preview(store: Store, older_than_days: float) -> PrunePreview:
-    """Count what ``store.prune(older_than_days)`` would delete, without deleting.
+def check_older_than(older_than_days: object) -> float:
+    """``prune``'s age: a number of days, 0 or more (any finite or infinite float).
 
     Raises:
         InvalidInputError: ``older_than_days`` is negative or not a number.
@@ -47,7 +47,16 @@ def prune_preview(store: Store, older_than_days: float) -> PrunePreview:
         raise InvalidInputError(
             f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
         )
-    cutoff = prune_cutoff(store.clock.now(), older_than_days)
+    return float(older_than_days)
+
+
+def prune_preview(store: Store, older_than_days: float) -> PrunePreview:
+    """Count what ``store.prune(older_than_days)`` would delete, without deleting.
+
+    Raises:
+        InvalidInputError: ``older_than_days`` is negative or not a number.
+    """
+    cutoff = prune_cutoff(store.clock.now(), check_older_than(older_than_days))
     with store.reading("prune") as reader:
         row = reader.conn.execute(
             "SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,)
