@@ -84,6 +84,13 @@ def test_a_save_reads_then_writes_once(gated: Store, statements: list[str]) -> N
     assert all(s.startswith("SELECT") for s in statements[:begin])
 
 
+def test_a_read_only_store_still_reports_the_gates_downgrade(gated: Store, target: str) -> None:
+    with Store(target, read_only=True) as reader:
+        assert prepare_wrap(reader, session_id="someone-else").status == "downgraded"
+        with pytest.raises(StoreDatabaseError):
+            prepare_wrap(reader, session_id="holder")
+
+
 @pytest.mark.parametrize(
     ("tables", "read"),
     [

@@ -136,11 +136,17 @@ def open_wrap(
     let this session open a wrap (nothing is written), else what was opened. The crystals a
     wrap's proposals need are read in the same transaction.
     """
+    location = location_of(store)
+    if store.read_only:  # nothing can open: the gate's downgrade, else the write refuses below
+        with store.reading("prepare_wrap") as reader:
+            decision = authorize_prepare(reader.conn, request.session_id, location=location)
+        if not decision.allowed:
+            return decision
     # Flushed to disk when it stages audit entries for a trail file (the trail gets them
     # once it has committed). Otherwise a power cut before the save's durable commit only
     # leaves no wrap open, which the save reports; no episode or continuity is at stake.
     with store.writing("prepare_wrap", durable=store.audit_after_commit) as tx:
-        decision = authorize_prepare(tx.conn, request.session_id, location=location_of(store))
+        decision = authorize_prepare(tx.conn, request.session_id, location=location)
         if not decision.allowed:
             return decision
         schema = schema_of(tx.conn)
