@@ -16,7 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 
 from anneal_memory.crystal import _keywords as kw
-from anneal_memory.crystal._read import list_crystals
+from anneal_memory.crystal import _rows
+from anneal_memory.crystal._read import day_of
 from anneal_memory.crystal._types import Crystal, CrystalHit, CrystalRecall
 from anneal_memory.errors import InvalidCrystalError
 from anneal_memory.store import Reader, Store
@@ -192,10 +193,12 @@ def crystal_recall(
             reason="query too thin: give it at least 2 distinctive keywords (4+ letters, "
             "not stopwords), or use query mode",
         )
-    crystals = list_crystals(store)
-    if not crystals:
-        return CrystalRecall(hits=(), keywords=keywords, weighting="length", reason="no crystals")
     with store.reading("crystal recall") as reader:
+        crystals = [c for c in _rows.fetch_all(reader.conn, day_of(store)) if c.live]
+        if not crystals:
+            return CrystalRecall(
+                hits=(), keywords=keywords, weighting="length", reason="no crystals"
+            )
         weights, weighting = _weights(reader, keywords)
     sc = _Scoring(keywords=keywords, weights=weights, gates=gates, idf=weighting == "idf")
     direct = _keyword_hits(crystals, sc)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from anneal_memory.gate import BatonStatus
-    from anneal_memory.store.wraps._rows import WrapRecord
+    from anneal_memory.store.wraps import WrapRecord
     from anneal_memory.types import Episode, RecallResult, StoreStatus
 
 __all__ = ["indent_breaks", "render_episode", "render_recall", "render_status"]
