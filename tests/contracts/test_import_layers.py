@@ -81,3 +81,12 @@ def test_crystal_and_spores_are_acyclic_and_above_the_store() -> None:
     for module in lower:
         assert not any(t.startswith(("anneal_memory.crystal", "anneal_memory.spores"))
                        for t in graph[module]), module  # fmt: skip
+
+
+def test_redaction_is_a_pure_leaf() -> None:
+    graph = _graph(_modules())
+    room = [m for m in graph if m.startswith("anneal_memory.redaction")]
+    assert room
+    allowed = ("anneal_memory.redaction", "anneal_memory.errors", "anneal_memory._lazy")
+    outside = {m: sorted(t for t in graph[m] if not t.startswith(allowed)) for m in room}
+    assert {m: t for m, t in outside.items() if t} == {}
