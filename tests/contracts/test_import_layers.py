@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "anneal_memory.errors", "anneal_memory.types", "anneal_memory._clock",
         "anneal_memory._fsio", "anneal_memory._locks", "anneal_memory._lazy",
         "anneal_memory._fields", "anneal_memory._hebbian", "anneal_memory._owner",
-        "anneal_memory._scope_files",
+        "anneal_memory._scope_files", "anneal_memory.redaction",
     ),
     ("anneal_memory.document",),
     ("anneal_memory.immune",),
@@ -225,3 +225,13 @@ def test_every_lazy_export_resolves(package: str) -> None:
     module = importlib.import_module(package)
     for name in getattr(module, "__all__", ()):
         assert getattr(module, name) is not None, f"{package}.{name}"
+
+
+def test_redaction_is_a_pure_leaf() -> None:
+    room = {
+        m: t for m, t in _graph(_modules(CORE)).items() if m.startswith("anneal_memory.redaction")
+    }
+    assert room
+    allowed = ("anneal_memory.redaction", "anneal_memory.errors", "anneal_memory._lazy")
+    outside = {m: sorted(x for x in t if not x.startswith(allowed)) for m, t in room.items()}
+    assert {m: t for m, t in outside.items() if t} == {}

@@ -9,6 +9,7 @@ guards against ``ValueError`` keeps working.
     AnnealMemoryError
     ├── InvalidInputError (ValueError)
     │   ├── InvalidEpisodeError         content, type, size, encoding, metadata, timestamp
+    │   │   └── SecretRefusedError      a secret in a record on a store whose policy is refuse
     │   ├── InvalidQueryError           a recall filter (not the keyword: any keyword is valid)
     │   ├── IdempotencyConflictError    same idempotency key, different episode
     │   ├── ImportFormatError           a file given to import is not an export
@@ -68,6 +69,7 @@ __all__ = [
     "NoWrapInProgressError",
     "RevisionConflictError",
     "SaveAuthorityError",
+    "SecretRefusedError",
     "SporeNotFoundError",
     "StoreClosedError",
     "StoreDatabaseError",
@@ -92,6 +94,20 @@ class InvalidInputError(AnnealMemoryError, ValueError):
 
 class InvalidEpisodeError(InvalidInputError):
     """An episode was rejected: empty, unknown type, too large, bad encoding or metadata."""
+
+
+class SecretRefusedError(InvalidEpisodeError):
+    """A record held a secret and the store's redaction policy is ``refuse``; nothing written.
+
+    The message names the kinds found (``aws-access-key``), never the secret itself.
+
+    Attributes:
+        kinds: The kinds of secret (or personal data) found, sorted.
+    """
+
+    def __init__(self, message: str, *, kinds: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.kinds = kinds
 
 
 class InvalidQueryError(InvalidInputError):

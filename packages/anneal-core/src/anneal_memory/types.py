@@ -208,6 +208,8 @@ class ImportResult:
     tombstones_added: int
     crystals_imported: int = 0
     spores_imported: int = 0
+    redacted: Mapping[str, int] = field(default_factory=dict)
+    """Imported episodes whose secrets were replaced, per kind (the store's redaction policy)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -285,6 +287,8 @@ class ImportReport:
         sha256: Hex SHA-256 of the source file's bytes.
         dry_run: True when nothing was written.
         counts: One entry per kind of record the source held.
+        redacted: Episodes whose secrets were replaced, per kind (the importing store's
+            redaction policy applies to what it imports).
     """
 
     source: str
@@ -292,6 +296,7 @@ class ImportReport:
     sha256: str
     dry_run: bool
     counts: tuple[ImportCount, ...]
+    redacted: Mapping[str, int] = field(default_factory=dict)
 
     def count(self, kind: str) -> ImportCount | None:
         """The entry for ``kind``, or None when the source held none."""
@@ -305,4 +310,5 @@ class ImportReport:
             "sha256": self.sha256,
             "dry_run": self.dry_run,
             "counts": [c.to_dict() for c in self.counts],
+            "redacted": dict(self.redacted),
         }

@@ -35,6 +35,7 @@ class AuditEvent(str, enum.Enum):
     ASSOCIATIONS_DECAYED = "associations_decayed"
     SCHEMA_MIGRATED = "schema_migrated"
     CONSOLIDATE_POLICY_SET = "consolidate_policy_set"
+    REDACTION_POLICY_SET = "redaction_policy_set"
     BATON_CLAIMED = "baton_claimed"
     BATON_TAKEN = "baton_taken"
     BATON_RELEASED = "baton_released"

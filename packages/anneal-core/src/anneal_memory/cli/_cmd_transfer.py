@@ -103,6 +103,9 @@ def _text(report: ImportReport, origin: str) -> str:
         if c.not_carried:
             parts.append(f"{c.not_carried} not carried: {c.reason}")
         lines.append(f"  {c.kind}: {c.found} found, " + ", ".join(parts))
+    if report.redacted:
+        kinds = ", ".join(f"{kind} in {n}" for kind, n in report.redacted.items())
+        lines.append(f"  secrets replaced by [redacted:<kind>]: {kinds} episode(s)")
     if report.dry_run:
         lines.append("Dry run: nothing was written.")
     return "\n".join(lines)
@@ -123,6 +126,7 @@ def _data(report: ImportReport, origin: str) -> dict[str, object]:
         "crystals_imported": crystals.imported if crystals else 0,
         "spores_imported": spores.imported if spores else 0,
         "counts": [c.to_dict() for c in report.counts],
+        "redacted": dict(report.redacted),
     }
 
 

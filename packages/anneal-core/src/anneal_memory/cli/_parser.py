@@ -49,6 +49,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
         "graph",
     ),
     ("anneal_memory.cli._cmd_baton", "baton"),
+    ("anneal_memory.cli._cmd_redaction", "redaction"),
     ("anneal_memory.cli._cmd_audit", "verify", "audit", "audit-repair"),
     ("anneal_memory.cli._cmd_crystal", "crystal"),
     ("anneal_memory.cli._cmd_spore", "spore"),

@@ -16,11 +16,14 @@ A contract test keeps each row under its token budget.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anneal_memory.mcp import _memory_tools, _read_tools, _text, _wrap_tools
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
+
+if TYPE_CHECKING:
+    from anneal_memory.redaction import RedactionSettings
 
 __all__ = ["TOOLS", "TOOLS_BY_NAME", "Tool", "ToolContext", "ToolReply"]
 
@@ -100,6 +103,7 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     )
     lines = text.split("\n")
     lines.insert(-2, f"Section schema: {current_schema(store).name}")
+    lines.insert(-2, f"Secrets at the door: {_redaction_line(store.redaction_settings())}")
     text = "\n".join(lines)
     fields = {
         "total_episodes": status.total_episodes,
@@ -107,6 +111,11 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
         "wrap_open": wrap is not None,
     }
     return ToolReply(text, fields)
+
+
+def _redaction_line(settings: RedactionSettings) -> str:
+    personal = "personal data too" if settings.personal else "personal data kept"
+    return f"{settings.policy.value} ({personal})"
 
 
 _EPISODE_ID = {"type": "string", "description": "The episode's 8-hex-character id."}

@@ -16,12 +16,13 @@ from typing import Any
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.audit._trail import EventCallback
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.store import _episodes
+from anneal_memory.store import _episodes, _redaction
 from anneal_memory.store._audit_api import AuditMixin
 from anneal_memory.store._backends import open_backend, refuse_options
 from anneal_memory.store._contract import Backend, Tx
 from anneal_memory.store._params import prune_cutoff
 from anneal_memory.store._places import PlacesMixin
+from anneal_memory.store._redaction import Redactor
 from anneal_memory.store._unit import UnitOfWork
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.provenance import _supersession
@@ -50,7 +51,7 @@ __all__ = ["DEFAULT_PROJECT_NAME", "Store"]
 DEFAULT_PROJECT_NAME = "Agent"
 
 
-class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
+class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin, Redactor):
     """An agent's episodic memory: typed, timestamped episodes in a SQLite file or PostgreSQL.
 
     Several processes may open the same store at once; each write is one transaction.
@@ -77,8 +78,11 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
             audited as ``prune``); None keeps everything.
         read_only: Open an existing store without ever writing: no creation, migration,
             audit entries or tidying (SQLite ``query_only``); write calls raise
-            ``StoreDatabaseError``. ``section_schema`` and ``retention_days`` need a
-            writable store.
+            ``StoreDatabaseError``. ``section_schema``, ``retention_days`` and ``redaction``
+            need a writable store.
+        redaction: Set the redaction policy, ``redact``/``refuse``/``off`` or a
+            ``RedactionSettings`` (``set_redaction``); None keeps the stored one
+            (``redact`` on a new store; see ``docs/trust.md``).
         **options: None on SQLite; on PostgreSQL an option only SQLite stores have raises
             ``BackendNotSupportedError``.
 
@@ -109,9 +113,11 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
         section_schema: str | None = None,
         retention_days: float | None = None,
         read_only: bool = False,
+        redaction: _redaction.RedactionOption = None,
         **options: Any,
     ) -> None:
         refuse_options(path, options)
+        wanted = _redaction.open_option(redaction, read_only=read_only)  # before any write
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         check_open_options(section_schema, retention_days)
         if read_only and (section_schema is not None or retention_days is not None):
@@ -135,6 +141,7 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
         self._lock = self._backend.lock
         try:
             self._apply_section_schema(section_schema)
+            self._open_redaction(wanted)
             if retention_days is not None:
                 self.prune(retention_days)
         except BaseException:
@@ -196,7 +203,9 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
         """Record one episode and return it.
 
         Args:
-            content: The text; not empty, at most 64 KiB of UTF-8.
+            content: The text; not empty, at most 64 KiB of UTF-8. Secrets in it (and in
+                ``metadata``'s string values) are replaced by ``[redacted:<kind>]`` before
+                anything is written, unless the store's redaction policy says otherwise.
             episode_type: An ``EpisodeType`` or its value (``"decision"``).
             source: Who records it.
             metadata: A JSON object stored with the episode.
@@ -216,6 +225,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
             InvalidEpisodeError: A field is invalid; nothing was written.
             TrustError: ``trust`` is above the store's ceiling; nothing was written.
             SupersessionError: A ``supersedes`` link is invalid; nothing was written.
+            SecretRefusedError: The text or metadata holds a secret and the store's
+                redaction policy is ``refuse``; nothing was written.
             IdempotencyConflictError: The key was used for a different episode.
             StoreDatabaseError: SQLite failed; nothing was written.
         """
@@ -236,18 +247,22 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
             derived_from=derived_from,
             ceiling=self._trust_ceiling,
         )
+        item = _redaction.redact_episode(self, item)  # issue 30: secrets never get written
         # Provenance changes other episodes' rows: the store's exclusive write, not a shared one.
         with self._backend.writing("record", shared=prov.is_default) as tx:
             episode, new = _episodes.insert_episode(tx.conn, tx.dialect, item)
             if new:  # not an idempotent retry
-                episode = self._stage_record(tx, episode, prov)
+                episode = self._stage_record(tx, episode, prov, item.redacted)
         return episode
 
-    def _stage_record(self, tx: Tx, episode: Episode, prov: RecordProvenance) -> Episode:
+    def _stage_record(
+        self, tx: Tx, episode: Episode, prov: RecordProvenance, redacted: tuple[str, ...] = ()
+    ) -> Episode:
         replaced: list[str] = []
         if not prov.is_default:
             episode, replaced = apply_record_provenance(tx.conn, episode, prov, now=self._now())
-        data = {"episode_id": episode.id, "type": episode.type.value, "content": episode.content}
+        data: dict[str, Any] = {"episode_id": episode.id, "type": episode.type.value}
+        data.update(content=episode.content, **_redaction.audit_note(redacted))  # issue 30
         if episode.trust is not Trust.AGENT:
             data["trust"] = episode.trust.value
         tx.audit("record", actor=episode.source, data=data)

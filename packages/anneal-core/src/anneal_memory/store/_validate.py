@@ -38,6 +38,7 @@ class EpisodeInput:
     timestamp: str
     idempotency_key: str | None
     scope: str = ""
+    redacted: tuple[str, ...] = ()  # kinds the redaction step replaced (for the audit entry)
 
 
 def _text(value: object, what: str) -> str:

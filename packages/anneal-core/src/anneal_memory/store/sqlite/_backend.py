@@ -265,12 +265,14 @@ class SqliteBackend:
         return report
 
     def _stage_import(self, conn: sqlite3.Connection, report: ImportReport) -> None:
-        data = {
+        data: dict[str, Any] = {
             "format": report.format,
             "source_sha256": report.sha256,
             "counts": {c.kind: c.imported for c in report.counts},
             "not_carried": {c.kind: c.not_carried for c in report.counts},
         }
+        if report.redacted:  # issue 30: episodes redacted per kind, never the secrets
+            data["redacted"] = dict(report.redacted)
         self.stage_audit(conn, "import", actor="operator", data=data)
 
     def check(self, *, full: bool) -> CheckReport:

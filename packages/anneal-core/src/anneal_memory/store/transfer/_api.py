@@ -56,7 +56,12 @@ class TransferMixin:
             with self.writing("import") as tx:
                 result = import_document(tx.conn, tx.dialect, parsed, clock=self._clock)
                 set_meta(tx.conn, [("last_write", self._now())])
-                data = {"imported": result.imported, "tombstones_added": result.tombstones_added}
+                data: dict[str, Any] = {
+                    "imported": result.imported,
+                    "tombstones_added": result.tombstones_added,
+                }
+                if result.redacted:  # issue 30: episodes redacted per kind, never the secrets
+                    data["redacted"] = dict(result.redacted)
                 tx.audit("import", actor="operator", data=data)
         except UnicodeError as exc:  # a lone surrogate SQLite cannot store; rolled back
             raise ImportFormatError(

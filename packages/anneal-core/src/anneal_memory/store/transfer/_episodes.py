@@ -26,7 +26,8 @@ from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import Dialect, SqlConnection
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
-from anneal_memory.store._validate import validate_episode, validate_scope
+from anneal_memory.store._redaction import count_kinds, redact_parsed
+from anneal_memory.store._validate import EpisodeInput, validate_episode, validate_scope
 from anneal_memory.store.transfer._links import import_links, import_provenance, iter_link_chunks
 from anneal_memory.store.transfer._memory import import_memory, iter_memory_chunks
 from anneal_memory.types import Episode, ImportResult
@@ -200,12 +201,15 @@ def import_document(
     """
     episodes, tombstones = _check_document(document)
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
+    parsed = redact_parsed(conn, parsed)  # issue 30: the importing store's redaction policy
     imported = skipped = 0
     keys: list[str] = []
+    written: list[EpisodeInput] = []
     for (ident, item), raw in zip(parsed, episodes, strict=True):
         if not _import_one(conn, dialect, ident, item):
             skipped += 1
             continue
+        written.append(item)
         key = import_provenance(conn, ident, raw)
         if key is not None:
             keys.append(key)
@@ -221,4 +225,5 @@ def import_document(
         tombstones_added=added,
         crystals_imported=crystals,
         spores_imported=spores,
+        redacted=count_kinds(written),
     )

@@ -173,6 +173,11 @@ def import_source(
         finally:
             sink.close()
     report = ImportReport(
-        source=str(path), format=fmt.value, sha256=sha256, dry_run=dry_run, counts=sink.counts()
+        source=str(path),
+        format=fmt.value,
+        sha256=sha256,
+        dry_run=dry_run,
+        counts=sink.counts(),
+        redacted=sink.redacted(),
     )
     return ImportPlan(report=report, continuity=text)

@@ -20,6 +20,7 @@ from anneal_memory._fsio import ensure_private_file
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
+from anneal_memory.store._redaction import read_settings, redact_imported
 from anneal_memory.store._validate import EpisodeInput
 from anneal_memory.store.transfer._history import (
     wrap_token,
@@ -59,7 +60,7 @@ CREATE TABLE stage (
     pos INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, ident TEXT, ord TEXT NOT NULL,
     wrap INTEGER, ts TEXT NOT NULL, type TEXT NOT NULL, content TEXT NOT NULL,
     source TEXT NOT NULL, metadata TEXT, idem TEXT, place TEXT NOT NULL,
-    scope TEXT NOT NULL DEFAULT ''
+    scope TEXT NOT NULL DEFAULT '', redacted TEXT NOT NULL DEFAULT ''
 )
 """
 
@@ -114,6 +115,8 @@ class Sink:
         self._stage.execute("CREATE TABLE fresh (id TEXT PRIMARY KEY) WITHOUT ROWID")
         self._stage.execute("BEGIN")
         self._counts: dict[Kind, _Count] = {}
+        self._redaction = read_settings(conn)  # issue 30: the importing store's policy
+        self._redacted: dict[str, int] = {}
         self._wraps: list[WrapRecord] = []
         self._patterns: list[PatternLevelRecord] = []
         self._through: dict[int, int] = {}
@@ -138,6 +141,10 @@ class Sink:
         entry.not_carried += n
         entry.reason = reason
 
+    def redacted(self) -> dict[str, int]:
+        """Episodes written with secrets replaced, per kind."""
+        return dict(sorted(self._redacted.items()))
+
     def counts(self) -> tuple[ImportCount, ...]:
         """What happened to each kind, in a stable order."""
         order = list(Kind)
@@ -157,9 +164,14 @@ class Sink:
     # -- episodes -------------------------------------------------------------------------
 
     def episode(self, record: EpisodeRecord) -> None:
-        """Stage one episode; a repeat inside the source is skipped if identical."""
+        """Stage one episode; a repeat inside the source is skipped if identical.
+
+        Its secrets are replaced first (the store's redaction policy), so none reaches even
+        the staging file.
+        """
         self.count(Kind.EPISODES).found += 1
-        item = record.item
+        item = redact_imported(self._redaction, record.item, record.place)
+        record = dataclasses.replace(record, item=item)
         key = record.ident or item.idempotency_key
         if key is None:
             raise ImportFormatError(f"{record.place}: an episode needs an id or a key")
@@ -170,10 +182,10 @@ class Sink:
         try:
             self._stage.execute(
                 "INSERT INTO stage (key, ident, ord, wrap, ts, type, content, source, metadata,"
-                " idem, place, scope) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                " idem, place, scope, redacted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (key, record.ident, ordering, record.wrap_number, item.timestamp,
                  item.type.value, item.content, item.source, item.metadata_json,
-                 item.idempotency_key, record.place, item.scope),
+                 item.idempotency_key, record.place, item.scope, ",".join(item.redacted)),
             )  # fmt: skip
         except sqlite3.IntegrityError:
             self._repeat(key, record)
@@ -192,12 +204,12 @@ class Sink:
     def flush_episodes(self) -> None:
         """Write the staged episodes in order; skip those already here, refuse clashes."""
         rows = self._stage.execute(
-            "SELECT ident, wrap, ts, type, content, source, metadata, idem, place, scope"
-            " FROM stage ORDER BY ord, pos"
+            "SELECT ident, wrap, ts, type, content, source, metadata, idem, place, scope,"
+            " redacted FROM stage ORDER BY ord, pos"
         )
         count = self.count(Kind.EPISODES)
         wrap: int | None = None
-        for ident, number, ts, kind, content, source, metadata, idem, place, scope in rows:
+        for ident, number, ts, kind, content, source, metadata, idem, place, scope, kinds in rows:
             if number != wrap:
                 self._mark_through(wrap)
                 wrap = number
@@ -209,11 +221,14 @@ class Sink:
                 timestamp=ts,
                 idempotency_key=idem,
                 scope=scope,
+                redacted=tuple(kinds.split(",")) if kinds else (),
             )
             if self._present(ident, item, place):
                 count.skipped += 1
                 continue
             insert_episode(self._conn, self._dialect, item, ident=ident)
+            for kind in item.redacted:
+                self._redacted[kind] = self._redacted.get(kind, 0) + 1
             if ident is not None:
                 self._stage.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (ident,))
             count.imported += 1

@@ -1,0 +1,63 @@
+"""Secrets and personal data kept out of the store: the rules, the scanner, the policy.
+
+Pure and stdlib only: text in, redacted text (or a refusal) out. The store applies a store's
+:class:`RedactionSettings` to every record and import before anything is written, so a
+secret never reaches the database, its full-text index, the audit trail or an export::
+
+    >>> from anneal_memory.redaction import redact
+    >>> redact("key AKIAZ7QW3RT5YU2PLK4M in the log").text
+    'key [redacted:aws-access-key] in the log'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anneal_memory._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from anneal_memory.redaction._policy import (
+        CleanedFields,
+        RedactionPolicy,
+        RedactionSettings,
+        clean_fields,
+    )
+    from anneal_memory.redaction._scan import (
+        PERSONAL_KINDS,
+        SECRET_KINDS,
+        Detection,
+        Redaction,
+        marker,
+        redact,
+        scan,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "PERSONAL_KINDS": "anneal_memory.redaction._scan",
+    "SECRET_KINDS": "anneal_memory.redaction._scan",
+    "CleanedFields": "anneal_memory.redaction._policy",
+    "Detection": "anneal_memory.redaction._scan",
+    "Redaction": "anneal_memory.redaction._scan",
+    "RedactionPolicy": "anneal_memory.redaction._policy",
+    "RedactionSettings": "anneal_memory.redaction._policy",
+    "clean_fields": "anneal_memory.redaction._policy",
+    "marker": "anneal_memory.redaction._scan",
+    "redact": "anneal_memory.redaction._scan",
+    "scan": "anneal_memory.redaction._scan",
+}
+
+__all__ = [
+    "PERSONAL_KINDS",
+    "SECRET_KINDS",
+    "CleanedFields",
+    "Detection",
+    "Redaction",
+    "RedactionPolicy",
+    "RedactionSettings",
+    "clean_fields",
+    "marker",
+    "redact",
+    "scan",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
