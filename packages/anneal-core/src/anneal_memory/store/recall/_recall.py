@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import sqlite3
 
@@ -9,6 +10,7 @@ from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_seqs
 from anneal_memory.store._validate import validate_scope
+from anneal_memory.store.recall._intent import Intent, read_intent
 from anneal_memory.store.recall._ranking import count_matches, ranked_seqs
 from anneal_memory.store.recall._search import (
     RecallFilters,
@@ -21,7 +23,14 @@ from anneal_memory.store.recall._substring import plan_substring_search
 from anneal_memory.store.sqlite._watermarks import total_count
 from anneal_memory.types import EpisodeType, RecallResult
 
-__all__ = ["MAX_RECALL_LIMIT", "MAX_RECALL_OFFSET", "build_filters", "hide_superseded", "recall"]
+__all__ = [
+    "MAX_RECALL_LIMIT",
+    "MAX_RECALL_OFFSET",
+    "build_filters",
+    "hide_superseded",
+    "question_intent",
+    "recall",
+]
 
 MAX_RECALL_LIMIT = 1_000
 MAX_RECALL_OFFSET = 10_000
@@ -83,14 +92,21 @@ def build_filters(
         clauses.append("e.scope = ?")
         params.append(validate_scope(scope, error=InvalidQueryError))
     only_type = str(params[0]) if episode_type is not None and len(clauses) == 1 else None
-    return RecallFilters(clauses=tuple(clauses), params=tuple(params), only_type=only_type)
+    return RecallFilters(
+        clauses=tuple(clauses), params=tuple(params), only_type=only_type, now=clock.now()
+    )
 
 
 def hide_superseded(filters: RecallFilters) -> RecallFilters:
     """The same filters, leaving out episodes another episode has replaced."""
-    return RecallFilters(
-        clauses=(*filters.clauses, "e.superseded_by IS NULL"), params=filters.params
+    return dataclasses.replace(
+        filters, clauses=(*filters.clauses, "e.superseded_by IS NULL"), only_type=None
     )
+
+
+def question_intent(keyword: str, filters: RecallFilters) -> Intent | None:
+    """The priors ``keyword`` asks for (``_intent``), read against the filters' clock."""
+    return None if filters.now is None else read_intent(keyword, filters.now)
 
 
 def _check_page(limit: object, offset: object) -> tuple[int, int]:
@@ -129,9 +145,15 @@ def _newest(
 
 
 def _ranked(
-    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, limit: int, offset: int
+    conn: sqlite3.Connection,
+    plan: SearchPlan,
+    filters: RecallFilters,
+    limit: int,
+    offset: int,
+    *,
+    intent: Intent | None = None,
 ) -> RecallResult:
-    ranking = ranked_seqs(conn, plan, filters, depth=offset + limit)
+    ranking = ranked_seqs(conn, plan, filters, depth=offset + limit, intent=intent)
     page = ranking.seqs[offset : offset + limit]
     total = ranking.found
     if not ranking.complete:
@@ -145,7 +167,7 @@ def _search(
     plan = plan_search(keyword)
     if plan is None:
         return RecallResult(episodes=(), total_matching=0)
-    result = _ranked(conn, plan, filters, limit, offset)
+    result = _ranked(conn, plan, filters, limit, offset, intent=question_intent(keyword, filters))
     if result.total_matching:
         return result
     # No word matched: try the words as prefixes ("Postgre" finds PostgreSQL), then as
