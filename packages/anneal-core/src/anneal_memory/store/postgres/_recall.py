@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store.postgres import _substring
+from anneal_memory.store.postgres._hop import hop_page
 from anneal_memory.store.postgres._rank import Terms, count_ranked, ranked_page
-from anneal_memory.store.recall._recall import MAX_RECALL_OFFSET, _check_page
+from anneal_memory.store.recall._recall import MAX_RECALL_OFFSET, _check_page, question_intent
 from anneal_memory.store.recall._search import (
     MAX_QUERY_TERMS,
     plan_prefix_search,
@@ -72,6 +73,7 @@ def word_terms(keyword: str) -> Terms | None:
         values=plan.terms,
         phrase=_PHRASE if len(tokens) > 1 else None,
         phrase_value=joined,
+        forms=tuple(plan.forms_of(t) for t in plan.terms),  # hook (#29): word forms
     )
 
 
@@ -84,6 +86,21 @@ def prefix_terms(keyword: str) -> Terms | None:
     return Terms(query="to_tsquery('simple', %s)", holds=_HOLDS, weight=_WEIGHT, values=quoted)
 
 
+def joined_forms(queries: list[str], groups: tuple[tuple[str, ...], ...]) -> list[str]:
+    """One ``tsquery`` text per group: the OR of its forms' distinct queries ('' if none).
+
+    Each query is PostgreSQL's own ``tsquery`` text, so joining them is safe; two forms the
+    stemmer makes one lexeme are searched once.
+    """
+    out: list[str] = []
+    at = 0
+    for group in groups:
+        mine = list(dict.fromkeys(q for q in queries[at : at + len(group)] if q))
+        at += len(group)
+        out.append(" | ".join(f"( {q} )" for q in mine) if len(mine) > 1 else "".join(mine))
+    return out
+
+
 def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     """The same terms with each query computed once into a ``tsquery`` constant.
 
@@ -91,14 +108,16 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     (PostgreSQL's own ``tsquery`` text, cast back). Terms that hold no lexeme are left out;
     None when none is left.
     """
-    values = [*terms.values, *([terms.phrase_value] if terms.phrase else [])]
-    parts = [terms.query] * len(terms.values) + ([terms.phrase] if terms.phrase else [])
+    groups = terms.forms or tuple((v,) for v in terms.values)
+    flat = [form for group in groups for form in group]
+    values = [*flat, *([terms.phrase_value] if terms.phrase else [])]
+    parts = [terms.query] * len(flat) + ([terms.phrase] if terms.phrase else [])
     row = conn.execute(
         "SELECT " + ", ".join(f"({p})::text" for p in parts),
         values,
     ).fetchone()
     found = [str(v) for v in (row or ())]
-    words = tuple(q for q in found[: len(terms.values)] if q)
+    words = tuple(q for q in joined_forms(found[: len(flat)], groups) if q)
     if not words:
         return None
     phrase = found[-1] if terms.phrase and found[-1] else None
@@ -130,6 +149,15 @@ def _newest(
     )
 
 
+def _asked(keyword: str) -> set[str]:
+    plan = plan_search(keyword)
+    return set() if plan is None else {f for t in plan.terms for f in plan.forms_of(t)}
+
+
+def _plain_words(words: tuple[str, ...]) -> Terms:
+    return Terms(query=_WORD, holds=_HOLDS, weight=_WEIGHT, values=words)
+
+
 def _stages(conn: psycopg.Connection[Any], keyword: str) -> list[Terms | None]:
     found = [word_terms(keyword), prefix_terms(keyword)]
     return [None if t is None else resolved(conn, t) for t in found]
@@ -139,10 +167,17 @@ def _search(
     conn: psycopg.Connection[Any], keyword: str, filters: RecallFilters, limit: int, offset: int
 ) -> RecallResult:
     stages = _stages(conn, keyword)
-    for terms in stages:
+    intent = question_intent(keyword, filters)  # hook (#29): the question's intent
+    for index, terms in enumerate(stages):
         if terms is None:
             continue
-        rows, total = ranked_page(conn, terms, filters, limit, offset)
+        if index == 0:
+            rows, total = hop_page(
+                conn, terms, filters, limit, offset, intent=intent,
+                asked=_asked(keyword), words_of=_plain_words,
+            )  # fmt: skip
+        else:
+            rows, total = ranked_page(conn, terms, filters, limit, offset)
         if total:
             return RecallResult(
                 episodes=tuple(episode_from_row(r) for r in rows), total_matching=total

@@ -19,7 +19,8 @@ tier lead further in three bounded ways:
 
 A lent score never lifts an episode past its lender; only words matching between 2 and
 :data:`HOP_MAX_MATCHES` episodes (and at most :data:`HOP_MAX_SHARE` of the store) are used,
-and their counts stop there, so the cost is bounded whatever the store's size. Pure: the stores count, score and read the links.
+and their counts stop there, so the cost is bounded whatever the store's size. Pure: the
+stores count, score and read the links.
 """
 
 from __future__ import annotations
@@ -96,7 +97,9 @@ def rarest(
     leads everywhere; in a small store no word is rare enough).
     """
     most = min(HOP_MAX_MATCHES, int(episodes * HOP_MAX_SHARE))
-    usable = sorted((frequencies[w], w) for w in dict.fromkeys(words) if 2 <= frequencies[w] <= most)
+    usable = sorted(
+        (frequencies[w], w) for w in dict.fromkeys(words) if 2 <= frequencies[w] <= most
+    )
     return [w for _, w in usable[:count]]
 
 
