@@ -162,7 +162,6 @@ ox oxen
 datum data
 criterion criteria
 phenomenon phenomena
-analysis analyses
 crisis crises
 thesis theses
 hypothesis hypotheses
