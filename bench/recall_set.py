@@ -32,6 +32,7 @@ import datetime as dt
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -261,18 +262,52 @@ def _document(episodes: list[dict]) -> tuple[dict, dict[str, str]]:
     return doc | {"tombstones": []}, ids
 
 
-def _ranks(target: str, data: dict, filler_count: int) -> list[int | None]:
-    """Rank of each pair's episode in ``recall(question, limit=10)`` (None: not in the page)."""
+def _quote(*texts: str) -> str:
+    words = [w for text in texts for w in re.findall(r"[A-Za-z]{4,}", text)[:4]]
+    return " ".join(words)
+
+
+def _wrap_links(store: object, data: dict, ids: dict[str, str], noise: int) -> None:
+    """One wrap whose pattern lines co-cite each two-hop pair (and ``noise`` filler pairs)."""
+    from anneal_memory import prepare_wrap, validated_save_continuity
+
+    texts = {e["key"]: e["text"] for e in data["episodes"]}
+    pairs = [(p["via"], p["target"]) for p in data["pairs"] if p.get("via")]
+    rng = random.Random(7)
+    fillers = sorted(k for k in ids if k.startswith("filler-"))
+    pairs += [tuple(rng.sample(fillers, 2)) for _ in range(noise)]
+    texts |= getattr(store, "_bench_filler_texts", {})
+    lines = [
+        f'- link_{n} | 2x (2026-06-30) [evidence: {ids[a]}, {ids[b]} "{_quote(texts[a], texts[b])}"]'
+        for n, (a, b) in enumerate(pairs)
+    ]
+    prepare_wrap(store, max_package_chars=50_000_000)  # type: ignore[arg-type]
+    validated_save_continuity(
+        store,  # type: ignore[arg-type]
+        "## State\n## Patterns\n" + "\n".join(lines) + "\n## Decisions\n## Context\n",
+    )
+
+
+def _ranks(target: str, data: dict, filler_count: int, links: int | None) -> list[int | None]:
+    """Rank of each pair's episode in ``recall(question, limit=10)`` (None: not in the page).
+
+    ``links``: when not None, one wrap first co-cites every two-hop pair and that many filler
+    pairs (validated citations, so association links form).
+    """
     from anneal_memory import Store
     from anneal_memory.testing import FrozenClock
 
     now = dt.datetime.fromisoformat(data["now"].replace("Z", "+00:00"))
-    episodes = [*data["episodes"], *filler(filler_count, now)]
+    notes = filler(filler_count, now)
+    episodes = [*data["episodes"], *notes]
     doc, ids = _document(episodes)
     by_id = {v: k for k, v in ids.items()}
     ranks: list[int | None] = []
     with Store(target, project_name="RecallSet", clock=FrozenClock(now), audit=False) as store:
         store.import_json(doc)
+        if links is not None:
+            store._bench_filler_texts = {e["key"]: e["text"] for e in notes}  # type: ignore[attr-defined]
+            _wrap_links(store, data, ids, links)
         for pair in data["pairs"]:
             found = store.recall(pair["question"], limit=LIMIT).episodes
             keys = [by_id.get(e.id) for e in found]
@@ -293,15 +328,17 @@ def _drop_schema(url: str, schema: str) -> None:
         conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
-def engine_ranks(backend: str, data: dict, filler_count: int, pg_url: str | None) -> list:
+def engine_ranks(
+    backend: str, data: dict, filler_count: int, pg_url: str | None, links: int | None = None
+) -> list:
     """Ranks on one backend: a temporary SQLite file, or a throwaway PostgreSQL schema."""
     if backend == "sqlite":
         with tempfile.TemporaryDirectory(prefix="recall-set-") as tmp:
-            return _ranks(os.path.join(tmp, "memory.db"), data, filler_count)
+            return _ranks(os.path.join(tmp, "memory.db"), data, filler_count, links)
     assert pg_url
     target, schema = _pg_target(pg_url)
     try:
-        return _ranks(target, data, filler_count)
+        return _ranks(target, data, filler_count, links)
     finally:
         _drop_schema(pg_url, schema)
 
@@ -341,6 +378,13 @@ def main() -> None:
     parser.add_argument("--pg-url", help="also run on PostgreSQL (a schema is made and dropped)")
     parser.add_argument("--baseline-src", action="append", default=[], help="NAME=DIR")
     parser.add_argument("--per-question", help="write one JSON line per question")
+    parser.add_argument(
+        "--wrap-links",
+        type=int,
+        default=None,
+        metavar="NOISE",
+        help="first co-cite every two-hop pair (and NOISE filler pairs) in one wrap",
+    )
     parser.add_argument("--ranks-only", choices=("sqlite", "postgresql"), help=argparse.SUPPRESS)
     parser.add_argument("--out", help="also write the JSON summary here")
     args = parser.parse_args()
@@ -365,7 +409,7 @@ def main() -> None:
         for name, src in runs.items():
             log(f"{name} on {backend}")
             if src is None:
-                ranks = engine_ranks(backend, data, filler_count, args.pg_url)
+                ranks = engine_ranks(backend, data, filler_count, args.pg_url, args.wrap_links)
             else:
                 ranks = _baseline(src, backend, filler_count, args.pg_url)
             summary["results"][f"{name}/{backend}"] = summarize(ranks, pairs)

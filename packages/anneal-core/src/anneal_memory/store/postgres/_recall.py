@@ -149,15 +149,6 @@ def _newest(
     )
 
 
-def _asked(keyword: str) -> set[str]:
-    plan = plan_search(keyword)
-    return set() if plan is None else {f for t in plan.terms for f in plan.forms_of(t)}
-
-
-def _plain_words(words: tuple[str, ...]) -> Terms:
-    return Terms(query=_WORD, holds=_HOLDS, weight=_WEIGHT, values=words)
-
-
 def _stages(conn: psycopg.Connection[Any], keyword: str) -> list[Terms | None]:
     found = [word_terms(keyword), prefix_terms(keyword)]
     return [None if t is None else resolved(conn, t) for t in found]
@@ -172,10 +163,7 @@ def _search(
         if terms is None:
             continue
         if index == 0:
-            rows, total = hop_page(
-                conn, terms, filters, limit, offset, intent=intent,
-                asked=_asked(keyword), words_of=_plain_words,
-            )  # fmt: skip
+            rows, total = hop_page(conn, terms, filters, limit, offset, intent)
         else:
             rows, total = ranked_page(conn, terms, filters, limit, offset)
         if total:

@@ -194,7 +194,7 @@ def _or_tier(
         return with_priors(conn, scores, intent, depth), len(rows) < depth
     found, complete = _candidates(conn, [plan.expression(t) for t in plan.terms], filters, depth)
     scores = found.tally.coordinated()
-    scores = second_hop(conn, plan, scores, filters, _scored)  # hook (#29): the second hop
+    scores = second_hop(conn, scores, filters)  # hook (#29): the second hop
     if intent is not None:  # hook (#29): the question's intent
         scores = with_priors(conn, scores, intent, depth)
     return _with_neighbours(conn, scores), complete

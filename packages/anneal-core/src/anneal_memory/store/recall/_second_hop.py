@@ -1,106 +1,45 @@
-"""Recall's second hop: from the first stage's best matches to what they lead to.
+"""Recall's second hop: from the first stage's best matches along the wraps' citation edges.
 
 The evidence that answers a question often shares words with the first evidence, not with
-the question ("how did we fix the flaky checkout test?" finds *the checkout test fails
-because Redis evicts session keys*; the fix, *volatile-lru on the Redis cluster stopped the
-evictions*, names neither the test nor a fix). The :data:`LENDERS` best matches of the word
-tier lead further in three bounded ways:
+the question. When a wrap has validated a citation line that names both (``associations``:
+links formed only from validated citations), the link leads from one to the other: an
+episode linked to one of the :data:`LENDERS` best matches of the word tier gains
+:data:`HOP_SHARE` of that match's score times the link's strength (at most 1), and never
+passes it. A store without links pays one indexed read.
 
-* **shared words** (pseudo-relevance feedback): words that two or more lenders hold and the
-  question does not are searched too, each at :data:`FEEDBACK_WEIGHT` of a question word
-  (the :data:`FEEDBACK_WORDS` rarest);
-* **word neighbours**: each lender's :data:`NEIGHBOUR_WORDS` rarest words of four letters or
-  more find the episodes most like it (at most :data:`RECEIVERS`); each gains
-  :data:`HOP_SHARE` of the lender's score, scaled by how much of the lender's own score those
-  words give it;
-* **citation edges**: an episode the wraps have linked to a lender (validated citations,
-  ``associations``) gains :data:`HOP_SHARE` of the lender's score times the link's strength
-  (at most 1).
-
-A lent score never lifts an episode past its lender; only words matching between 2 and
-:data:`HOP_MAX_MATCHES` episodes (and at most :data:`HOP_MAX_SHARE` of the store) are used,
-and their counts stop there, so the cost is bounded whatever the store's size. Pure: the
-stores count, score and read the links.
+Measured and dropped (``docs/recall.md``): pseudo-relevance feedback (the words two or more
+of the best matches share, searched at 0.3 of a question word) and word neighbours (each
+best match's rarest words leading to the episodes most like it). Both lifted answers on a
+conversation alone; under newer distractor conversations sharing those words the first lost
+more than it gained, and the second cost single-hop questions on LoCoMo and its time at scale.
+Pure: the stores read the links.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from anneal_memory.store.recall._search import STOPWORDS, tokenize
+from anneal_memory._hebbian import DECAY
 
-__all__ = [
-    "FEEDBACK_WEIGHT",
-    "FEEDBACK_WORDS",
-    "HOP_MAX_MATCHES",
-    "HOP_MAX_SHARE",
-    "HOP_SHARE",
-    "LENDERS",
-    "NEIGHBOUR_WORDS",
-    "RECEIVERS",
-    "Loans",
-    "own_words",
-    "rarest",
-    "shared_words",
-]
+__all__ = ["HOP_SHARE", "LENDERS", "Loans", "link_strengths"]
 
 LENDERS = 5
-FEEDBACK_WORDS = 4
-FEEDBACK_WEIGHT = 0.3
-NEIGHBOUR_WORDS = 4
-RECEIVERS = 2
 HOP_SHARE = 0.35
-HOP_MAX_MATCHES = 400
-HOP_MAX_SHARE = 0.05
-_SHARED_CANDIDATES = 12
-_MIN_LETTERS = 3
-_MIN_OWN_LETTERS = 4
 
 
-def _content(text: str, asked: set[str], min_letters: int) -> dict[str, None]:
-    return dict.fromkeys(
-        w
-        for w in tokenize(text)
-        if len(w) >= min_letters and not w.isdigit() and w not in STOPWORDS and w not in asked
-    )
-
-
-def shared_words(texts: Sequence[str], asked: Iterable[str]) -> list[str]:
-    """Words two or more of ``texts`` hold, most widely held first, longer first among equals.
-
-    Function words, numbers, words under three letters and the ``asked`` words (the
-    question's words and their forms) are left out; at most 12 are returned.
-    """
-    skip = set(asked)
-    held: Counter[str] = Counter()
-    for text in texts:
-        held.update(_content(text, skip, _MIN_LETTERS).keys())
-    shared = [(count, word) for word, count in held.items() if count >= 2]
-    shared.sort(key=lambda item: (-item[0], -len(item[1]), item[1]))
-    return [word for _, word in shared[:_SHARED_CANDIDATES]]
-
-
-def own_words(text: str, asked: Iterable[str]) -> list[str]:
-    """A lender's words that may lead to its neighbours: four letters or more, not asked."""
-    return list(_content(text, set(asked), _MIN_OWN_LETTERS))
-
-
-def rarest(
-    frequencies: Mapping[str, int], words: Iterable[str], count: int, *, episodes: int
-) -> list[str]:
-    """The ``count`` rarest ``words`` that can lead somewhere, of a store of ``episodes``.
-
-    A word must match at least two episodes (one leads nowhere), at most
-    :data:`HOP_MAX_MATCHES` and at most :data:`HOP_MAX_SHARE` of the store (a commoner one
-    leads everywhere; in a small store no word is rare enough).
-    """
-    most = min(HOP_MAX_MATCHES, int(episodes * HOP_MAX_SHARE))
-    usable = sorted(
-        (frequencies[w], w) for w in dict.fromkeys(words) if 2 <= frequencies[w] <= most
-    )
-    return [w for _, w in usable[:count]]
+def link_strengths(
+    rows: Iterable[tuple[str, str, float, int]], lenders: Iterable[str], save_no: int
+) -> dict[tuple[str, str], float]:
+    """(lender, linked) -> the link's strength now (decayed per save since), at most 1."""
+    mine = set(lenders)
+    out: dict[tuple[str, str], float] = {}
+    for a, b, strength, last in rows:
+        now = min(1.0, float(strength) * DECAY ** max(0, save_no - int(last)))
+        for lender, other in ((a, b), (b, a)):
+            if lender in mine and other not in mine:
+                out[(str(lender), str(other))] = now
+    return out
 
 
 @dataclass(slots=True)
