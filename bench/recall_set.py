@@ -277,8 +277,9 @@ def _wrap_links(store: object, data: dict, ids: dict[str, str], noise: int) -> N
     fillers = sorted(k for k in ids if k.startswith("filler-"))
     pairs += [tuple(rng.sample(fillers, 2)) for _ in range(noise)]
     texts |= getattr(store, "_bench_filler_texts", {})
+    day = data["now"][:10]  # a pattern line is dated the day of its wrap
     lines = [
-        f'- link_{n} | 2x (2026-06-30) [evidence: {ids[a]}, {ids[b]} "{_quote(texts[a], texts[b])}"]'
+        f'- link_{n} | 2x ({day}) [evidence: {ids[a]}, {ids[b]} "{_quote(texts[a], texts[b])}"]'
         for n, (a, b) in enumerate(pairs)
     ]
     prepare_wrap(store, max_package_chars=50_000_000)  # type: ignore[arg-type]

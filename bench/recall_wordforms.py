@@ -28,10 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import emit, machine_facts
-from recall_set import FILLER, SET, filler
-
 from anneal_memory.store.recall._search import STOPWORDS, quote, tokenize
 from anneal_memory.store.recall._wordforms import _table, word_forms
+from recall_set import FILLER, SET, filler
 
 
 def _index(texts: list[str], normal: Callable[[str], str]) -> sqlite3.Connection:
@@ -73,9 +72,7 @@ def main() -> None:
         "none": (str, lambda q: " OR ".join(quote(w) for w in _words(q))),
         "query": (
             str,
-            lambda q: " OR ".join(
-                " OR ".join(quote(f) for f in word_forms(w)) for w in _words(q)
-            ),
+            lambda q: " OR ".join(" OR ".join(quote(f) for f in word_forms(w)) for w in _words(q)),
         ),
         "index": (
             _lemma_of_table,
