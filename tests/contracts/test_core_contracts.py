@@ -32,6 +32,7 @@ OPTIONAL_IMPORTS = {
     "store/postgres/_transfer_api.py": {"psycopg"},
     "store/postgres/_base.py": {"psycopg"},
     "store/postgres/_readonly.py": {"psycopg"},
+    "store/postgres/_hop.py": {"psycopg"},
 }
 
 
