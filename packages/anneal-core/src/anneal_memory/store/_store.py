@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -24,8 +23,8 @@ from anneal_memory.errors import (
 from anneal_memory.store import _episodes
 from anneal_memory.store._audit_hooks import AuditHooks
 from anneal_memory.store._params import prune_cutoff
-from anneal_memory.store._target import backend_class, file_of, is_database_url
-from anneal_memory.store._unit import Reader, Tx
+from anneal_memory.store._target import backend_class, is_database_url
+from anneal_memory.store._unit import UnitOfWork
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.provenance import _supersession
 from anneal_memory.store.provenance._api import (
@@ -62,7 +61,7 @@ DEFAULT_PROJECT_NAME = "Agent"
 AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
-class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks):
+class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfWork):
     """An agent's episodic memory: typed, timestamped episodes in a local SQLite file.
 
     Several processes may open the same path at once; each write is one transaction.
@@ -232,38 +231,6 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks):
                 path=self._path,
             )
         return self._conn
-
-    @contextlib.contextmanager
-    def writing(self, operation: str, *, durable: bool = True) -> Iterator[Tx]:
-        """One unit of work: the store's lock and one write transaction, committed on success.
-
-        Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
-        never after a rollback. ``durable=False`` skips the commit's fsync (for writes whose
-        loss on power failure is harmless and visible). For the library's own modules.
-
-        Raises:
-            StoreClosedError: The store was closed.
-            StoreDatabaseError: The database failed or stayed locked; nothing was written.
-        """
-        with self._lock:
-            conn = self.connection(operation)
-            tx = Tx(conn, operation, self.stage_audit)
-            with write_transaction(conn, operation=operation, path=file_of(self), durable=durable):
-                yield tx
-            self.flush_audit(tx.staged)
-
-    @contextlib.contextmanager
-    def reading(self, operation: str) -> Iterator[Reader]:
-        """Reads under the store's lock; database errors become ``StoreDatabaseError``.
-
-        Raises:
-            StoreClosedError: The store was closed.
-            StoreDatabaseError: The database failed.
-        """
-        with self._lock:
-            conn = self.connection(operation)
-            with read_guard(conn, operation=operation, path=file_of(self)):
-                yield Reader(conn, operation)
 
     def _now(self) -> str:
         return format_timestamp(self._clock.now())

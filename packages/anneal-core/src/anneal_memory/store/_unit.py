@@ -8,14 +8,18 @@ otherwise. ``reading`` takes the lock and hands over a :class:`Reader` for reads
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.store import _dialect
+from anneal_memory.store._target import file_of
+from anneal_memory.store.sqlite._connection import read_guard, write_transaction
 
-__all__ = ["Reader", "Tx"]
+__all__ = ["Reader", "Tx", "UnitOfWork"]
 
 StageAudit = Callable[..., "StagedEntry | None"]
 
@@ -66,3 +70,55 @@ class Tx(Reader):
         entry = self._stage(self.conn, event, actor=actor, data=data)
         if entry is not None:
             self.staged.append(entry)
+
+
+class UnitOfWork:
+    """``Store.writing`` and ``Store.reading`` (a mixin of ``Store``)."""
+
+    _lock: threading.RLock
+
+    def connection(self, operation: str) -> sqlite3.Connection:
+        """The open connection (the store's)."""
+        raise NotImplementedError
+
+    def stage_audit(
+        self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
+    ) -> StagedEntry | None:
+        """Stage one audit entry in ``conn``'s open transaction (the store's)."""
+        raise NotImplementedError
+
+    def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None:
+        """Append staged entries after their commit (the store's)."""
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def writing(self, operation: str, *, durable: bool = True) -> Iterator[Tx]:
+        """One unit of work: the store's lock and one write transaction, committed on success.
+
+        Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
+        never after a rollback. ``durable=False`` skips the commit's fsync (for writes whose
+        loss on power failure is harmless and visible). For the library's own modules.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: The database failed or stayed locked; nothing was written.
+        """
+        with self._lock:
+            conn = self.connection(operation)
+            tx = Tx(conn, operation, self.stage_audit)
+            with write_transaction(conn, operation=operation, path=file_of(self), durable=durable):
+                yield tx
+            self.flush_audit(tx.staged)
+
+    @contextlib.contextmanager
+    def reading(self, operation: str) -> Iterator[Reader]:
+        """Reads under the store's lock; database errors become ``StoreDatabaseError``.
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: The database failed.
+        """
+        with self._lock:
+            conn = self.connection(operation)
+            with read_guard(conn, operation=operation, path=file_of(self)):
+                yield Reader(conn, operation)
