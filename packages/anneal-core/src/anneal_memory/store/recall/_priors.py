@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 
+from anneal_memory.store._params import in_chunks
 from anneal_memory.store.recall._intent import MAX_PRIOR_FACTOR, Intent
 from anneal_memory.store.recall._search import RecallFilters
 
@@ -50,9 +51,7 @@ def with_priors(
     """``scores`` with the intent's priors applied where they can change the page."""
     reach = _within_reach(scores, depth)
     out = dict(scores)
-    for start in range(0, len(reach), _CHUNK):
-        chunk = reach[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(reach, _CHUNK):
         rows = conn.execute(
             f"SELECT seq, type, ts FROM episodes WHERE seq IN ({marks})",  # noqa: S608
             chunk,
