@@ -112,6 +112,6 @@ def audit_entries(store: Store, event: str | None = None) -> list[dict[str, Any]
     """The store's audit entries, oldest first: the JSONL trail, or the PostgreSQL table."""
     from anneal_memory.audit import read_entries
 
-    if store.__class__.__name__ == "PgStore":
-        return store.read_audit(event=event)  # type: ignore[attr-defined, no-any-return]
+    if store.url is not None:
+        return store.read_audit(event=event)
     return read_entries(store.path, event=event)

@@ -374,7 +374,7 @@ def test_session_two_in_a_new_process_gets_session_one(
 @contextlib.contextmanager
 def write_locked(store: Store) -> Iterator[None]:
     """Hold the store's write lock from a second, real connection (the store waits briefly)."""
-    store._conn.execute("PRAGMA busy_timeout = 20")  # type: ignore[union-attr]
+    store.connection("test").execute("PRAGMA busy_timeout = 20")
     other = sqlite3.connect(store.path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
@@ -382,7 +382,7 @@ def write_locked(store: Store) -> Iterator[None]:
     finally:
         other.execute("ROLLBACK")
         other.close()
-        store._conn.execute("PRAGMA busy_timeout = 5000")  # type: ignore[union-attr]
+        store.connection("test").execute("PRAGMA busy_timeout = 5000")
 
 
 def _logged(caplog: Any) -> list[str]:

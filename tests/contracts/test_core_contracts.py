@@ -24,15 +24,13 @@ OPTIONAL_IMPORTS = {
     "store/postgres/_substring.py": {"psycopg"},
     "store/postgres/_schema_trigram.py": {"psycopg"},
     "store/postgres/_stats.py": {"psycopg"},
-    "store/postgres/_store.py": {"psycopg"},
-    "store/postgres/_rows.py": {"psycopg"},
     "store/postgres/_transfer.py": {"psycopg"},
     "store/postgres/_conn.py": {"psycopg"},
-    "store/postgres/_provenance.py": {"psycopg"},
-    "store/postgres/_transfer_api.py": {"psycopg"},
-    "store/postgres/_base.py": {"psycopg"},
     "store/postgres/_readonly.py": {"psycopg"},
     "store/postgres/_hop.py": {"psycopg"},
+    "store/postgres/_backend.py": {"psycopg"},
+    "store/postgres/_dialect.py": {"psycopg"},
+    "store/postgres/_reads.py": {"psycopg"},
 }
 
 

@@ -20,7 +20,7 @@ SESSION = "failure-session"
 @contextlib.contextmanager
 def write_locked(store: Store) -> Iterator[None]:
     """Hold the store's write lock from a second connection; the store waits only briefly."""
-    store._conn.execute("PRAGMA busy_timeout = 20")  # type: ignore[union-attr]
+    store.connection("test").execute("PRAGMA busy_timeout = 20")
     other = sqlite3.connect(store.path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
@@ -28,7 +28,7 @@ def write_locked(store: Store) -> Iterator[None]:
     finally:
         other.execute("ROLLBACK")
         other.close()
-        store._conn.execute("PRAGMA busy_timeout = 5000")  # type: ignore[union-attr]
+        store.connection("test").execute("PRAGMA busy_timeout = 5000")
 
 
 def test_a_locked_store_skips_the_record_logs_and_counts(

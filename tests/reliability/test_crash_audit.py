@@ -59,7 +59,7 @@ def test_an_entry_staged_before_a_crash_is_appended_on_the_next_open(tmp_path: P
         store.stage_audit(conn, "delete", actor="agent", data={"episode_id": "cafebabe"})
         conn.execute("COMMIT")
     # No flush: as if the process died right after the commit.
-    store._audit_sink = None
+    store._backend._outbox = None  # type: ignore[attr-defined]
     store.close()
     assert not [e for e in iter_entries(db) if e["event"] == "delete"]
     Store(db).close()
@@ -91,7 +91,7 @@ def test_verify_names_pending_and_missing_entries(tmp_path: Path):
         conn.execute("BEGIN IMMEDIATE")
         store.stage_audit(conn, "delete", actor="agent", data={"episode_id": "cafebabe"})
         conn.execute("COMMIT")
-    store._audit_sink = None
+    store._backend._outbox = None  # type: ignore[attr-defined]
     store.close()
     pending = AuditTrail.verify(db)
     assert pending.valid

@@ -26,7 +26,8 @@ pytestmark = [pytest.mark.reliability, pytest.mark.e2e]
 CHILD = r"""
 import os, signal, sys
 from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
-from anneal_memory.audit import _sink, _trail
+from anneal_memory.audit import _trail
+from anneal_memory.store.sqlite import _outbox as _sink
 from anneal_memory.crystal import crystallize, update_crystal
 from anneal_memory.errors import ContinuityRejectedError
 from anneal_memory.spores import add_spore, update_spore

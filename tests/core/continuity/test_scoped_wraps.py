@@ -41,7 +41,7 @@ def _files(folder: Path) -> set[str]:
 
 def _places(store: Store) -> set[str]:
     """Where a continuity text was written: the ``.md`` files, or the labels of the rows."""
-    if store.__class__.__name__ != "PgStore":
+    if store.url is None:
         return {str(p) for p in store.path.parent.iterdir() if p.name.endswith(".md")}
     rows = store.connection("test").execute("SELECT scope FROM continuity").fetchall()
     return {str(store.continuity_place(str(scope)).label) for (scope,) in rows}

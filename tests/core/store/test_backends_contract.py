@@ -299,12 +299,16 @@ def test_the_baton_gate(store: Store) -> None:
 
 def test_pg_store_says_what_it_does_not_support_yet(pg_url: str) -> None:  # noqa: F811
     with Store.connect(pg_url) as store:
+        assert type(store) is Store  # one facade; the backend is what differs
         store.record("something", "decision")
         assert store.load_continuity() is None  # a row of the database, none before a wrap
         for call in (
             lambda: store.path,
             lambda: store.sidecar(".continuity.md"),
             lambda: store.audit_trail,
+            lambda: store.check(),
+            lambda: store.continuity_file("alice"),
+            lambda: store.export_markdown(io.StringIO()),
         ):
             with pytest.raises(BackendNotSupportedError, match="not supported on PostgreSQL yet"):
                 call()
@@ -355,3 +359,17 @@ def test_pg_store_refuses_options_it_does_not_have_and_sqlite_internals(
         store.sidecar(".anything")
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
         _ = store._path
+
+
+def test_the_audit_trail_reads_alike_on_both_backends(store: Store) -> None:
+    episode = store.record("secret plan", "decision")
+    store.delete(episode.id)
+    assert store.verify_audit().valid
+    assert [e["event"] for e in store.read_audit()][-2:] == ["record", "delete"]
+    assert [e["event"] for e in store.read_audit(event="delete")] == ["delete"]
+    out = io.StringIO()
+    count = store.export_audit(out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert count == len(lines)
+    assert [line["event"] for line in lines][-2:] == ["record", "delete"]
+    assert "secret plan" not in out.getvalue()

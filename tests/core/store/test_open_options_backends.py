@@ -136,3 +136,20 @@ def test_a_read_only_open_never_creates_a_store(target: str) -> None:  # noqa: F
         Store(target, read_only=True)
     with pytest.raises(InvalidInputError, match="open it without read_only=True"):
         Store(target, read_only=True, retention_days=1)
+
+
+@pytest.mark.parametrize("age", [1e6, 1e300, float("inf")])
+def test_an_age_older_than_the_calendar_prunes_nothing_on_both_backends(
+    target: str,  # noqa: F811
+    age: float,
+) -> None:
+    # prune() and retention_days share one prelude in Store: no raw OverflowError anywhere.
+    with Store(target) as store:
+        kept = store.record("from the start of time", "observation")
+        result = store.prune(age)
+        assert (result.deleted, result.cutoff) == (0, "0001-01-01T00:00:00.000000Z")
+        assert not audit_entries(store, "prune")
+    with Store(target, retention_days=age) as store:
+        assert store.get(kept.id) == kept
+        assert store.status().total_episodes == 1
+        assert store.status().deleted_episodes == 0

@@ -137,7 +137,7 @@ def test_library_writes_on_pg_are_serialised_by_the_advisory_lock(pg_url: str) -
             worker = threading.Thread(target=other)
             worker.start()
             entered.wait(timeout=30)
-            probe = second.pool("probe")
+            probe = second._backend._open_pool("probe")  # type: ignore[attr-defined]
             with probe.read("probe") as watcher:  # the second writer is waiting on our lock
                 for _ in range(600):
                     waits = watcher.execute(

@@ -68,7 +68,7 @@ def _words(text: str) -> set[str]:
 
 def _parsed_words(store: Store, text: str) -> set[str]:
     """The words PostgreSQL's own parser finds in ``text`` ("p¼" is "p" and "¼" there)."""
-    with store.pool("test").read("test") as conn:  # type: ignore[attr-defined]
+    with store._backend._open_pool("test").read("test") as conn:  # type: ignore[attr-defined]
         rows = conn.execute(
             "SELECT unnest(tsvector_to_array(to_tsvector('simple', %s)))",
             (text.replace("\x00", " "),),

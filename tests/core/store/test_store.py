@@ -126,6 +126,7 @@ def test_ids_are_unique_and_never_reused_after_deletion(store: Store) -> None:
     # Re-inserting under a tombstoned id is refused by the insert itself.
     from anneal_memory.store import _episodes
     from anneal_memory.store._validate import validate_episode
+    from anneal_memory.store.sqlite._dialect import SqliteDialect
 
     item = validate_episode(
         "again",
@@ -136,8 +137,9 @@ def test_ids_are_unique_and_never_reused_after_deletion(store: Store) -> None:
         idempotency_key=None,
         clock=store.clock,
     )
-    assert _episodes._try_insert(conn, victim, item) is False
-    assert _episodes._try_insert(conn, sorted(ids)[1], item) is False
+    dialect = SqliteDialect(conn)
+    assert dialect.insert_episode_row(_episodes._values(victim, item)) is False
+    assert dialect.insert_episode_row(_episodes._values(sorted(ids)[1], item)) is False
 
 
 def test_delete_removes_row_and_full_text_entry(store: Store) -> None:

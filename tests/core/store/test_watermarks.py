@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import EpisodeType, Store
-from anneal_memory.store import _episodes
+from anneal_memory.store.sqlite import _dialect
 from anneal_memory.testing import FrozenClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -38,7 +38,7 @@ def _check(store: Store, db: Path) -> None:
 def test_counts_survive_deleting_the_newest_episodes_across_a_fold(
     db_path: Path, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_episodes, "FOLD_EVERY", 4)
+    monkeypatch.setattr(_dialect, "FOLD_EVERY", 4)
     with Store(db_path, clock=clock) as store:
         made = [store.record(f"episode {i}", TYPES[i % 3]) for i in range(8)]  # folds at 4, 8
         store.delete(made[-1].id)
@@ -65,7 +65,7 @@ def test_counts_survive_deleting_the_newest_episodes_across_a_fold(
 def test_counts_match_the_rows_after_any_sequence_of_writes(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, ops: list
 ) -> None:
-    monkeypatch.setattr(_episodes, "FOLD_EVERY", 3)
+    monkeypatch.setattr(_dialect, "FOLD_EVERY", 3)
     db = tmp_path_factory.mktemp("counts") / "memory.db"
     start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     clock = FrozenClock(start)

@@ -10,11 +10,14 @@ message names the preparing session, the holder and the operator's escape hatch
 from __future__ import annotations
 
 import shlex
-import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anneal_memory.errors import GateError
 from anneal_memory.gate import WrapGateState, wrap_gate_state
+
+if TYPE_CHECKING:
+    from anneal_memory.store import SqlConnection
 
 __all__ = ["authorize_cancel", "force_command", "may_clear"]
 
@@ -38,7 +41,7 @@ def may_clear(state: WrapGateState, *, wrap_session: str | None, session_id: str
 
 
 def authorize_cancel(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     path: Path | str,
     *,
     wrap_session: str | None,

@@ -28,7 +28,7 @@ from anneal_memory._hebbian import (
     AssociationLink,
 )
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.store.wraps._patterns import read_associations
+from anneal_memory.store.wraps import read_associations
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store
@@ -147,11 +147,10 @@ def associations(
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
-    with store._lock:
-        conn = store.connection("associations")
+    with store.reading("associations") as reader:
         return tuple(
             read_associations(
-                conn, episode_id=episode_id, min_strength=float(min_strength), limit=limit
+                reader.conn, episode_id=episode_id, min_strength=float(min_strength), limit=limit
             )
         )
 

@@ -16,19 +16,16 @@ whenever the baton changes hands (a wrap records the epoch it was prepared under
 from __future__ import annotations
 
 import shlex
-import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import BatonHeldError, GateError, InvalidInputError, SaveAuthorityError
-from anneal_memory.store._policy import POLICY_KEY, write_policy
-from anneal_memory.store._target import file_of, location_of
-from anneal_memory.store.sqlite._connection import write_transaction
-from anneal_memory.store.wraps._rows import unwrapped_count
+from anneal_memory.store import POLICY_KEY, location_of, write_policy
+from anneal_memory.store.wraps import unwrapped_count
 
 if TYPE_CHECKING:
-    from anneal_memory.store import Store
+    from anneal_memory.store import SqlConnection, Store
 
 __all__ = [
     "SESSION_ENV",
@@ -122,13 +119,13 @@ def validate_session_id(session_id: object) -> str:
     return session_id
 
 
-def _meta(conn: sqlite3.Connection, *keys: str) -> dict[str, str]:
+def _meta(conn: SqlConnection, *keys: str) -> dict[str, str]:
     marks = ",".join("?" * len(keys))
     rows = conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", keys)  # noqa: S608
     return {str(k): str(v) for k, v in rows}
 
 
-def _put(conn: sqlite3.Connection, items: dict[str, str | None]) -> None:
+def _put(conn: SqlConnection, items: dict[str, str | None]) -> None:
     for key, value in items.items():
         if value is None:
             conn.execute("DELETE FROM meta WHERE key = ?", (key,))
@@ -140,7 +137,7 @@ def _put(conn: sqlite3.Connection, items: dict[str, str | None]) -> None:
             )
 
 
-def _status(conn: sqlite3.Connection) -> BatonStatus:
+def _status(conn: SqlConnection) -> BatonStatus:
     found = _meta(conn, POLICY_KEY, _HOLDER, _CLAIMED_AT, _PREVIOUS)
     return BatonStatus(
         consolidate_requires_baton=found.get(POLICY_KEY) == "1",
@@ -153,15 +150,14 @@ def _status(conn: sqlite3.Connection) -> BatonStatus:
 
 def baton_status(store: Store) -> BatonStatus:
     """The policy, the holder and how many episodes wait for a wrap."""
-    with store._lock:
-        return _status(store.connection("baton status"))
+    with store.reading("baton status") as reader:
+        return _status(reader.conn)
 
 
 def consolidate_requires_baton(store: Store) -> bool:
     """True when only the baton holder may wrap this store."""
-    with store._lock:
-        conn = store.connection("baton status")
-        return _meta(conn, POLICY_KEY).get(POLICY_KEY) == "1"
+    with store.reading("baton status") as reader:
+        return _meta(reader.conn, POLICY_KEY).get(POLICY_KEY) == "1"
 
 
 def set_consolidate_policy(store: Store, requires_baton: bool, *, actor: str = "operator") -> bool:
@@ -169,17 +165,13 @@ def set_consolidate_policy(store: Store, requires_baton: bool, *, actor: str = "
 
     The change is logged to the audit trail as ``consolidate_policy_set``.
     """
-    with store._lock:
-        conn = store.connection("set consolidate policy")
-        with write_transaction(conn, operation="set consolidate policy", path=file_of(store)):
-            was = write_policy(conn, requires_baton)
-            store.stage_audit(
-                conn,
-                "consolidate_policy_set",
-                actor=actor,
-                data={"requires_baton": bool(requires_baton), "was": was},
-            )
-    store.flush_audit()
+    with store.writing("set consolidate policy") as tx:
+        was = write_policy(tx.conn, requires_baton)
+        tx.audit(
+            "consolidate_policy_set",
+            actor=actor,
+            data={"requires_baton": bool(requires_baton), "was": was},
+        )
     return was
 
 
@@ -194,35 +186,30 @@ def claim_baton(store: Store, session_id: str, *, take: bool = False) -> BatonSt
         BatonHeldError: Another session holds it and ``take`` is False.
     """
     session_id = validate_session_id(session_id)
-    with store._lock:
-        conn = store.connection("baton claim")
-        with write_transaction(conn, operation="baton claim", path=file_of(store)):
-            found = _meta(conn, _HOLDER, _EPOCH)
-            holder = found.get(_HOLDER)
-            if holder == session_id:
-                return _status(conn)
-            if holder is not None and not take:
-                raise BatonHeldError(
-                    f"the baton is held by session {holder!r}; to move it to {session_id!r} "
-                    f"run: baton claim {shlex.quote(session_id)} --take",
-                    holder=holder,
-                )
-            _put(
-                conn,
-                {
-                    _HOLDER: session_id,
-                    _CLAIMED_AT: format_timestamp(store.clock.now()),
-                    _PREVIOUS: holder,
-                    _EPOCH: str(int(found.get(_EPOCH, "0")) + 1),
-                },
+    with store.writing("baton claim") as tx:
+        conn = tx.conn
+        found = _meta(conn, _HOLDER, _EPOCH)
+        holder = found.get(_HOLDER)
+        if holder == session_id:
+            return _status(conn)
+        if holder is not None and not take:
+            raise BatonHeldError(
+                f"the baton is held by session {holder!r}; to move it to {session_id!r} "
+                f"run: baton claim {shlex.quote(session_id)} --take",
+                holder=holder,
             )
-            status = _status(conn)
-            event = "baton_taken" if holder is not None else "baton_claimed"
-            store.stage_audit(
-                conn, event, actor=session_id, data={"session_id": session_id, "previous": holder}
-            )
-    store.flush_audit()
-    return status
+        _put(
+            conn,
+            {
+                _HOLDER: session_id,
+                _CLAIMED_AT: format_timestamp(store.clock.now()),
+                _PREVIOUS: holder,
+                _EPOCH: str(int(found.get(_EPOCH, "0")) + 1),
+            },
+        )
+        event = "baton_taken" if holder is not None else "baton_claimed"
+        tx.audit(event, actor=session_id, data={"session_id": session_id, "previous": holder})
+        return _status(conn)
 
 
 def release_baton(store: Store, session_id: str) -> BatonStatus:
@@ -232,38 +219,37 @@ def release_baton(store: Store, session_id: str) -> BatonStatus:
         GateError: ``session_id`` does not hold the baton.
     """
     session_id = validate_session_id(session_id)
-    with store._lock:
-        conn = store.connection("baton release")
-        with write_transaction(conn, operation="baton release", path=file_of(store)):
-            found = _meta(conn, _HOLDER, _EPOCH)
-            holder = found.get(_HOLDER)
-            if holder != session_id:
-                held = "nobody holds it" if holder is None else f"it is held by {holder!r}"
-                raise GateError(f"session {session_id!r} cannot release the baton: {held}")
-            _put(
-                conn,
-                {
-                    _HOLDER: None,
-                    _CLAIMED_AT: None,
-                    _PREVIOUS: holder,
-                    _EPOCH: str(int(found.get(_EPOCH, "0")) + 1),
-                },
-            )
-            status = _status(conn)
-            store.stage_audit(
-                conn, "baton_released", actor=session_id, data={"session_id": session_id}
-            )
-    store.flush_audit()
-    return status
+    with store.writing("baton release") as tx:
+        conn = tx.conn
+        found = _meta(conn, _HOLDER, _EPOCH)
+        holder = found.get(_HOLDER)
+        if holder != session_id:
+            held = "nobody holds it" if holder is None else f"it is held by {holder!r}"
+            raise GateError(f"session {session_id!r} cannot release the baton: {held}")
+        _put(
+            conn,
+            {
+                _HOLDER: None,
+                _CLAIMED_AT: None,
+                _PREVIOUS: holder,
+                _EPOCH: str(int(found.get(_EPOCH, "0")) + 1),
+            },
+        )
+        tx.audit("baton_released", actor=session_id, data={"session_id": session_id})
+        return _status(conn)
 
 
 def claim_command(store: Store, name: str | None = None) -> str:
     """The exact command the operator runs to give ``name`` the baton."""
+    return _claim_command(location_of(store), name)
+
+
+def _claim_command(location: str, name: str | None) -> str:
     who = shlex.quote(name) if name else "NAME"
-    return f"anneal-memory --db {shlex.quote(location_of(store))} baton claim {who}"
+    return f"anneal-memory --db {shlex.quote(location)} baton claim {who}"
 
 
-def _downgrade(store: Store, reason: str, why: str, waiting: int, name: str | None) -> str:
+def _downgrade(location: str, reason: str, why: str, waiting: int, name: str | None) -> str:
     then = (
         "" if name else " and pass --session-id NAME (or set ANNEAL_MEMORY_SESSION_ID) to the wrap"
     )
@@ -271,13 +257,18 @@ def _downgrade(store: Store, reason: str, why: str, waiting: int, name: str | No
         f"Consolidate downgraded to capture-only ({reason}): this store is baton-protected "
         f"and {why}. Capture is unaffected: recording keeps working. {waiting} episode(s) "
         "since the last wrap are waiting to be consolidated. Show your human this; do not "
-        f"run it yourself: {claim_command(store, name)}{then}"
+        f"run it yourself: {_claim_command(location, name)}{then}"
     )
 
 
-def authorize_prepare(store: Store, session_id: str | None) -> GateDecision:
-    """Decide whether ``session_id`` may open a wrap now (reads only)."""
-    status = baton_status(store)
+def authorize_prepare(
+    conn: SqlConnection, session_id: str | None, *, location: str
+) -> GateDecision:
+    """Decide whether ``session_id`` may open a wrap now (reads, in the prepare's transaction).
+
+    ``location`` is what ``--db`` names for the store, for the downgrade's claim command.
+    """
+    status = _status(conn)
     waiting = status.episodes_since_wrap
     if not status.consolidate_requires_baton:
         return GateDecision(allowed=True, reason="open-store", message="", waiting=waiting)
@@ -290,11 +281,11 @@ def authorize_prepare(store: Store, session_id: str | None) -> GateDecision:
     else:
         reason = "downgraded-not-baton-holder"
         why = f"session {session_id!r} does not hold the baton (held by {status.holder!r})"
-    message = _downgrade(store, reason, why, waiting, session_id)
+    message = _downgrade(location, reason, why, waiting, session_id)
     return GateDecision(allowed=False, reason=reason, message=message, waiting=waiting)
 
 
-def bind_wrap(conn: sqlite3.Connection, token: str) -> None:
+def bind_wrap(conn: SqlConnection, token: str) -> None:
     """Record the baton epoch a wrap was prepared under (inside the prepare transaction)."""
     # Bindings of wraps no longer open go; other scopes' open wraps keep theirs.
     conn.execute(
@@ -325,7 +316,7 @@ class WrapGateState:
     revoked: bool
 
 
-def wrap_gate_state(conn: sqlite3.Connection, open_token: str) -> WrapGateState:
+def wrap_gate_state(conn: SqlConnection, open_token: str) -> WrapGateState:
     """The policy, the holder and whether the wrap with ``open_token`` was revoked."""
     found = _meta(conn, POLICY_KEY, _HOLDER, _EPOCH, _WRAP_PREFIX + open_token)
     return WrapGateState(
@@ -336,7 +327,7 @@ def wrap_gate_state(conn: sqlite3.Connection, open_token: str) -> WrapGateState:
 
 
 def check_save(
-    store: Store,
+    conn: SqlConnection,
     *,
     wrap_token: str | None,
     wrap_session: str | None,
@@ -346,7 +337,7 @@ def check_save(
     """Refuse a save the gate does not allow; does nothing on a store without the policy.
 
     Args:
-        store: The store.
+        conn: The connection of the save's reads.
         wrap_token: The token the save carried.
         wrap_session: The session that prepared the open wrap.
         session_id: The session saving.
@@ -356,9 +347,7 @@ def check_save(
         SaveAuthorityError: The save is not from the preparing session, that session no
             longer holds the baton, or the baton changed hands since the prepare.
     """
-    with store._lock:
-        conn = store.connection("save_continuity")
-        found = _meta(conn, POLICY_KEY, _HOLDER, _EPOCH, _WRAP_PREFIX + open_token)
+    found = _meta(conn, POLICY_KEY, _HOLDER, _EPOCH, _WRAP_PREFIX + open_token)
     if found.get(POLICY_KEY) != "1":
         return
     if session_id is None or wrap_token is None:
@@ -387,7 +376,7 @@ def _check_still_held(found: dict[str, str], session_id: str, open_token: str) -
         )
 
 
-def recheck_save(conn: sqlite3.Connection, *, wrap_session: str | None, open_token: str) -> None:
+def recheck_save(conn: SqlConnection, *, wrap_session: str | None, open_token: str) -> None:
     """Repeat the baton part of :func:`check_save` inside the save's commit transaction.
 
     A take between the first check and the commit is then seen (the two transactions are

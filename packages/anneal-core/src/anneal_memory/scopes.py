@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from anneal_memory.store._validate import MAX_SOURCE_CHARS
+from anneal_memory.store import MAX_SOURCE_CHARS
 
 __all__ = ["scope_from_keys"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from anneal_memory.store.recall._search import tokenize
+from anneal_memory.store.recall import tokenize
 from anneal_memory.types import Episode
 
 __all__ = ["NEAR_DUPLICATE_OVERLAP", "OVERFETCH", "distinct_episodes"]

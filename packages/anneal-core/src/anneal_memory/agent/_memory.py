@@ -38,9 +38,7 @@ from anneal_memory.agent._wrapflow import (
     wrap_steps,
 )
 from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
-from anneal_memory.store import Store
-from anneal_memory.store._store import DEFAULT_PROJECT_NAME
-from anneal_memory.store._target import location_of
+from anneal_memory.store import DEFAULT_PROJECT_NAME, Store, location_of
 from anneal_memory.types import Episode, EpisodeType, Trust
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.store._validate import MAX_CONTENT_BYTES
-from anneal_memory.store.recall._search import STOPWORDS, tokenize
+from anneal_memory.store import MAX_CONTENT_BYTES
+from anneal_memory.store.recall import STOPWORDS, tokenize
 from anneal_memory.types import Episode, EpisodeType, Trust
 
 __all__ = [

@@ -394,18 +394,20 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
 
 
 def _pending(paths: AuditPaths, newest: int) -> int:
-    """Entries staged in the database above the trail's newest intent (0 without a store)."""
+    """Entries staged in the database above the trail's newest intent (0 without a store).
+
+    One count on a read-only connection of its own: ``audit/`` sits below ``store/`` and never
+    imports it, and a count needs none of the store's connection policy.
+    """
     db = paths.db_path
     if not db.is_file():
         return 0
-    from anneal_memory.errors import StoreDatabaseError
-    from anneal_memory.store.sqlite._connection import connect
-
     try:
-        conn = connect(db, read_only=True)
-    except StoreDatabaseError:
+        conn = sqlite3.connect(str(db), timeout=5.0, isolation_level=None)  # noqa: TID251
+    except sqlite3.Error:
         return 0
     try:
+        conn.execute("PRAGMA query_only=ON")
         row = conn.execute("SELECT count(*) FROM audit_outbox WHERE id > ?", (newest,)).fetchone()
         return int(row[0])
     except sqlite3.Error:

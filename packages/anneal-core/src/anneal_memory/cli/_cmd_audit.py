@@ -71,10 +71,10 @@ def run_verify(ctx: Context, args: argparse.Namespace) -> int:
     """Verify the chain; exit 1 when it is broken."""
     from anneal_memory.audit import AuditTrail
     from anneal_memory.cli._context import DB_ENV
-    from anneal_memory.store._target import database_url
+    from anneal_memory.store import database_url
 
     if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
-        result = ctx.store().verify_audit()  # type: ignore[attr-defined]  # the PostgreSQL trail
+        result = ctx.store().verify_audit()  # the PostgreSQL trail
     else:
         result = AuditTrail.verify(_db(ctx))
     ctx.emit(result.to_dict(), result.summary())
@@ -112,11 +112,11 @@ def run_audit(ctx: Context, args: argparse.Namespace) -> int:
         known = ", ".join(e.value for e in AuditEvent)
         raise CommandError(f"unknown audit event {args.event!r}; use one of: {known}")
     from anneal_memory.cli._context import DB_ENV
-    from anneal_memory.store._target import database_url
+    from anneal_memory.store import database_url
 
     if database_url(getattr(args, "db", None), ctx.env.get(DB_ENV)) is not None:
         store = ctx.store()  # the PostgreSQL-held trail
-        entries = store.read_audit(since=since, event=args.event, limit=args.limit)  # type: ignore[attr-defined]
+        entries = store.read_audit(since=since, event=args.event, limit=args.limit)
     else:
         entries = read_entries(_db(ctx), since=since, event=args.event, limit=args.limit)
     text = "\n".join(_entry_line(e) for e in entries) if entries else "No audit entries match."

@@ -177,23 +177,17 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _count_older(ctx: Context, days: float) -> tuple[str, int, tuple[str, ...]]:
-    from anneal_memory.store._params import prune_cutoff
-    from anneal_memory.store.provenance._evidence import citing_crystals_before
-
-    store = ctx.store(read_only=True)
-    cutoff = prune_cutoff(store.clock.now(), days)
-    with store._lock:  # the connection is shared by the threads of this process
-        conn = store.connection("prune")
-        row = conn.execute("SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,)).fetchone()
-        losing = citing_crystals_before(conn, cutoff)
-    return cutoff, int(row[0]), losing
-
-
 def run_prune(ctx: Context, args: argparse.Namespace) -> int:
     """Delete (or count, with --dry-run) episodes older than the given age."""
     if args.dry_run:
-        cutoff, matching, losing = _count_older(ctx, args.older_than)
+        from anneal_memory.store import prune_preview
+
+        preview = prune_preview(ctx.store(read_only=True), args.older_than)
+        cutoff, matching, losing = (
+            preview.cutoff,
+            preview.matching,
+            preview.crystals_losing_evidence,
+        )
         deleted = 0
         text = f"Would delete {matching} episode(s) older than {cutoff} (dry run, nothing deleted)"
     else:

@@ -62,13 +62,12 @@ def run_check(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_migrate(ctx: Context, args: argparse.Namespace) -> int:
     """Open the store for writing (which migrates it) and report its schema version."""
-    from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
-
     if not ctx.db_path.exists():
         raise CommandError(f"database not found: {ctx.db_path}; nothing to migrate")
     store = ctx.store(create=False)
+    version = store.status().schema_version
     ctx.emit(
-        {"path": str(store.path), "schema_version": SCHEMA_VERSION},
-        f"Store {store.path} is at schema version {SCHEMA_VERSION}",
+        {"path": str(store.path), "schema_version": version},
+        f"Store {store.path} is at schema version {version}",
     )
     return ExitCode.OK

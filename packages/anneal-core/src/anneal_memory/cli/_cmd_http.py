@@ -94,7 +94,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
 
 def _database_url(ctx: Context) -> str | None:
     from anneal_memory.cli._context import DB_ENV
-    from anneal_memory.store._target import database_url
+    from anneal_memory.store import database_url
 
     return database_url(getattr(ctx.args, "db", None), ctx.env.get(DB_ENV))
 

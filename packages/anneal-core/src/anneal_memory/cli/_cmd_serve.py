@@ -67,7 +67,7 @@ def _session_id(value: str | None) -> str | None:
 
 
 def _scope(value: str) -> str:
-    # The rule of ``anneal_memory.store._validate.validate_scope``, checked without importing
+    # The rule of ``anneal_memory.store.validate_scope``, checked without importing
     # the store so the server starts fast.
     if len(value) > MAX_SCOPE or not value.isprintable():
         raise CommandError(f"scope must be up to {MAX_SCOPE} printable characters, got {value!r}")

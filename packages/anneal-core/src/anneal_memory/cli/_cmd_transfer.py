@@ -169,7 +169,7 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_import(ctx: Context, args: argparse.Namespace) -> int:
     """Import a file (or stdin), or with --dry-run report what an import would do."""
-    from anneal_memory.store._target import database_url
+    from anneal_memory.store import database_url
 
     if database_url(getattr(ctx.args, "db", None), ctx.env.get(DB_ENV)) is not None:
         return _import_export_document(ctx, args)

@@ -153,7 +153,7 @@ class Context:
             self._store.close()
             self._store = None
         if self._store is None:
-            from anneal_memory.store._target import database_url
+            from anneal_memory.store import database_url
 
             url = database_url(getattr(self.args, "db", None), self.env.get(DB_ENV))
             if url is not None:  # a PostgreSQL store (what it does not support raises)
@@ -190,7 +190,7 @@ class Context:
         store = self._store
         if store is None or not store.created:
             return
-        from anneal_memory.store.sqlite._open import discard_created
+        from anneal_memory.store import discard_created
 
         self.close()
         discard_created(store.path, store.created_dirs)

@@ -32,7 +32,7 @@ FOLLOW_UP_EPISODES: tuple[tuple[str, str], ...] = (
 
 def _one_wrap(session: DemoSession, label: str) -> dict[str, Any]:
     from anneal_memory.continuity import prepare_wrap, validated_save_continuity
-    from anneal_memory.testing import demo_compress
+    from anneal_memory.continuity._scripted import demo_compress
 
     store = session.store
     prepared = prepare_wrap(store)

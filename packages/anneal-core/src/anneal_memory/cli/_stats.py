@@ -4,26 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.store._params import SQLITE_INT_MAX
-
 if TYPE_CHECKING:
     from anneal_memory.store import Store
 
 __all__ = ["collect_stats", "stats_text"]
-
-
-def _pairs(store: Store, sql: str, params: tuple[object, ...] = ()) -> list[tuple[str, int]]:
-    conn = store.connection("stats")
-    return [(str(key), int(n)) for key, n in conn.execute(sql, params)]
-
-
-def _content_sizes(store: Store) -> dict[str, int]:
-    conn = store.connection("stats")
-    total, largest, first, last = conn.execute(
-        "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0), "
-        "coalesce(max(length(CAST(content AS BLOB))), 0), min(ts), max(ts) FROM episodes"
-    ).fetchone()
-    return {"total": int(total), "max": int(largest), "first": first, "last": last}
 
 
 def collect_stats(store: Store, *, days: int) -> dict[str, Any]:
@@ -36,19 +20,10 @@ def collect_stats(store: Store, *, days: int) -> dict[str, Any]:
     Returns:
         A JSON-ready dict; its keys are public API (``docs/cli.md``).
     """
+    from anneal_memory.store import episode_stats
+
     status = store.status()
-    with store._lock:  # one thread of this process at a time on the shared connection
-        by_source = _pairs(
-            store,
-            "SELECT source, count(*) AS n FROM episodes GROUP BY source ORDER BY n DESC, source",
-        )
-        by_day = _pairs(
-            store,
-            "SELECT substr(ts, 1, 10) AS day, count(*) FROM episodes "
-            "GROUP BY day ORDER BY day DESC LIMIT ?",
-            (min(days, SQLITE_INT_MAX),),
-        )
-        sizes = _content_sizes(store)
+    found = episode_stats(store, days=days)
     total = status.total_episodes
     return {
         "path": status.path,
@@ -56,14 +31,14 @@ def collect_stats(store: Store, *, days: int) -> dict[str, Any]:
         "deleted_episodes": status.deleted_episodes,
         "episodes_since_wrap": status.episodes_since_wrap,
         "by_type": dict(status.episodes_by_type),
-        "by_source": dict(by_source),
-        "by_day": [{"date": day, "episodes": n} for day, n in by_day],
-        "first_episode_at": sizes["first"],
-        "last_episode_at": sizes["last"],
+        "by_source": dict(found.by_source),
+        "by_day": [{"date": day, "episodes": n} for day, n in found.by_day],
+        "first_episode_at": found.first_at,
+        "last_episode_at": found.last_at,
         "content_bytes": {
-            "total": sizes["total"],
-            "mean": round(sizes["total"] / total) if total else 0,
-            "max": sizes["max"],
+            "total": found.content_bytes,
+            "mean": round(found.content_bytes / total) if total else 0,
+            "max": found.largest_bytes,
         },
         "db_bytes": status.db_bytes,
         "wal_bytes": status.wal_bytes,

@@ -38,8 +38,7 @@ if TYPE_CHECKING:
         SectionSpec,
         schema_by_name,
     )
-    from anneal_memory.store.wraps._patterns import PatternEvent
-    from anneal_memory.store.wraps._rows import WrapRecord
+    from anneal_memory.store.wraps import PatternEvent, WrapRecord
 
 _EXPORTS: dict[str, str] = {
     "CancelResult": "anneal_memory.continuity._results",
@@ -47,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_SCHEMA": "anneal_memory.document._schema",
     "PARTNERSHIP_SCHEMA": "anneal_memory.document._schema",
     "PROJECT_SCHEMA": "anneal_memory.document._schema",
-    "PatternEvent": "anneal_memory.store.wraps._patterns",
+    "PatternEvent": "anneal_memory.store.wraps",
     "PrepareResult": "anneal_memory.continuity._results",
     "ProvenPattern": "anneal_memory.continuity._results",
     "SaveResult": "anneal_memory.continuity._results",
@@ -55,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "SectionSchema": "anneal_memory.document._schema",
     "SectionSpec": "anneal_memory.document._schema",
     "WrapPackage": "anneal_memory.continuity._results",
-    "WrapRecord": "anneal_memory.store.wraps._rows",
+    "WrapRecord": "anneal_memory.store.wraps",
     "WRAP_LEASE_SECONDS": "anneal_memory.continuity._lease",
     "WrapStatus": "anneal_memory.continuity._results",
     "continuity_path": "anneal_memory.continuity._file",

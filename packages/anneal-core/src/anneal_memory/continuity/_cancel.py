@@ -8,19 +8,18 @@ from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import CancelResult
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
-from anneal_memory.store import Store
-from anneal_memory.store._target import file_of, location_of
-from anneal_memory.store.sqlite._connection import write_transaction
-from anneal_memory.store.wraps._patterns import PatternEvent, pattern_events
-from anneal_memory.store.wraps._rows import (
+from anneal_memory.store import Store, location_of
+from anneal_memory.store.wraps import (
+    PatternEvent,
     WrapRecord,
     cancel_wrap,
     find_open_wrap,
     load_open_wrap,
+    pattern_events,
     unwrapped_by_scope,
     unwrapped_count,
 )
-from anneal_memory.store.wraps._rows import wrap_history as _wrap_history
+from anneal_memory.store.wraps import wrap_history as _wrap_history
 
 __all__ = [
     "pattern_history",
@@ -69,39 +68,35 @@ def wrap_cancel(
     scope = None if scope is None else wrap_scope(scope)
     if not isinstance(force, bool):
         raise InvalidInputError(f"force must be True or False, got {force!r}")
-    with store._lock:
-        conn = store.connection("wrap_cancel")
-        with write_transaction(conn, operation="wrap_cancel", path=file_of(store)):
-            wrap = find_open_wrap(conn, scope, wrap_token)
-            if wrap is None:
-                raise NoWrapInProgressError("No wrap is in progress: nothing to cancel")
-            if not force:
-                authorize_cancel(
-                    conn,
-                    location_of(store),
-                    wrap_session=wrap.session_id,
-                    open_token=wrap.token,
-                    session_id=session_id,
-                    scope=wrap.scope,
-                )
-            if wrap_token is not None and wrap_token != wrap.token:
-                raise WrapTokenMismatchError(
-                    "wrap_token mismatch: this cancel carried a token that is not the open "
-                    "wrap's; nothing was cancelled (wrap-status shows the open wrap)"
-                )
-            cancel_wrap(conn, wrap, now=format_timestamp(store.clock.now()))
-            store.stage_audit(
-                conn,
-                "wrap_cancelled",
-                actor=session_id or ("operator" if force else "agent"),
-                data={
-                    "wrap_id": wrap.id,
-                    "wrap_token_prefix": wrap.token[:8],
-                    "episode_count": wrap.episode_count,
-                    "reason": "forced" if force else "cancelled",
-                },
+    with store.writing("wrap_cancel") as tx:
+        wrap = find_open_wrap(tx.conn, scope, wrap_token)
+        if wrap is None:
+            raise NoWrapInProgressError("No wrap is in progress: nothing to cancel")
+        if not force:
+            authorize_cancel(
+                tx.conn,
+                location_of(store),
+                wrap_session=wrap.session_id,
+                open_token=wrap.token,
+                session_id=session_id,
+                scope=wrap.scope,
             )
-        store.flush_audit()
+        if wrap_token is not None and wrap_token != wrap.token:
+            raise WrapTokenMismatchError(
+                "wrap_token mismatch: this cancel carried a token that is not the open "
+                "wrap's; nothing was cancelled (wrap-status shows the open wrap)"
+            )
+        cancel_wrap(tx.conn, wrap, now=format_timestamp(store.clock.now()))
+        tx.audit(
+            "wrap_cancelled",
+            actor=session_id or ("operator" if force else "agent"),
+            data={
+                "wrap_id": wrap.id,
+                "wrap_token_prefix": wrap.token[:8],
+                "episode_count": wrap.episode_count,
+                "reason": "forced" if force else "cancelled",
+            },
+        )
     return CancelResult(
         wrap_id=wrap.id,
         wrap_token=wrap.token,
@@ -113,15 +108,15 @@ def wrap_cancel(
 def wrap_status(store: Store, scope: str = "") -> WrapRecord | None:
     """The open wrap of ``scope``, or None when none is in progress there."""
     scope = wrap_scope(scope)
-    with store._lock:
-        return load_open_wrap(store.connection("wrap_status"), scope)
+    with store.reading("wrap_status") as reader:
+        return load_open_wrap(reader.conn, scope)
 
 
 def unwrapped_in_scope(store: Store, scope: str = "") -> int:
     """How many episodes of ``scope`` wait for its next wrap."""
     scope = wrap_scope(scope)
-    with store._lock:
-        return unwrapped_count(store.connection("unwrapped"), scope)
+    with store.reading("unwrapped") as reader:
+        return unwrapped_count(reader.conn, scope)
 
 
 def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], int]:
@@ -132,8 +127,8 @@ def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], 
         scopes with episodes waiting.
     """
     _check_limit(limit)
-    with store._lock:
-        counts = unwrapped_by_scope(store.connection("unwrapped"))
+    with store.reading("unwrapped") as reader:
+        counts = unwrapped_by_scope(reader.conn)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return dict(ranked[:limit]), max(0, len(ranked) - limit)
 
@@ -154,9 +149,10 @@ def wrap_history(
     """
     _check_limit(limit)
     scope = None if scope is None else wrap_scope(scope)
-    with store._lock:
-        conn = store.connection("wrap_history")
-        return tuple(_wrap_history(conn, limit=limit, completed_only=completed_only, scope=scope))
+    with store.reading("wrap_history") as reader:
+        return tuple(
+            _wrap_history(reader.conn, limit=limit, completed_only=completed_only, scope=scope)
+        )
 
 
 def pattern_history(
@@ -169,6 +165,5 @@ def pattern_history(
     """
     _check_limit(limit)
     scope = wrap_scope(scope)
-    with store._lock:
-        conn = store.connection("pattern_history")
-        return tuple(pattern_events(conn, str(name).casefold(), limit=limit, scope=scope))
+    with store.reading("pattern_history") as reader:
+        return tuple(pattern_events(reader.conn, str(name).casefold(), limit=limit, scope=scope))

@@ -17,7 +17,7 @@ from anneal_memory.document import _document
 from anneal_memory.document._durable import parse_facts
 from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.errors import BackendNotSupportedError
-from anneal_memory.store.recall._search import tokenize
+from anneal_memory.store.recall import tokenize
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

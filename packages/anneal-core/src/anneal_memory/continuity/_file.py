@@ -16,8 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.store import Store
-from anneal_memory.store._validate import validate_scope
+from anneal_memory.store import Store, validate_scope
 
 __all__ = ["continuity_path", "wrap_scope"]
 

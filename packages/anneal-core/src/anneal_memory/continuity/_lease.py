@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import enum
-import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anneal_memory._clock import format_timestamp, parse_timestamp
 from anneal_memory._owner import ProcessIdentity, current_process, process_gone
 from anneal_memory._wrap_gate import force_command, may_clear
 from anneal_memory.errors import WrapInProgressError
 from anneal_memory.gate import wrap_gate_state
-from anneal_memory.store.wraps._rows import WrapRecord
+from anneal_memory.store.wraps import WrapRecord
+
+if TYPE_CHECKING:
+    from anneal_memory.store import SqlConnection
 
 __all__ = [
     "WRAP_LEASE_SECONDS",
@@ -69,7 +72,7 @@ def _owner(wrap: WrapRecord) -> ProcessIdentity | None:
     return ProcessIdentity(pid=wrap.owner_pid, host=wrap.owner_host, start=wrap.owner_start or "")
 
 
-def holder_of(conn: sqlite3.Connection, wrap: WrapRecord, now: _dt.datetime) -> Holder:
+def holder_of(conn: SqlConnection, wrap: WrapRecord, now: _dt.datetime) -> Holder:
     """Who holds ``wrap`` now (reads the gate state inside the caller's transaction)."""
     state = wrap_gate_state(conn, wrap.token)
     moved = state.holder is not None and wrap.session_id != state.holder
@@ -88,7 +91,7 @@ def holder_of(conn: sqlite3.Connection, wrap: WrapRecord, now: _dt.datetime) -> 
 
 
 def may_reclaim(
-    conn: sqlite3.Connection, wrap: WrapRecord, holder: Holder, session_id: str | None
+    conn: SqlConnection, wrap: WrapRecord, holder: Holder, session_id: str | None
 ) -> bool:
     """True when a prepare by ``session_id`` (past the gate) may reclaim ``wrap`` now."""
     if holder in (Holder.THIS_PROCESS, Holder.LIVE, Holder.UNOWNED):

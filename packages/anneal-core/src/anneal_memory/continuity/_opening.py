@@ -1,4 +1,4 @@
-"""The prepare's one transaction: reclaim a stale open wrap, choose the snapshot, open the wrap.
+"""The prepare's one transaction: the gate, reclaim a stale open wrap, choose the snapshot.
 
 The snapshot is the **oldest contiguous run** of unwrapped episodes whose package lines fit
 the budget left after the fixed part of the package (instructions, the current continuity,
@@ -13,19 +13,25 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import sqlite3
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from anneal_memory._clock import format_timestamp
-from anneal_memory.continuity._lease import Holder, holder_of, in_progress_error, may_reclaim
+from anneal_memory.continuity._lease import (
+    Holder,
+    holder_of,
+    in_progress_error,
+    lease_end,
+    may_reclaim,
+)
 from anneal_memory.continuity._package import GROUP_HEADINGS_CHARS, episode_line, render_package
 from anneal_memory.continuity._results import WrapPackage
-from anneal_memory.gate import bind_wrap
-from anneal_memory.store import Store
-from anneal_memory.store._target import file_of, location_of
-from anneal_memory.store.sqlite._connection import write_transaction
-from anneal_memory.store.wraps._rows import (
+from anneal_memory.continuity._settings import schema_of
+from anneal_memory.gate import GateDecision, authorize_prepare, bind_wrap
+from anneal_memory.store import location_of
+from anneal_memory.store.wraps import (
     WrapOpening,
     WrapRecord,
     cancel_wrap,
@@ -35,7 +41,12 @@ from anneal_memory.store.wraps._rows import (
 )
 from anneal_memory.types import Episode
 
-__all__ = ["RETRY_RESERVE_CHARS", "Opened", "open_wrap"]
+if TYPE_CHECKING:
+    from anneal_memory.crystal._types import Crystal
+    from anneal_memory.document._schema import SectionSchema
+    from anneal_memory.store import Store, Tx
+
+__all__ = ["RETRY_RESERVE_CHARS", "Opened", "WrapRequest", "open_wrap"]
 
 # Room kept free in the package for the refusal a retry prompt appends.
 RETRY_RESERVE_CHARS = 3_000
@@ -43,13 +54,39 @@ RETRY_RESERVE_CHARS = 3_000
 Frame = Callable[..., WrapPackage]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WrapRequest:
+    """What the caller of the prepare asked for (checked)."""
+
+    session_id: str | None
+    scope: str
+    max_chars: int | None
+    owner: tuple[int, str, str] | None
+    budget: int
+
+    def opening(self, schema: SectionSchema, now: _dt.datetime) -> WrapOpening:
+        """The new wrap's row, under the store's section ``schema``."""
+        return WrapOpening(
+            token=os.urandom(16).hex(),
+            session_id=self.session_id,
+            started_at=format_timestamp(now),
+            today=now.date().isoformat(),
+            schema_name=schema.name,
+            max_chars=self.max_chars or schema.target_chars,
+            owner=self.owner,
+            lease_expires_at=lease_end(now),
+            scope=self.scope,
+        )
+
+
 def _clear_open(
-    conn: sqlite3.Connection, store: Store, now: _dt.datetime, opening: WrapOpening
+    tx: Tx, store: Store, now: _dt.datetime, opening: WrapOpening
 ) -> tuple[WrapRecord, Holder] | None:
     """Reclaim a stale open wrap of the scope (cancel and audit it in this transaction).
 
     A live one is refused.
     """
+    conn = tx.conn
     session_id = opening.session_id
     open_wrap = load_open_wrap(conn, opening.scope)
     if open_wrap is None:
@@ -58,7 +95,7 @@ def _clear_open(
     if not may_reclaim(conn, open_wrap, holder, session_id):
         raise in_progress_error(open_wrap, holder, db_path=location_of(store))
     cancel_wrap(conn, open_wrap, now=format_timestamp(now))
-    _stage_reclaimed(conn, store, (open_wrap, holder), session_id or "agent")
+    _stage_reclaimed(tx, (open_wrap, holder), session_id or "agent")
     return open_wrap, holder
 
 
@@ -75,56 +112,74 @@ def _line_size(episode: Episode) -> int:
 class Opened:
     """What the prepare transaction did."""
 
+    schema: SectionSchema
+    opening: WrapOpening
     wrap_id: int | None
     episodes: list[Episode]
     left: int
     continuity: str | None
     reclaimed: tuple[WrapRecord, Holder] | None
+    crystals: tuple[Crystal, ...] = ()
 
 
 def open_wrap(
-    store: Store, opening: WrapOpening, *, now: _dt.datetime, budget: int, frame: Frame
-) -> Opened:
-    """Run the prepare transaction; ``frame(episodes, continuity, ...)`` builds a package."""
-    with store._lock:
-        conn = store.connection("prepare_wrap")
-        # Flushed to disk when it stages audit entries for a trail file (the trail gets them
-        # once it has committed). Otherwise a power cut before the save's durable commit only
-        # leaves no wrap open, which the save reports; no episode or continuity is at stake.
-        durable = store.audit_after_commit
-        with write_transaction(
-            conn, operation="prepare_wrap", path=file_of(store), durable=durable
-        ):
-            reclaimed = _clear_open(conn, store, now, opening)
-            # Read under the write lock: a save writes the text inside its transaction.
-            continuity = store.continuity_place(opening.scope).read(conn)
-            room = _episode_room(frame((), continuity), budget)
-            episodes, through, left = unwrapped_prefix(conn, room, _line_size, opening.scope)
-            wrap_id = None
-            if episodes:
-                wrap_id = insert_wrap(
-                    conn, opening, through_seq=through, episode_count=len(episodes)
-                )
-                bind_wrap(conn, opening.token)
-                _stage_started(conn, store, opening, wrap_id=wrap_id, episodes=episodes, left=left)
-        store.flush_audit()
-    return Opened(
-        wrap_id=wrap_id, episodes=episodes, left=left, continuity=continuity, reclaimed=reclaimed
-    )
+    store: Store,
+    request: WrapRequest,
+    *,
+    now: _dt.datetime,
+    frame_for: Callable[[SectionSchema, WrapOpening], Frame],
+) -> Opened | GateDecision:
+    """Run the prepare's one transaction: the gate, the schema, the reclaim, the snapshot.
+
+    ``frame_for(schema, opening)`` gives the function that builds a package
+    (``frame(episodes, continuity, ...)``). Returns the gate's decision when it does not
+    let this session open a wrap (nothing is written), else what was opened. The crystals a
+    wrap's proposals need are read in the same transaction.
+    """
+    location = location_of(store)
+    if store.read_only:  # nothing can open: the gate's downgrade, else the write refuses below
+        with store.reading("prepare_wrap") as reader:
+            decision = authorize_prepare(reader.conn, request.session_id, location=location)
+        if not decision.allowed:
+            return decision
+    # Flushed to disk when it stages audit entries for a trail file (the trail gets them
+    # once it has committed). Otherwise a power cut before the save's durable commit only
+    # leaves no wrap open, which the save reports; no episode or continuity is at stake.
+    with store.writing("prepare_wrap", durable=store.audit_after_commit) as tx:
+        decision = authorize_prepare(tx.conn, request.session_id, location=location)
+        if not decision.allowed:
+            return decision
+        schema = schema_of(tx.conn)
+        opening = request.opening(schema, now)
+        frame = frame_for(schema, opening)
+        reclaimed = _clear_open(tx, store, now, opening)
+        # Read under the write lock: a save writes the text inside its transaction.
+        continuity = store.continuity_place(opening.scope).read(tx.conn)
+        room = _episode_room(frame((), continuity), request.budget)
+        episodes, through, left = unwrapped_prefix(tx.conn, room, _line_size, opening.scope)
+        if not episodes:
+            return Opened(schema=schema, opening=opening, wrap_id=None, episodes=episodes,
+                          left=left, continuity=continuity, reclaimed=reclaimed)  # fmt: skip
+        wrap_id = insert_wrap(tx.conn, opening, through_seq=through, episode_count=len(episodes))
+        bind_wrap(tx.conn, opening.token)
+        _stage_started(tx, opening, wrap_id=wrap_id, episodes=episodes, left=left)
+        return Opened(schema=schema, opening=opening, wrap_id=wrap_id, episodes=episodes,
+                      left=left, continuity=continuity, reclaimed=reclaimed,
+                      crystals=_crystals(tx, opening))  # fmt: skip
+
+
+def _crystals(tx: Tx, opening: WrapOpening) -> tuple[Crystal, ...]:
+    """Every crystal, live or retired: the wrap proposes from them (``crystal._candidates``)."""
+    from anneal_memory.crystal._rows import fetch_all
+
+    return tuple(fetch_all(tx.conn, _dt.date.fromisoformat(opening.today)))
 
 
 def _stage_started(
-    conn: sqlite3.Connection,
-    store: Store,
-    opening: WrapOpening,
-    *,
-    wrap_id: int,
-    episodes: list[Episode],
-    left: int,
+    tx: Tx, opening: WrapOpening, *, wrap_id: int, episodes: list[Episode], left: int
 ) -> None:
     """Stage ``wrap_started`` in the prepare's transaction."""
-    store.stage_audit(
-        conn,
+    tx.audit(
         "wrap_started",
         actor=opening.session_id or "agent",
         data={
@@ -139,13 +194,10 @@ def _stage_started(
     )
 
 
-def _stage_reclaimed(
-    conn: sqlite3.Connection, store: Store, reclaimed: tuple[WrapRecord, Holder], actor: str
-) -> None:
+def _stage_reclaimed(tx: Tx, reclaimed: tuple[WrapRecord, Holder], actor: str) -> None:
     """Stage a reclaimed wrap's ``wrap_cancelled`` (reason ``expired`` or ``revoked``)."""
     wrap, holder = reclaimed
-    store.stage_audit(
-        conn,
+    tx.audit(
         "wrap_cancelled",
         actor=actor,
         data={

@@ -5,27 +5,27 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
-import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from anneal_memory._clock import format_timestamp
 from anneal_memory._owner import current_process
 from anneal_memory.continuity._file import wrap_scope
-from anneal_memory.continuity._lease import lease_end
-from anneal_memory.continuity._opening import Opened, open_wrap
+from anneal_memory.continuity._opening import Frame, Opened, WrapRequest, open_wrap
 from anneal_memory.continuity._package import render_instructions, render_package
 from anneal_memory.continuity._results import PrepareResult, ProvenPattern, WrapPackage, WrapStatus
-from anneal_memory.continuity._settings import current_schema
 from anneal_memory.document import _document
 from anneal_memory.document._durable import parse_facts
 from anneal_memory.document._markers import PatternLine, parse_pattern_line
 from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.gate import authorize_prepare
+from anneal_memory.gate import GateDecision
 from anneal_memory.immune._checks import find_stale
-from anneal_memory.store import Store
-from anneal_memory.store.wraps._rows import WrapOpening
 from anneal_memory.types import Episode
+
+if TYPE_CHECKING:
+    from anneal_memory.crystal._types import Crystal
+    from anneal_memory.store import Store
+    from anneal_memory.store.wraps import WrapOpening
 
 __all__ = [
     "DEFAULT_PACKAGE_CHARS",
@@ -168,14 +168,14 @@ def build_package(
 
 
 def _crystal_proposals(
-    store: Store, package: WrapPackage, schema: SectionSchema, today: _dt.date
+    crystals: Sequence[Crystal], package: WrapPackage, schema: SectionSchema, today: _dt.date
 ) -> str:
-    from anneal_memory.crystal._candidates import propose, render_proposals
+    from anneal_memory.crystal._candidates import proposals_from, render_proposals
 
     lines = [
         line for _n, line in graduating_lines(_document.parse(package.continuity or ""), schema)
     ]
-    return render_proposals(propose(store, lines, package.episodes, today))
+    return render_proposals(proposals_from(crystals, lines, package.episodes, today))
 
 
 def prepare_wrap(
@@ -223,61 +223,42 @@ def prepare_wrap(
     session_id = validate_session_id(session_id)
     scope = wrap_scope(scope)
     _check_args(max_chars, staleness_days, max_package_chars)
-    decision = authorize_prepare(store, session_id)
-    if not decision.allowed:
-        return PrepareResult(
-            status=WrapStatus.DOWNGRADED, message=decision.message, episode_count=decision.waiting
-        )
-    schema = current_schema(store)
-    now = store.clock.now()
     me = current_process()  # cheap: the host and boot id are read once per process
-    opening = WrapOpening(
-        token=os.urandom(16).hex(),
+    request = WrapRequest(
         session_id=session_id,
-        started_at=format_timestamp(now),
-        today=now.date().isoformat(),
-        schema_name=schema.name,
-        max_chars=max_chars or schema.target_chars,
-        owner=(me.pid, me.host, me.start) if owner_process is True else None,
-        lease_expires_at=lease_end(now),
         scope=scope,
+        max_chars=max_chars,
+        owner=(me.pid, me.host, me.start) if owner_process is True else None,
+        budget=max_package_chars,
     )
-    frame = functools.partial(
-        build_package,
-        schema=schema,
-        project=store.project_name,
-        today=opening.today,
-        max_chars=opening.max_chars,
-        staleness_days=staleness_days,
-        max_package_chars=max_package_chars,
-    )
-    opened = open_wrap(store, opening, now=now, budget=max_package_chars, frame=frame)
+
+    def frame_for(schema: SectionSchema, opening: WrapOpening) -> Frame:
+        return functools.partial(
+            build_package,
+            schema=schema,
+            project=store.project_name,
+            today=opening.today,
+            max_chars=opening.max_chars,
+            staleness_days=staleness_days,
+            max_package_chars=max_package_chars,
+        )
+
+    opened = open_wrap(store, request, now=store.clock.now(), frame_for=frame_for)
+    if isinstance(opened, GateDecision):
+        return PrepareResult(
+            status=WrapStatus.DOWNGRADED, message=opened.message, episode_count=opened.waiting
+        )
     if opened.wrap_id is None:
         return PrepareResult(
             status=WrapStatus.EMPTY,
             message="No episodes since the last wrap. Nothing to compress.",
             episode_count=0,
         )
-    return _ready(
-        store,
-        opened,
-        opening=opening,
-        schema=schema,
-        staleness_days=staleness_days,
-        budget=max_package_chars,
-    )
+    return _ready(store, opened, staleness_days=staleness_days, budget=max_package_chars)
 
 
-def _ready(
-    store: Store,
-    opened: Opened,
-    *,
-    opening: WrapOpening,
-    schema: SectionSchema,
-    staleness_days: int,
-    budget: int,
-) -> PrepareResult:
-    episodes = opened.episodes
+def _ready(store: Store, opened: Opened, *, staleness_days: int, budget: int) -> PrepareResult:
+    episodes, opening, schema = opened.episodes, opened.opening, opened.schema
     package = build_package(
         episodes,
         opened.continuity,
@@ -290,7 +271,7 @@ def _ready(
         episodes_left=opened.left,
     )
     today = _dt.date.fromisoformat(opening.today)
-    text = render_package(package) + _crystal_proposals(store, package, schema, today)
+    text = render_package(package) + _crystal_proposals(opened.crystals, package, schema, today)
     message = f"Ready to compress {len(episodes)} episode(s)."
     if opened.left:
         message += (

@@ -1,163 +1,89 @@
 """``validated_save_continuity``: the wrap's save as a pipeline of named steps.
 
-1. ``_open_wrap``: find the open wrap and check the token (read only).
-2. Pure steps (``_judge``): text check, structure, level claims, durable carry-forward, shrink gate,
-   graduation of every pattern line, checks across lines, hard maximum.
-3. ``_commit``: under the continuity lock, one SQLite transaction closes the wrap (only if
-   it is still open with this token), marks the snapshot's episodes, records pattern
-   history and the associations of the validated citations (``_link_deltas``), and writes
-   the continuity text (``store.continuity_place()``: the file, atomically, just before
-   ``COMMIT`` on SQLite; the row, in the same transaction, on PostgreSQL).
-4. Audit events, after the commit.
+The store is entered twice: once to read, once to write.
+
+1. ``gather`` (``_gather``, one ``store.reading``): find the open wrap, check the token and
+   the gate, run the draft's first checks, and read what judging it needs.
+2. ``_judge_draft`` (pure): graduation of every pattern line, the uncorroborated rule, checks
+   across lines, hard maximum.
+3. ``_commit``: under the continuity lock, one ``store.writing`` transaction re-checks the
+   gate, closes the wrap (only if it is still open with this token), marks the snapshot's
+   episodes, records pattern history, the ``[supersedes:]`` links and the associations of
+   the validated citations (``_link_deltas``), stages the audit entries, and writes the
+   continuity text (``store.continuity_place()``: the file, atomically, just before
+   ``COMMIT`` on SQLite; the row, in the same transaction, on PostgreSQL). The entries are
+   appended to the trail after the commit.
 
 A refusal raises :class:`ContinuityRejectedError`: nothing is written and the wrap stays open
-(its lease is renewed: the owner is still at work).
+(its lease is renewed, with the refusal's audit entry, in a transaction of its own: the owner
+is still at work).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.associations import Affect, association_deltas
 from anneal_memory.continuity import _judge, _updates
-from anneal_memory.continuity._file import wrap_scope
+from anneal_memory.continuity._gather import (
+    NO_WRAP_MESSAGE,
+    Facts,
+    SaveContext,
+    SaveRequest,
+    gather,
+)
 from anneal_memory.continuity._lease import lease_end
 from anneal_memory.continuity._prepare import validate_session_id
 from anneal_memory.continuity._results import SaveResult
 from anneal_memory.document import _document
-from anneal_memory.document._schema import schema_by_name
 from anneal_memory.errors import (
     ContinuityRejectedError,
     InvalidInputError,
     NoWrapInProgressError,
     StoreDatabaseError,
     StoreError,
-    WrapTokenMismatchError,
 )
-from anneal_memory.gate import check_save, recheck_save
+from anneal_memory.gate import recheck_save
 from anneal_memory.immune._graduation import (
     GraduationContext,
     PriorPattern,
     validated_citations,
 )
 from anneal_memory.immune._report import Finding, Severity
-from anneal_memory.store import Store
-from anneal_memory.store._target import file_of
-from anneal_memory.store.sqlite._connection import write_transaction
-from anneal_memory.store.wraps._patterns import (
+from anneal_memory.store.wraps import (
     AssociationCounts,
     apply_associations,
-    load_prior,
-    save_patterns,
-)
-from anneal_memory.store.wraps._place import ContinuityPlace
-from anneal_memory.store.wraps._rows import (
-    WrapRecord,
     complete_wrap,
-    existing_ids,
-    find_open_wrap,
-    last_completed_wrap_id,
     renew_lease,
+    save_patterns,
     saves_so_far,
-    snapshot_texts,
 )
+
+if TYPE_CHECKING:
+    from anneal_memory.store import Store, Tx
 
 __all__ = ["NO_WRAP_MESSAGE", "validated_save_continuity"]
 
-NO_WRAP_MESSAGE = (
-    "No wrap in progress: nothing to save. If this session already saved its wrap, it is "
-    "done; a second save needs a new prepare_wrap first"
-)
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Context:
-    wrap: WrapRecord
-    place: ContinuityPlace
-    snapshot: Mapping[str, str]
-    prior_text: str | None
-    first_wrap: bool
-    last_wrap_id: int | None
-
-
-def _short(token: str) -> str:
-    return token[:8] + "..."
-
-
-def _open_wrap(store: Store, wrap_token: str | None, scope: str | None) -> _Context:
-    if wrap_token is not None and not isinstance(wrap_token, str):
-        raise InvalidInputError(f"wrap_token must be a string, got {type(wrap_token).__name__}")
-    scope = None if scope is None else wrap_scope(scope)
-    with store._lock:
-        conn = store.connection("save_continuity")
-        wrap = find_open_wrap(conn, scope, wrap_token)
-        if wrap is None:
-            raise NoWrapInProgressError(NO_WRAP_MESSAGE)
-        if wrap_token is not None and wrap_token != wrap.token:
-            raise WrapTokenMismatchError(
-                f"wrap_token mismatch: this save carried {_short(wrap_token)}, which is not "
-                "the open wrap's token; use the token of the latest prepare"
-            )
-        snapshot = snapshot_texts(conn, wrap)
-        last = last_completed_wrap_id(conn, wrap.scope)
-        place = store.continuity_place(wrap.scope)
-        prior_text = place.read(conn)
-    return _Context(
-        wrap=wrap,
-        place=place,
-        snapshot=snapshot,
-        prior_text=prior_text,
-        first_wrap=last is None,
-        last_wrap_id=last,
-    )
-
-
-def _history(
-    store: Store, draft: _judge.Draft, ctx: _Context
-) -> tuple[dict[str, PriorPattern], frozenset[str]]:
-    lines = [line for _i, _j, line in _judge.pattern_lines(draft)]
-    cited = {i for line in lines for i in line.evidence_ids}
-    # Snapshot ids were just read joined to their live episodes: only the others are looked up.
-    in_snapshot = {i for i in cited if i in ctx.snapshot}
-    with store._lock:
-        conn = store.connection("save_continuity")
-        prior = load_prior(
-            conn, {line.identity for line in lines}, ctx.last_wrap_id, ctx.wrap.scope
-        )
-        others = cited - in_snapshot
-        exists = existing_ids(conn, others, ctx.wrap.scope) if others else frozenset()
-    return prior, exists | in_snapshot
-
-
-def _judge_draft(
-    store: Store, draft: _judge.Draft, ctx: _Context, *, allow_shrink: bool
-) -> _updates.WrapLinks:
-    _judge.check_text(draft)
-    _judge.check_structure(draft)
-    _judge.check_level_claims(draft)
-    _judge.carry_durable(draft)
-    _judge.check_shrink(draft, allow_shrink=allow_shrink)
-    links, citable, superseded = _updates.begin_links(store, draft, ctx.snapshot, ctx.wrap.scope)
-    prior, exists = _history(store, draft, ctx)
+def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
     graduation = GraduationContext(
         today=ctx.wrap.today,
-        snapshot=citable,
-        known_ids=exists,
-        prior=prior,
+        snapshot=facts.citable,
+        known_ids=facts.exists,
+        prior=facts.prior,
         first_wrap=ctx.first_wrap,
     )
     _judge.apply_graduation(draft, graduation)
-    _updates.corroborate(store, draft, citable, superseded)
-    _judge.check_document(draft, prior, exists)
+    _updates.apply_corroboration(draft, facts.trusts, facts.citable, facts.superseded)
+    _judge.check_document(draft, facts.prior, facts.exists)
     _judge.check_hard_max(draft)
-    draft.prior = prior
-    return links
+    draft.prior = facts.prior
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,112 +109,128 @@ def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int,
 
 
 def _link_deltas(
-    draft: _judge.Draft, ctx: _Context, affect: Affect | None
+    draft: _judge.Draft, ctx: SaveContext, affect: Affect | None
 ) -> dict[tuple[str, str], float]:
     """Association strength to add: only citations validated this wrap link episodes."""
     return association_deltas(validated_citations(draft.verdicts), ctx.snapshot, affect)
 
 
-def _commit(
-    store: Store,
-    draft: _judge.Draft,
-    ctx: _Context,
-    affect: Affect | None,
-    links: _updates.WrapLinks,
-    *,
-    actor: str,
-    allow_shrink: bool,
-) -> _Written:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Plan:
+    """What the commit writes, computed before the transaction opens."""
+
+    text: str
+    digest: str
+    graduations: int
+    demotions: int
+    deltas: dict[tuple[str, str], float]
+    affect_row: tuple[str, float] | None
+    trailed: _Trailed
+
+
+def _plan(draft: _judge.Draft, ctx: SaveContext, affect: Affect | None, how: _Trailed) -> _Plan:
     text = _document.render(draft.document)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     graduations, demotions = _tally(draft, draft.prior)
-    deltas = _link_deltas(draft, ctx, affect)
-    affect_row = None if affect is None else (affect.tag, float(affect.intensity))
-    codes = dict(Counter(f.code.value for f in draft.findings))
+    return _Plan(
+        text=text,
+        digest=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        graduations=graduations,
+        demotions=demotions,
+        deltas=_link_deltas(draft, ctx, affect),
+        affect_row=None if affect is None else (affect.tag, float(affect.intensity)),
+        trailed=how,
+    )
+
+
+def _write(
+    tx: Tx, store: Store, draft: _judge.Draft, ctx: SaveContext, *, links: _updates.WrapLinks,
+    plan: _Plan,
+) -> _Written:  # fmt: skip
+    """Everything the save changes, inside its transaction (the continuity text last)."""
+    conn = tx.conn
+    recheck_save(conn, wrap_session=ctx.wrap.session_id, open_token=ctx.wrap.token)
+    save_no = saves_so_far(conn) + 1
+    marked = complete_wrap(
+        conn,
+        ctx.wrap,
+        completed_at=format_timestamp(store.clock.now()),
+        sha256=plan.digest,
+        chars=len(plan.text),
+        graduations=plan.graduations,
+        demotions=plan.demotions,
+        finding_counts=plan.trailed.finding_codes,
+        affect=plan.affect_row,
+        save_no=save_no,
+    )
+    if marked < 0:
+        raise NoWrapInProgressError(NO_WRAP_MESSAGE)
+    save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today, ctx.wrap.scope)
+    _updates.write_links(conn, links, now=format_timestamp(store.clock.now()))
+    counts = apply_associations(conn, ctx.wrap.id, save_no, plan.deltas, plan.affect_row)
+    written = _Written(
+        text=plan.text,
+        sha256=plan.digest,
+        marked=marked,
+        graduations=plan.graduations,
+        demotions=plan.demotions,
+        counts=counts,
+    )
+    _stage(tx, ctx, written, plan.trailed)
+    _updates.stage_links(tx, links, actor=plan.trailed.actor)
     place = ctx.place
-    with place.lock(), store._lock:
-        conn = store.connection("save_continuity")
-        previous = place.read(conn)
-        try:
-            with write_transaction(conn, operation="save_continuity", path=file_of(store)):
-                recheck_save(conn, wrap_session=ctx.wrap.session_id, open_token=ctx.wrap.token)
-                save_no = saves_so_far(conn) + 1
-                marked = complete_wrap(
-                    conn,
-                    ctx.wrap,
-                    completed_at=format_timestamp(store.clock.now()),
-                    sha256=digest,
-                    chars=len(text),
-                    graduations=graduations,
-                    demotions=demotions,
-                    finding_counts=codes,
-                    affect=affect_row,
-                    save_no=save_no,
-                )
-                if marked < 0:
-                    raise NoWrapInProgressError(NO_WRAP_MESSAGE)
-                save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today, ctx.wrap.scope)
-                _updates.write_links(conn, links, now=format_timestamp(store.clock.now()))
-                counts = apply_associations(conn, ctx.wrap.id, save_no, deltas, affect_row)
-                written = _Written(
-                    text=text,
-                    sha256=digest,
-                    marked=marked,
-                    graduations=graduations,
-                    demotions=demotions,
-                    counts=counts,
-                )
-                _stage(store, conn, ctx, written, _Trailed(actor, allow_shrink, codes))
-                _updates.stage_links(store, conn, links, actor=actor)
-                try:
-                    place.write(conn, text, now=format_timestamp(store.clock.now()))
-                except OSError as exc:  # the transaction rolls back: nothing was saved
-                    raise StoreError(
-                        f"save_continuity failed: could not write {place.label}: "
-                        f"{exc.strerror or exc}; nothing was saved and the wrap stays open",
-                        operation="save_continuity",
-                        path=place.label if isinstance(place.label, Path) else None,
-                    ) from exc
-        except StoreDatabaseError:
-            place.undo(previous, text)
-            raise
-        store.flush_audit()
+    try:
+        place.write(conn, plan.text, now=format_timestamp(store.clock.now()))
+    except OSError as exc:  # the transaction rolls back: nothing was saved
+        raise StoreError(
+            f"save_continuity failed: could not write {place.label}: "
+            f"{exc.strerror or exc}; nothing was saved and the wrap stays open",
+            operation="save_continuity",
+            path=place.label if isinstance(place.label, Path) else None,
+        ) from exc
     return written
 
 
-def _renew_lease(store: Store, ctx: _Context, refusal: _judge.Refusal) -> None:
+def _commit(
+    store: Store, draft: _judge.Draft, ctx: SaveContext, links: _updates.WrapLinks, plan: _Plan
+) -> _Written:
+    place = ctx.place
+    with place.lock():
+        # Until the text before this save is read, an undo has nothing to put back: writing
+        # ``plan.text`` over a file that holds ``plan.text`` changes nothing.
+        previous: str | None = plan.text
+        try:
+            with store.writing("save_continuity") as tx:
+                previous = place.read(tx.conn)
+                return _write(tx, store, draft, ctx, links=links, plan=plan)
+        except StoreDatabaseError:
+            place.undo(previous, plan.text)
+            raise
+
+
+def _renew_lease(store: Store, ctx: SaveContext, refusal: _judge.Refusal) -> None:
     """A refused save is the owner still at work: its wrap's lease starts again.
 
     The refusal's audit entry commits with the renewal (durably when a trail file gets it
     after the commit).
     """
-    with store._lock:
-        conn = store.connection("save_continuity")
-        with write_transaction(
-            conn,
-            operation="save_continuity",
-            path=file_of(store),
-            durable=store.audit_after_commit,
-        ):
-            renew_lease(conn, ctx.wrap, until=lease_end(store.clock.now()))
-            store.stage_audit(
-                conn,
-                "continuity_refused",
-                actor="agent",
-                data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
-            )
-        store.flush_audit()
+    with store.writing("save_continuity", durable=store.audit_after_commit) as tx:
+        renew_lease(tx.conn, ctx.wrap, until=lease_end(store.clock.now()))
+        tx.audit(
+            "continuity_refused",
+            actor="agent",
+            data={"wrap_id": ctx.wrap.id, "code": refusal.finding.code.value},
+        )
 
 
 def _refused(
-    store: Store, ctx: _Context, draft_findings: list[Finding], refusal: _judge.Refusal
+    store: Store, ctx: SaveContext, draft_findings: list[Finding], refusal: _judge.Refusal
 ) -> ContinuityRejectedError:
     findings = (*draft_findings, refusal.finding)
     _renew_lease(store, ctx, refusal)
     return ContinuityRejectedError(refusal.finding.message, findings=findings)
 
 
-def _result(store: Store, draft: _judge.Draft, ctx: _Context, written: _Written) -> SaveResult:
+def _result(store: Store, draft: _judge.Draft, ctx: SaveContext, written: _Written) -> SaveResult:
     spread = {
         i
         for v in draft.verdicts
@@ -321,12 +263,9 @@ class _Trailed:
     finding_codes: dict[str, int]
 
 
-def _stage(
-    store: Store, conn: sqlite3.Connection, ctx: _Context, written: _Written, how: _Trailed
-) -> None:
+def _stage(tx: Tx, ctx: SaveContext, written: _Written, how: _Trailed) -> None:
     """The save's audit entries, staged in its transaction: committed with it or not at all."""
-    store.stage_audit(
-        conn,
+    tx.audit(
         "wrap_completed",
         actor=how.actor,
         data={
@@ -337,8 +276,7 @@ def _stage(
             "demotions": written.demotions,
         },
     )
-    store.stage_audit(
-        conn,
+    tx.audit(
         "continuity_saved",
         actor=how.actor,
         data={
@@ -350,8 +288,7 @@ def _stage(
         },
     )
     counts = written.counts
-    store.stage_audit(
-        conn,
+    tx.audit(
         "associations_updated",
         actor=how.actor,
         data={
@@ -402,26 +339,25 @@ def validated_save_continuity(
     session_id = validate_session_id(session_id)
     if affect is not None and not isinstance(affect, Affect):
         raise InvalidInputError("affect must be an Affect(tag=..., intensity=...)")
-    ctx = _open_wrap(store, wrap_token, scope)
-    check_save(
-        store,
-        wrap_token=wrap_token,
-        wrap_session=ctx.wrap.session_id,
-        session_id=session_id,
-        open_token=ctx.wrap.token,
-    )
-    draft = _judge.Draft(
+    request = SaveRequest(
         text=text,
-        schema=schema_by_name(ctx.wrap.schema_name),
-        today=ctx.wrap.today,
-        max_chars=ctx.wrap.max_chars,
-        prior_text=ctx.prior_text,
+        wrap_token=wrap_token,
+        session_id=session_id,
+        scope=scope,
+        allow_shrink=allow_shrink,
     )
+    found = gather(store, request)
+    ctx, draft = found.ctx, found.draft
     try:
-        links = _judge_draft(store, draft, ctx, allow_shrink=allow_shrink)
+        if isinstance(found.facts, _judge.Refusal):
+            raise found.facts
+        facts = found.facts
+        _judge_draft(draft, ctx, facts)
     except _judge.Refusal as refusal:
         raise _refused(store, ctx, draft.findings, refusal) from None
-    actor = session_id or "agent"
-    written = _commit(store, draft, ctx, affect, links, actor=actor, allow_shrink=allow_shrink)
+    links = facts.links
+    codes = dict(Counter(f.code.value for f in draft.findings))
+    how = _Trailed(session_id or "agent", allow_shrink, codes)
+    written = _commit(store, draft, ctx, links, _plan(draft, ctx, affect, how))
     draft.findings.extend(links.findings())
     return _result(store, draft, ctx, written)

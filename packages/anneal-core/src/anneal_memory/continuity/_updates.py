@@ -2,7 +2,7 @@
 
 - ``[supersedes: OLD by NEW]`` anywhere in the text links OLD to its replacement NEW. NEW
   must be an episode of this wrap and OLD one of the wrap's scope; the link obeys every rule
-  of ``store._supersession``.
+  of ``store.provenance`` (supersession).
   Accepted links are written in the save's transaction; rejected ones are reported as
   findings (never silently dropped). The markers are removed from the saved text.
 - Superseded episodes (already, or by this text's markers) leave the citable snapshot.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -24,19 +23,18 @@ from anneal_memory.document._document import Section
 from anneal_memory.errors import SupersessionError
 from anneal_memory.immune._corroboration import judge_corroboration, superseded_citations
 from anneal_memory.immune._report import Finding, FindingCode, Severity
-from anneal_memory.store._params import in_chunks
-from anneal_memory.store.provenance._checks import effective_trusts
-from anneal_memory.store.provenance._supersession import VIA_WRAP, add_link, check_link
+from anneal_memory.store import in_chunks
+from anneal_memory.store.provenance import VIA_WRAP, add_link, check_link
 
 if TYPE_CHECKING:
-    from anneal_memory.store import Store
+    from anneal_memory.store import SqlConnection, Tx
+    from anneal_memory.types import Trust
 
 __all__ = [
     "SUPERSEDES_MARKER",
     "WrapLinks",
     "apply_corroboration",
     "begin_links",
-    "corroborate",
     "judge_links",
     "parse_links",
     "stage_links",
@@ -106,13 +104,13 @@ def strip_markers(draft: _judge.Draft) -> None:
     draft.document = dataclasses.replace(draft.document, sections=tuple(sections))
 
 
-def _in_scope(conn: sqlite3.Connection, ident: str, scope: str) -> bool:
+def _in_scope(conn: SqlConnection, ident: str, scope: str) -> bool:
     row = conn.execute("SELECT scope FROM episodes WHERE id = ?", (ident,)).fetchone()
     return row is None or str(row[0]) == scope  # a missing id is check_link's to report
 
 
 def judge_links(
-    conn: sqlite3.Connection, text: str, snapshot: Mapping[str, str], scope: str = ""
+    conn: SqlConnection, text: str, snapshot: Mapping[str, str], scope: str = ""
 ) -> WrapLinks:
     """Sort the text's markers into accepted and rejected (reads only)."""
     pairs, malformed = parse_links(text)
@@ -136,7 +134,7 @@ def judge_links(
     return links
 
 
-def superseded_in(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
+def superseded_in(conn: SqlConnection, ids: list[str]) -> dict[str, str]:
     """Id -> replacement of the episodes among ``ids`` that are superseded."""
     found: dict[str, str] = {}
     for chunk, marks in in_chunks(sorted(ids), 500):
@@ -149,7 +147,7 @@ def superseded_in(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
     return found
 
 
-def write_links(conn: sqlite3.Connection, links: WrapLinks, *, now: str) -> None:
+def write_links(conn: SqlConnection, links: WrapLinks, *, now: str) -> None:
     """Store the accepted links inside the save's transaction.
 
     A link that became invalid since it was judged (another process wrote meanwhile) moves
@@ -168,12 +166,14 @@ def write_links(conn: sqlite3.Connection, links: WrapLinks, *, now: str) -> None
 
 def apply_corroboration(
     draft: _judge.Draft,
-    conn: sqlite3.Connection,
+    trusts: Mapping[str, Trust],
     snapshot: Mapping[str, str],
     superseded: Mapping[str, str],
 ) -> None:
-    """Rewrite uncorroborated lines and warn about citations of superseded episodes."""
-    trusts = effective_trusts(conn, list(snapshot))
+    """Rewrite uncorroborated lines and warn about citations of superseded episodes.
+
+    ``trusts`` are the effective trusts of the ``snapshot`` episodes (pure: no store read).
+    """
     rewritten: dict[int, list[str]] = {}
     for k, (index, j, _line) in enumerate(_judge.pattern_lines(draft)):
         verdict = draft.verdicts[k]
@@ -196,33 +196,18 @@ def apply_corroboration(
 
 
 def begin_links(
-    store: Store, draft: _judge.Draft, snapshot: Mapping[str, str], scope: str = ""
+    conn: SqlConnection, draft: _judge.Draft, snapshot: Mapping[str, str], scope: str = ""
 ) -> tuple[WrapLinks, dict[str, str], dict[str, str]]:
     """Judge the markers, strip them, and split the snapshot: (links, citable, superseded)."""
-    with store._lock:
-        conn = store.connection("save_continuity")
-        links = judge_links(conn, draft.text, snapshot, scope)
-        superseded = superseded_in(conn, list(snapshot))
+    links = judge_links(conn, draft.text, snapshot, scope)
+    superseded = superseded_in(conn, list(snapshot))
     superseded.update(dict(links.accepted))
     strip_markers(draft)
     citable = {i: t for i, t in snapshot.items() if i not in superseded}
     return links, citable, superseded
 
 
-def corroborate(
-    store: Store,
-    draft: _judge.Draft,
-    citable: Mapping[str, str],
-    superseded: Mapping[str, str],
-) -> None:
-    """:func:`apply_corroboration` on the store's connection."""
-    with store._lock:
-        apply_corroboration(draft, store.connection("save_continuity"), citable, superseded)
-
-
-def stage_links(store: Store, conn: sqlite3.Connection, links: WrapLinks, *, actor: str) -> None:
+def stage_links(tx: Tx, links: WrapLinks, *, actor: str) -> None:
     """One ``supersede`` audit entry per link written, staged in the save's transaction."""
     for old, new in links.accepted:
-        store.stage_audit(
-            conn, "supersede", actor=actor, data={"old_id": old, "new_id": new, "via": VIA_WRAP}
-        )
+        tx.audit("supersede", actor=actor, data={"old_id": old, "new_id": new, "via": VIA_WRAP})

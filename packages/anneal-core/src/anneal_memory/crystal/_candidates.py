@@ -28,6 +28,7 @@ __all__ = [
     "PatternSighting",
     "Proposals",
     "RewarmCandidate",
+    "proposals_from",
     "propose",
     "render_proposals",
 ]
@@ -154,7 +155,16 @@ def propose(
     today: _dt.date,
 ) -> Proposals:
     """Both candidate lists for one wrap (read-only)."""
-    everything = list_crystals(store, status="all")
+    return proposals_from(list_crystals(store, status="all"), patterns, episodes, today)
+
+
+def proposals_from(
+    everything: Sequence[Crystal],
+    patterns: Sequence[PatternSighting],
+    episodes: Sequence[Episode],
+    today: _dt.date,
+) -> Proposals:
+    """Both candidate lists from every crystal, live or retired (pure)."""
     live = [c for c in everything if c.live]
     return Proposals(
         crystallize=tuple(_cold(patterns, {c.name for c in everything}, today)),

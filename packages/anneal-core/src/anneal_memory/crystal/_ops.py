@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._fields import check_text
-from anneal_memory._txn import writing
 from anneal_memory.crystal import _rows
 from anneal_memory.crystal import _validate as v
 from anneal_memory.crystal._read import day_of, require
@@ -28,7 +26,7 @@ from anneal_memory.errors import (
     InvalidCrystalError,
     RevisionConflictError,
 )
-from anneal_memory.store import Store
+from anneal_memory.store import SqlConnection, Store, Tx
 
 __all__ = [
     "crystallize",
@@ -39,7 +37,7 @@ __all__ = [
 
 
 def _require_live(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     name: str,
     operation: str,
     today: _dt.date,
@@ -62,7 +60,7 @@ def _require_live(
     return found
 
 
-def _check_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+def _check_episodes(conn: SqlConnection, ids: Sequence[str]) -> None:
     if not ids:
         return
     marks = ",".join("?" * len(ids))
@@ -78,8 +76,8 @@ def _check_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
         )
 
 
-def _audit(store: Store, actor: str, data: dict[str, Any]) -> None:
-    store.emit_audit("crystal_changed", actor=actor, data=data)
+def _audit(tx: Tx, actor: str, data: dict[str, Any]) -> None:
+    tx.audit("crystal_changed", actor=actor, data=data)
 
 
 def crystallize(
@@ -111,7 +109,8 @@ def crystallize(
     tag_list, source = v.check_tags(tags), v.check_source(source)
     day = day_of(store)
     now = format_timestamp(store.clock.now())
-    with writing(store, "crystallize") as conn:
+    with store.writing("crystallize") as tx:
+        conn = tx.conn
         _check_episodes(conn, ids)
         old = _rows.fetch(conn, name, day)
         if old is not None:
@@ -134,7 +133,7 @@ def crystallize(
         _rows.replace_evidence(conn, name, ids)
         crystal = require(conn, name, "crystallize", day)
         _audit(
-            store,
+            tx,
             actor,
             {"op": "crystallize", "name": name, "level": level, "revision": crystal.revision,
              "evidence": list(ids), "content": explanation, "new": old is None},
@@ -151,7 +150,8 @@ def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crysta
     """
     name = v.check_name(name)
     day = day_of(store)
-    with writing(store, "crystal touch") as conn:
+    with store.writing("crystal touch") as tx:
+        conn = tx.conn
         _require_live(conn, name, "crystal touch", day)
         conn.execute(
             "UPDATE crystals SET last_activated_on = ?, revision = revision + 1, updated_at = ?"
@@ -159,7 +159,7 @@ def touch_crystal(store: Store, name: str, *, actor: str = "operator") -> Crysta
             (day.isoformat(), format_timestamp(store.clock.now()), name),
         )
         crystal = require(conn, name, "crystal touch", day)
-        _audit(store, actor, {"op": "touch", "name": name, "revision": crystal.revision})
+        _audit(tx, actor, {"op": "touch", "name": name, "revision": crystal.revision})
     return crystal
 
 
@@ -227,7 +227,8 @@ def update_crystal(
     if not changes and ids is None and note is None:
         raise InvalidCrystalError("nothing to update: pass at least one field to change")
     day = day_of(store)
-    with writing(store, "crystal update") as conn:
+    with store.writing("crystal update") as tx:
+        conn = tx.conn
         old = _require_live(conn, name, "crystal update", day, expect_revision)
         if note is not None:
             changes["notes"] = json.dumps([*old.notes, f"[{day.isoformat()}] {note}"])
@@ -248,7 +249,7 @@ def update_crystal(
         }
         if explanation is not None:
             data["content"] = crystal.explanation
-        _audit(store, actor, data)
+        _audit(tx, actor, data)
     return crystal
 
 
@@ -274,7 +275,8 @@ def retire_crystal(
         reason, "reason", limit=v.MAX_NOTE_CHARS, error=InvalidCrystalError, allow_empty=True
     )
     day = day_of(store)
-    with writing(store, "crystal retire") as conn:
+    with store.writing("crystal retire") as tx:
+        conn = tx.conn
         _require_live(conn, name, "crystal retire", day, expect_revision)
         conn.execute(
             "UPDATE crystals SET retired_kind = ?, retired_reason = ?, retired_on = ?,"
@@ -284,7 +286,7 @@ def retire_crystal(
         )  # fmt: skip
         crystal = require(conn, name, "crystal retire", day)
         _audit(
-            store,
+            tx,
             actor,
             {"op": "retire", "name": name, "kind": why.value, "revision": crystal.revision,
              "text": reason},

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import datetime as _dt
-import sqlite3
 from collections.abc import Iterable
 
 from anneal_memory._fields import today as _today
-from anneal_memory._txn import reading
 from anneal_memory.crystal import _rows
 from anneal_memory.crystal import _validate as v
 from anneal_memory.crystal._types import (
@@ -18,8 +16,8 @@ from anneal_memory.crystal._types import (
     Permanence,
 )
 from anneal_memory.errors import CrystalNotFoundError, InvalidCrystalError
-from anneal_memory.store import Store
-from anneal_memory.store.provenance._evidence import citing_crystals
+from anneal_memory.store import SqlConnection, Store
+from anneal_memory.store.provenance import citing_crystals
 
 __all__ = [
     "crystal_index",
@@ -39,7 +37,7 @@ def day_of(store: Store) -> _dt.date:
     return _today(store.clock.now())
 
 
-def require(conn: sqlite3.Connection, name: str, operation: str, today: _dt.date) -> Crystal:
+def require(conn: SqlConnection, name: str, operation: str, today: _dt.date) -> Crystal:
     """The crystal called ``name``.
 
     Raises:
@@ -62,8 +60,8 @@ def get_crystal(store: Store, name: str) -> Crystal:
         CrystalNotFoundError: No crystal has that name.
     """
     name = v.check_name(name)
-    with reading(store, "crystal get") as conn:
-        return require(conn, name, "crystal get", day_of(store))
+    with store.reading("crystal get") as reader:
+        return require(reader.conn, name, "crystal get", day_of(store))
 
 
 def list_crystals(
@@ -85,8 +83,8 @@ def list_crystals(
     tier = None if activation is None else v.check_enum(ActivationTier, activation, "activation")
     if status not in {"live", "retired", "all"}:
         raise InvalidCrystalError(f"status {status!r} is not valid; use one of: live, retired, all")
-    with reading(store, "crystal list") as conn:
-        found = _rows.fetch_all(conn, day_of(store))
+    with store.reading("crystal list") as reader:
+        found = _rows.fetch_all(reader.conn, day_of(store))
     return [
         c
         for c in found
@@ -120,5 +118,5 @@ def crystals_citing(store: Store, episode_ids: Iterable[str]) -> tuple[str, ...]
     Ask before deleting or pruning: those crystals lose evidence (it is then listed as
     deleted on the crystal, never silently dropped).
     """
-    with reading(store, "crystals citing") as conn:
-        return citing_crystals(conn, [str(i) for i in episode_ids])
+    with store.reading("crystals citing") as reader:
+        return citing_crystals(reader.conn, [str(i) for i in episode_ids])

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sqlite3
 from collections.abc import Mapping, Sequence
 
 from anneal_memory.crystal import _keywords as kw
-from anneal_memory.crystal._read import list_crystals
+from anneal_memory.crystal import _rows
+from anneal_memory.crystal._read import day_of
 from anneal_memory.crystal._types import Crystal, CrystalHit, CrystalRecall
 from anneal_memory.errors import InvalidCrystalError
-from anneal_memory.store import Store
-from anneal_memory.store._dialect import episode_total, word_match_count
+from anneal_memory.store import Reader, Store
 from anneal_memory.types import Episode, EpisodeType
 
 __all__ = ["DEFAULT_MAX_PATTERNS", "MODES", "Gates", "crystal_recall"]
@@ -82,8 +81,8 @@ class _Scoring:
         return hits, sum(self.weights[h] for h in hits)
 
 
-def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[str, float], str]:
-    corpus = episode_total(conn)
+def _weights(reader: Reader, keywords: Sequence[str]) -> tuple[dict[str, float], str]:
+    corpus = reader.episode_total()
     if corpus < kw.MIN_IDF_CORPUS:
         return {k: kw.length_weight(k) for k in keywords}, "length"
     # Past this many matches a word weighs the floor anyway, so counting stops there: the
@@ -92,7 +91,7 @@ def _weights(conn: sqlite3.Connection, keywords: Sequence[str]) -> tuple[dict[st
     out: dict[str, float] = {}
     for k in keywords:
         # k is [a-z0-9]+ (see extract_keywords): one literal full-text term.
-        out[k] = kw.idf_weight(word_match_count(conn, k, cap), corpus)
+        out[k] = kw.idf_weight(reader.word_match_count(k, cap), corpus)
     return out, "idf"
 
 
@@ -194,11 +193,13 @@ def crystal_recall(
             reason="query too thin: give it at least 2 distinctive keywords (4+ letters, "
             "not stopwords), or use query mode",
         )
-    crystals = list_crystals(store)
-    if not crystals:
-        return CrystalRecall(hits=(), keywords=keywords, weighting="length", reason="no crystals")
-    with store._lock:
-        weights, weighting = _weights(store.connection("crystal recall"), keywords)
+    with store.reading("crystal recall") as reader:
+        crystals = [c for c in _rows.fetch_all(reader.conn, day_of(store)) if c.live]
+        if not crystals:
+            return CrystalRecall(
+                hits=(), keywords=keywords, weighting="length", reason="no crystals"
+            )
+        weights, weighting = _weights(reader, keywords)
     sc = _Scoring(keywords=keywords, weights=weights, gates=gates, idf=weighting == "idf")
     direct = _keyword_hits(crystals, sc)
     edge = _evidence_hits(store, text, crystals, sc) if associative else {}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from anneal_memory.crystal._types import (
     ActivationMode,
@@ -15,6 +15,9 @@ from anneal_memory.crystal._types import (
     Retirement,
     RetirementKind,
 )
+
+if TYPE_CHECKING:
+    from anneal_memory.store import SqlConnection
 
 __all__ = [
     "COLD_DAYS",
@@ -54,7 +57,7 @@ def activation_tier(last_activated_on: str, today: _dt.date) -> ActivationTier:
     return ActivationTier.DORMANT
 
 
-def _evidence(conn: sqlite3.Connection, name: str | None) -> dict[str, list[tuple[str, bool]]]:
+def _evidence(conn: SqlConnection, name: str | None) -> dict[str, list[tuple[str, bool]]]:
     """Evidence ids by crystal (one crystal, or all when ``name`` is None), with liveness."""
     where, args = ("WHERE c.crystal = ?", (name,)) if name is not None else ("", ())
     rows = conn.execute(
@@ -99,7 +102,7 @@ def crystal_from_row(
     )
 
 
-def fetch(conn: sqlite3.Connection, name: str, today: _dt.date) -> Crystal | None:
+def fetch(conn: SqlConnection, name: str, today: _dt.date) -> Crystal | None:
     """The crystal called ``name`` (live or retired), or None."""
     row = conn.execute(f"SELECT {COLUMNS} FROM crystals WHERE name = ?", (name,)).fetchone()  # noqa: S608
     if row is None:
@@ -107,14 +110,14 @@ def fetch(conn: sqlite3.Connection, name: str, today: _dt.date) -> Crystal | Non
     return crystal_from_row(row, _evidence(conn, name).get(name, []), today)
 
 
-def fetch_all(conn: sqlite3.Connection, today: _dt.date) -> list[Crystal]:
+def fetch_all(conn: SqlConnection, today: _dt.date) -> list[Crystal]:
     """Every crystal, live and retired, sorted by name."""
     rows = conn.execute(f"SELECT {COLUMNS} FROM crystals ORDER BY name").fetchall()  # noqa: S608
     evidence = _evidence(conn, None)
     return [crystal_from_row(r, evidence.get(str(r[0]), []), today) for r in rows]
 
 
-def replace_evidence(conn: sqlite3.Connection, name: str, ids: Sequence[str]) -> None:
+def replace_evidence(conn: SqlConnection, name: str, ids: Sequence[str]) -> None:
     """Set the crystal's evidence to ``ids``, in order."""
     conn.execute("DELETE FROM crystal_evidence WHERE crystal = ?", (name,))
     conn.executemany(

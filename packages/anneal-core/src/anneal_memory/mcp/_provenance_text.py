@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from anneal_memory.mcp._text import render_episode, render_recall
+from anneal_memory.mcp._text import indent_breaks, render_episode, render_recall
 
 if TYPE_CHECKING:
     from anneal_memory.types import Episode, RecallResult, Trust
@@ -44,5 +44,5 @@ def render_recall_by_trust(
     if low:
         lines += [DATA_HEADER, *(_line(e) for e in low)]
     if facts:
-        lines += ["Durable facts:", *(f"- {fact}" for fact in facts)]
+        lines += ["Durable facts:", *(indent_breaks(f"- {fact}") for fact in facts)]
     return "\n".join(lines)

@@ -7,20 +7,28 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from anneal_memory.gate import BatonStatus
-    from anneal_memory.store.wraps._rows import WrapRecord
+    from anneal_memory.store.wraps import WrapRecord
     from anneal_memory.types import Episode, RecallResult, StoreStatus
 
-__all__ = ["render_episode", "render_recall", "render_status"]
+__all__ = ["indent_breaks", "render_episode", "render_recall", "render_status"]
+
+
+def indent_breaks(text: str) -> str:
+    """``text`` with each line break made a LF and two spaces: no stored text starts a line.
+
+    Every break ``str.splitlines`` knows counts (LF, CR, VT, FF, FS/GS/RS, NEL, U+2028/2029).
+    """
+    return "\n  ".join(text.splitlines()) if text else text
 
 
 def render_episode(episode: Episode) -> str:
     """One episode as ``- [id] time type (source): text``, later lines indented."""
-    body = episode.content.replace("\r\n", "\n").replace("\n", "\n  ")
-    line = f"- [{episode.id}] {episode.timestamp} {episode.type.value} ({episode.source}): {body}"
+    line = f"- [{episode.id}] {episode.timestamp} {episode.type.value} ({episode.source}): "
+    line += episode.content
     if episode.metadata:
         meta = json.dumps(dict(episode.metadata), ensure_ascii=False, sort_keys=True)
-        line += f"\n  metadata: {meta}"
-    return line
+        line += f"\nmetadata: {meta}"
+    return indent_breaks(line)
 
 
 def render_recall(result: RecallResult, *, offset: int = 0) -> str:

@@ -9,18 +9,15 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import sqlite3
 from typing import Any
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._fields import today as _today
-from anneal_memory._txn import reading, writing
 from anneal_memory.errors import InvalidSporeError, SporeNotFoundError
 from anneal_memory.spores import _rows
 from anneal_memory.spores import _validate as v
 from anneal_memory.spores._types import Germination, Spore, SporeTier, SporeType
-from anneal_memory.store import Store
-from anneal_memory.store._dialect import inserted_id
+from anneal_memory.store import SqlConnection, Store, Tx
 
 __all__ = [
     "add_spore",
@@ -39,7 +36,7 @@ def _day(store: Store) -> _dt.date:
     return _today(store.clock.now())
 
 
-def _require(conn: sqlite3.Connection, num: int, operation: str, today: _dt.date) -> Spore:
+def _require(conn: SqlConnection, num: int, operation: str, today: _dt.date) -> Spore:
     found = _rows.fetch(conn, num, today)
     if found is None:
         raise SporeNotFoundError(
@@ -49,7 +46,7 @@ def _require(conn: sqlite3.Connection, num: int, operation: str, today: _dt.date
     return found
 
 
-def _require_open(conn: sqlite3.Connection, num: int, operation: str, today: _dt.date) -> Spore:
+def _require_open(conn: SqlConnection, num: int, operation: str, today: _dt.date) -> Spore:
     found = _require(conn, num, operation, today)
     if found.status != "open":
         kind = found.resolution.kind if found.resolution is not None else "?"
@@ -60,9 +57,9 @@ def _require_open(conn: sqlite3.Connection, num: int, operation: str, today: _dt
     return found
 
 
-def _audit(store: Store, actor: str, op: str, spore: Spore, **extra: Any) -> None:
+def _audit(tx: Tx, actor: str, op: str, spore: Spore, **extra: Any) -> None:
     data: dict[str, Any] = {"op": op, "spore_id": spore.id, "type": spore.type.value, **extra}
-    store.emit_audit("spore_changed", actor=actor, data=data)
+    tx.audit("spore_changed", actor=actor, data=data)
 
 
 def add_spore(
@@ -87,9 +84,9 @@ def add_spore(
     body, where = v.check_text_field(text), v.check_domain(domain)
     rank, due, link = v.check_salience(salience), v.check_next(next), v.check_pointer(pointer)
     day = _day(store)
-    with writing(store, "spore add") as conn:
-        num = inserted_id(
-            conn,
+    with store.writing("spore add") as tx:
+        conn = tx.conn
+        num = tx.inserted_id(
             "INSERT INTO spores (type, text, domain, tier, salience, seen, next, created,"
             " created_at, status, resolution, pointer, origin_key, revision)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, 1)",
@@ -98,7 +95,7 @@ def add_spore(
             "num",
         )  # fmt: skip
         spore = _require(conn, num, "spore add", day)
-        _audit(store, actor, "add", spore, tier=spore.tier.value, text=spore.text)
+        _audit(tx, actor, "add", spore, tier=spore.tier.value, text=spore.text)
     return spore
 
 
@@ -110,8 +107,8 @@ def get_spore(store: Store, spore_id: str) -> Spore:
         SporeNotFoundError: No spore has that id.
     """
     num = v.parse_id(spore_id)
-    with reading(store, "spore get") as conn:
-        return _require(conn, num, "spore get", _day(store))
+    with store.reading("spore get") as reader:
+        return _require(reader.conn, num, "spore get", _day(store))
 
 
 def list_spores(
@@ -135,8 +132,8 @@ def list_spores(
     state = None if germination is None else v.parse_enum(Germination, germination, "germination")
     if status not in {"open", "resolved", "all"}:
         raise InvalidSporeError(f"status {status!r} is not valid; use one of: open, resolved, all")
-    with reading(store, "spore list") as conn:
-        found = _rows.fetch_where(conn, None if status == "all" else status, _day(store))
+    with store.reading("spore list") as reader:
+        found = _rows.fetch_where(reader.conn, None if status == "all" else status, _day(store))
     chosen = [
         s
         for s in found
@@ -166,7 +163,8 @@ def touch_spore(store: Store, spore_id: str, *, actor: str = "agent") -> Spore:
         InvalidSporeError: The id is malformed, or the spore is resolved.
     """
     num, day = v.parse_id(spore_id), _day(store)
-    with writing(store, "spore touch") as conn:
+    with store.writing("spore touch") as tx:
+        conn = tx.conn
         _require_open(conn, num, "spore touch", day)
         conn.execute(
             "UPDATE spores SET seen = ?, next = CASE WHEN next <= ? THEN NULL ELSE next END,"
@@ -174,7 +172,7 @@ def touch_spore(store: Store, spore_id: str, *, actor: str = "agent") -> Spore:
             (day.isoformat(), day.isoformat(), num),
         )
         spore = _require(conn, num, "spore touch", day)
-        _audit(store, actor, "touch", spore)
+        _audit(tx, actor, "touch", spore)
     return spore
 
 
@@ -232,7 +230,8 @@ def update_spore(
     if not changes and note is None:
         raise InvalidSporeError("nothing to update: pass at least one field to change")
     day = _day(store)
-    with writing(store, "spore update") as conn:
+    with store.writing("spore update") as tx:
+        conn = tx.conn
         _require_open(conn, num, "spore update", day)
         sets = "".join(f"{column} = ?, " for column in changes)
         conn.execute(
@@ -249,7 +248,7 @@ def update_spore(
         extra: dict[str, Any] = {"fields": sorted([*changes, *(["note"] if note else [])])}
         if text is not None:
             extra["text"] = spore.text
-        _audit(store, actor, "update", spore, **extra)
+        _audit(tx, actor, "update", spore, **extra)
     return spore
 
 
@@ -258,7 +257,8 @@ def _resolve(
 ) -> Spore:
     num, day = v.parse_id(spore_id), _day(store)
     operation = f"spore {direction}"
-    with writing(store, operation) as conn:
+    with store.writing(operation) as tx:
+        conn = tx.conn
         spore = _require_open(conn, num, operation, day)
         if direction == "descend":
             chosen = v.check_descend_kind(kind, spore.type)
@@ -277,7 +277,7 @@ def _resolve(
             (json.dumps(resolution, sort_keys=True), num),
         )
         spore = _require(conn, num, operation, day)
-        _audit(store, actor, direction, spore, kind=chosen)
+        _audit(tx, actor, direction, spore, kind=chosen)
     return spore
 
 
@@ -317,8 +317,9 @@ def delete_spore(store: Store, spore_id: str, *, actor: str = "operator") -> Spo
         SporeNotFoundError: No spore has that id.
     """
     num, day = v.parse_id(spore_id), _day(store)
-    with writing(store, "spore delete") as conn:
+    with store.writing("spore delete") as tx:
+        conn = tx.conn
         spore = _require(conn, num, "spore delete", day)
         conn.execute("DELETE FROM spores WHERE num = ?", (num,))
-        _audit(store, actor, "delete", spore)
+        _audit(tx, actor, "delete", spore)
     return spore

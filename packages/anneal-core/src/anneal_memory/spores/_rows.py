@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from anneal_memory.spores._types import Resolution, Spore, SporeNote, SporeTier, SporeType
 from anneal_memory.spores._validate import format_id, germination_of
+
+if TYPE_CHECKING:
+    from anneal_memory.store import SqlConnection
 
 __all__ = ["COLUMNS", "fetch", "fetch_where", "spore_from_row"]
 
@@ -46,7 +49,7 @@ def spore_from_row(row: Sequence[object], notes: Sequence[SporeNote], today: _dt
 
 
 def _notes(
-    conn: sqlite3.Connection, num: int | None, status: str | None = None
+    conn: SqlConnection, num: int | None, status: str | None = None
 ) -> dict[int, list[SporeNote]]:
     args: tuple[object, ...]
     if num is not None:
@@ -66,7 +69,7 @@ def _notes(
     return out
 
 
-def fetch(conn: sqlite3.Connection, num: int, today: _dt.date) -> Spore | None:
+def fetch(conn: SqlConnection, num: int, today: _dt.date) -> Spore | None:
     """The spore numbered ``num`` (open or resolved), or None."""
     row = conn.execute(f"SELECT {COLUMNS} FROM spores WHERE num = ?", (num,)).fetchone()  # noqa: S608
     if row is None:
@@ -74,7 +77,7 @@ def fetch(conn: sqlite3.Connection, num: int, today: _dt.date) -> Spore | None:
     return spore_from_row(row, _notes(conn, num).get(num, []), today)
 
 
-def fetch_where(conn: sqlite3.Connection, status: str | None, today: _dt.date) -> list[Spore]:
+def fetch_where(conn: SqlConnection, status: str | None, today: _dt.date) -> list[Spore]:
     """Spores with this status (every spore when None), by number."""
     where, args = ("WHERE status = ?", (status,)) if status is not None else ("", ())
     rows = conn.execute(

@@ -1,4 +1,4 @@
-"""Episode rows: insert, read, delete, prune, and row to ``Episode``.
+"""Episode rows on either backend: insert, read, delete, and row to ``Episode``.
 
 Functions here run inside a transaction the caller opened; they never commit.
 """
@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from anneal_memory.errors import IdempotencyConflictError, StoreDatabaseError
+from anneal_memory.store._contract import Dialect, SqlConnection
 from anneal_memory.store._validate import EpisodeInput
-from anneal_memory.store.sqlite._watermarks import FOLD_EVERY, after_episodes_deleted, fold_counts
 from anneal_memory.types import Episode, EpisodeType, Trust
 
 __all__ = [
@@ -22,7 +21,7 @@ __all__ = [
     "fetch_by_id",
     "fetch_by_seqs",
     "insert_episode",
-    "prune_before",
+    "same_key",
     "set_meta",
     "tombstone_count",
 ]
@@ -53,15 +52,8 @@ def episode_from_row(row: Sequence[object]) -> Episode:
     )
 
 
-_INSERT = (
-    "INSERT INTO episodes (id, ts, type, content, source, metadata, idempotency_key, scope)"
-    " SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
-)
-
-
-def _try_insert(conn: sqlite3.Connection, ident: str, item: EpisodeInput) -> bool:
-    """Insert under ``ident``; False when a live or deleted episode already had that id."""
-    values = (
+def _values(ident: str, item: EpisodeInput) -> tuple[object, ...]:
+    return (
         ident,
         item.timestamp,
         item.type.value,
@@ -72,36 +64,15 @@ def _try_insert(conn: sqlite3.Connection, ident: str, item: EpisodeInput) -> boo
         item.scope,
         ident,
     )
-    try:
-        cursor = conn.execute(_INSERT, values)
-    except sqlite3.IntegrityError as exc:
-        if "episodes.id" not in str(exc):
-            raise
-        return False
-    if cursor.rowcount != 1:
-        return False
-    if (cursor.lastrowid or 0) % FOLD_EVERY == 0:
-        fold_counts(conn)
-    return True
 
 
-def _insert_with_new_id(conn: sqlite3.Connection, item: EpisodeInput) -> str:
-    # One statement per attempt: the UNIQUE index refuses a live id, the NOT EXISTS a deleted
-    # one, so an id is never reused. A clash is rare (2^32 ids) and simply draws again.
-    for _ in range(_ID_ATTEMPTS):
-        ident = os.urandom(4).hex()
-        if _try_insert(conn, ident, item):
-            return ident
-    raise StoreDatabaseError("could not draw a free episode id", operation="record")
-
-
-def fetch_by_id(conn: sqlite3.Connection, ident: str) -> Episode | None:
+def fetch_by_id(conn: SqlConnection, ident: str) -> Episode | None:
     """Return the live episode with id ``ident``, or None."""
     row = conn.execute(f"SELECT {COLUMNS} FROM episodes WHERE id = ?", (ident,)).fetchone()  # noqa: S608
     return None if row is None else episode_from_row(row)
 
 
-def fetch_by_seqs(conn: sqlite3.Connection, seqs: Sequence[int]) -> list[Episode]:
+def fetch_by_seqs(conn: SqlConnection, seqs: Sequence[int]) -> list[Episode]:
     """Return episodes for ``seqs`` in the same order (missing ones left out)."""
     if not seqs:
         return []
@@ -111,35 +82,28 @@ def fetch_by_seqs(conn: sqlite3.Connection, seqs: Sequence[int]) -> list[Episode
     return [by_seq[s] for s in seqs if s in by_seq]
 
 
-def _by_idempotency_key(conn: sqlite3.Connection, key: str) -> Episode | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes WHERE idempotency_key = ?",  # noqa: S608
-        (key,),
-    ).fetchone()
-    return None if row is None else episode_from_row(row)
-
-
-def insert_episode(
-    conn: sqlite3.Connection, item: EpisodeInput, *, ident: str | None = None
-) -> Episode:
-    """Insert ``item``; a repeated idempotency key returns the first episode instead.
+def same_key(conn: SqlConnection, item: EpisodeInput) -> Episode | None:
+    """The episode already recorded under ``item``'s idempotency key, or None.
 
     Raises:
-        IdempotencyConflictError: The key was used before for different content or type.
+        IdempotencyConflictError: The key names an episode with other content or type.
     """
-    if item.idempotency_key is not None:
-        first = _by_idempotency_key(conn, item.idempotency_key)
-        if first is not None:
-            if first.content != item.content or first.type is not item.type:
-                raise IdempotencyConflictError(
-                    f"idempotency_key {item.idempotency_key!r} was already used for episode "
-                    f"{first.id} with different content or type; use a new key for a new episode"
-                )
-            return first
-    if ident is None:
-        ident = _insert_with_new_id(conn, item)
-    elif not _try_insert(conn, ident, item):
-        raise StoreDatabaseError(f"episode id {ident} is already taken", operation="record")
+    if item.idempotency_key is None:
+        return None
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM episodes WHERE idempotency_key = ?",  # noqa: S608
+        (item.idempotency_key,),
+    ).fetchone()
+    first = None if row is None else episode_from_row(row)
+    if first is not None and (first.content != item.content or first.type is not item.type):
+        raise IdempotencyConflictError(
+            f"idempotency_key {item.idempotency_key!r} was already used for episode "
+            f"{first.id} with different content or type; use a new key for a new episode"
+        )
+    return first
+
+
+def _new(ident: str, item: EpisodeInput) -> Episode:
     return Episode(
         id=ident,
         timestamp=item.timestamp,
@@ -151,7 +115,36 @@ def insert_episode(
     )
 
 
-def set_meta(conn: sqlite3.Connection, items: Iterable[tuple[str, str]]) -> None:
+def insert_episode(
+    conn: SqlConnection, dialect: Dialect, item: EpisodeInput, *, ident: str | None = None
+) -> tuple[Episode, bool]:
+    """Insert ``item``; ``(episode, True)``, or the first one of a repeated idempotency key.
+
+    Without ``ident`` a fresh id is drawn: one statement per attempt, never a live or deleted
+    id (a clash is rare, 2^32 ids, and simply draws again). With ``ident`` (imports) that id.
+
+    Raises:
+        IdempotencyConflictError: The key was used before for different content or type.
+        StoreDatabaseError: ``ident`` is taken, or no free id was drawn.
+    """
+    first = same_key(conn, item)
+    if first is not None:
+        return first, False
+    if ident is not None:
+        if not dialect.insert_episode_row(_values(ident, item)):
+            raise StoreDatabaseError(f"episode id {ident} is already taken", operation="record")
+        return _new(ident, item), True
+    for _ in range(_ID_ATTEMPTS):
+        drawn = os.urandom(4).hex()
+        if dialect.insert_episode_row(_values(drawn, item)):
+            return _new(drawn, item), True
+        first = same_key(conn, item)  # a concurrent writer may have used the key meanwhile
+        if first is not None:
+            return first, False
+    raise StoreDatabaseError("could not draw a free episode id", operation="record")
+
+
+def set_meta(conn: SqlConnection, items: Iterable[tuple[str, str]]) -> None:
     """Upsert key/value pairs into the ``meta`` table."""
     conn.executemany(
         "INSERT INTO meta(key, value) VALUES (?, ?)"
@@ -160,32 +153,20 @@ def set_meta(conn: sqlite3.Connection, items: Iterable[tuple[str, str]]) -> None
     )
 
 
-def delete_episode(conn: sqlite3.Connection, ident: str, *, now: str, reason: str) -> bool:
-    """Delete one episode and leave a tombstone that keeps its id; False if absent."""
-    cursor = conn.execute("DELETE FROM episodes WHERE id = ?", (ident,))
-    if cursor.rowcount == 0:
+def delete_episode(conn: SqlConnection, ident: str, *, now: str, reason: str) -> bool:
+    """Delete one episode and leave a tombstone that keeps its id; False if absent.
+
+    The caller then runs its dialect's ``episodes_deleted()`` in the same transaction.
+    """
+    if conn.execute("DELETE FROM episodes WHERE id = ?", (ident,)).rowcount == 0:
         return False
-    after_episodes_deleted(conn)
     conn.execute(
-        "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
+        "INSERT INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
         (ident, now, reason),
     )
     return True
 
 
-def prune_before(conn: sqlite3.Connection, cutoff: str, *, now: str) -> int:
-    """Delete every episode stamped before ``cutoff`` (tombstones kept); return the count."""
-    conn.execute(
-        "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason)"
-        " SELECT id, ?, 'prune' FROM episodes WHERE ts < ?",
-        (now, cutoff),
-    )
-    cursor = conn.execute("DELETE FROM episodes WHERE ts < ?", (cutoff,))
-    if cursor.rowcount:
-        after_episodes_deleted(conn)
-    return int(cursor.rowcount)
-
-
-def tombstone_count(conn: sqlite3.Connection) -> int:
+def tombstone_count(conn: SqlConnection) -> int:
     """How many episode ids have been deleted."""
     return int(conn.execute("SELECT count(*) FROM tombstones").fetchone()[0])

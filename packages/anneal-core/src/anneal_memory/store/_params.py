@@ -1,4 +1,4 @@
-"""Parameters for SQLite: id lists in chunks, and numbers and ages SQLite can bind.
+"""Parameters both engines can bind: id lists in chunks, paging numbers, prune ages.
 
 Chunks stay well under the bound-variable limit of old SQLite builds (999). Paging numbers
 above what SQLite binds mean "all"; an age older than the calendar means "nothing is older".

@@ -1,29 +1,27 @@
-"""``Store``: the episodic memory of one agent, in one SQLite file."""
+"""``Store``: the episodic memory of one agent, over one of two declared backends.
+
+``Store(path_or_url)`` validates every argument and runs the preludes of each operation
+once, here, then delegates to its backend (``store/_contract.Backend``): a SQLite file
+(``store/sqlite``) or a PostgreSQL database (``store/postgres``, imported only for a URL).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
 import os
-import sqlite3
-import threading
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from types import TracebackType
+from collections.abc import Mapping
 from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
-from anneal_memory.audit._intents import StagedEntry
-from anneal_memory.audit._sink import StoreAuditSink, read_failure_count
-from anneal_memory.audit._trail import AuditTrail, EventCallback
-from anneal_memory.errors import (
-    InvalidInputError,
-    StoreClosedError,
-)
+from anneal_memory.audit._trail import EventCallback
+from anneal_memory.errors import InvalidInputError
 from anneal_memory.store import _episodes
-from anneal_memory.store._audit_hooks import AuditHooks
+from anneal_memory.store._audit_api import AuditMixin
+from anneal_memory.store._backends import open_backend, refuse_options
+from anneal_memory.store._contract import Backend, Tx
 from anneal_memory.store._params import prune_cutoff
-from anneal_memory.store._target import backend_class, is_database_url
+from anneal_memory.store._places import PlacesMixin
 from anneal_memory.store._unit import UnitOfWork
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.provenance import _supersession
@@ -37,15 +35,7 @@ from anneal_memory.store.provenance._api import (
 from anneal_memory.store.provenance._checks import parse_trust
 from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store.recall import _recall
-from anneal_memory.store.sqlite._check import CheckReport, run_checks
-from anneal_memory.store.sqlite._connection import read_guard, write_transaction
-from anneal_memory.store.sqlite._erase import checkpoint_wal, purge_deleted_text
-from anneal_memory.store.sqlite._open import open_database, remove_orphaned_temp_files
-from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
-from anneal_memory.store.sqlite._watermarks import counts_by_type
 from anneal_memory.store.transfer._api import TransferMixin
-from anneal_memory.store.wraps._place import ContinuityFiles
-from anneal_memory.store.wraps._rows import unwrapped_count
 from anneal_memory.types import (
     Episode,
     EpisodeType,
@@ -55,16 +45,15 @@ from anneal_memory.types import (
     Trust,
 )
 
-__all__ = ["DEFAULT_PROJECT_NAME", "AuditSink", "Store"]
+__all__ = ["DEFAULT_PROJECT_NAME", "Store"]
 
 DEFAULT_PROJECT_NAME = "Agent"
-AuditSink = Callable[[str, str, Mapping[str, Any]], None]
 
 
-class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfWork):
-    """An agent's episodic memory: typed, timestamped episodes in a local SQLite file.
+class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin):
+    """An agent's episodic memory: typed, timestamped episodes in a SQLite file or PostgreSQL.
 
-    Several processes may open the same path at once; each write is one transaction.
+    Several processes may open the same store at once; each write is one transaction.
     One ``Store`` object may be shared by threads of one process (calls are serialised).
 
     Args:
@@ -90,20 +79,17 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
             audit entries or tidying (SQLite ``query_only``); write calls raise
             ``StoreDatabaseError``. ``section_schema`` and ``retention_days`` need a
             writable store.
+        **options: None on SQLite; on PostgreSQL an option only SQLite stores have raises
+            ``BackendNotSupportedError``.
 
     Raises:
         StoreDatabaseError: The file could not be opened or migrated, is not an
             anneal-memory store (another application's database, the public 1.0.2 format,
             not SQLite), or is a store whose tables vanished. A store this call created is
-            removed again when opening fails.
+            removed again when opening fails. On PostgreSQL: the database could not be
+            reached or its tables created.
+        StoreError: A PostgreSQL URL without the ``[postgres]`` extra installed.
     """
-
-    def __new__(cls, path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> Store:
-        # A PostgreSQL URL selects the PostgreSQL backend (store/postgres, imported only then).
-        if cls is Store and is_database_url(path):
-            backend: Store = super().__new__(backend_class())
-            return backend
-        return super().__new__(cls)
 
     @classmethod
     def connect(cls, target: str | os.PathLike[str], **options: Any) -> Store:
@@ -123,7 +109,9 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
         section_schema: str | None = None,
         retention_days: float | None = None,
         read_only: bool = False,
+        **options: Any,
     ) -> None:
+        refuse_options(path, options)
         self._trust_ceiling = parse_trust(trust_ceiling, ceiling=Trust.OPERATOR)
         check_open_options(section_schema, retention_days)
         if read_only and (section_schema is not None or retention_days is not None):
@@ -131,41 +119,34 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
                 "section_schema and retention_days change the store; open it without "
                 "read_only=True to use them"
             )
-        self._path = Path(path).expanduser().absolute()
         self.project_name = project_name
         self._clock: Clock = clock or SystemClock()
-        self._lock = threading.RLock()
         self._read_only = read_only
-        self._audit_trail: AuditTrail | None = None
-        self._audit_sink: StoreAuditSink | None = None
-        if audit and not read_only:
-            self._audit_trail = AuditTrail(self._path, clock=self._clock, on_event=on_audit_event)
-            self._audit_sink = StoreAuditSink(self, self._audit_trail)
-        self._conn: sqlite3.Connection | None = None
-        opened = open_database(
-            self._path,
-            read_only=read_only,
-            on_migrated=lambda conn, found: self._on_migrated(
-                conn, found, gate_on_create=consolidate_requires_baton_on_create
-            ),
+        self._backend: Backend = open_backend(
+            path,
+            {
+                "clock": self._clock,
+                "audit": audit,
+                "on_audit_event": on_audit_event,
+                "gate_on_create": consolidate_requires_baton_on_create,
+                "read_only": read_only,
+            },
         )
-        self._conn = opened.conn
-        self._created = opened.created
-        self._created_dirs = opened.created_dirs
-        if not read_only:
-            remove_orphaned_temp_files(self._path)
-            if self._audit_sink is not None:
-                self._audit_sink.recover()
+        self._lock = self._backend.lock
+        try:
             self._apply_section_schema(section_schema)
             if retention_days is not None:
                 self.prune(retention_days)
+        except BaseException:
+            self.close()
+            raise
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     @property
-    def path(self) -> Path:
-        """The database file."""
-        return self._path
+    def url(self) -> str | None:
+        """The PostgreSQL URL without its password; None for a SQLite file."""
+        return self._backend.url
 
     @property
     def read_only(self) -> bool:
@@ -174,63 +155,23 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
 
     @property
     def created(self) -> bool:
-        """True when this ``Store`` created the database file."""
-        return self._created
-
-    @property
-    def created_dirs(self) -> tuple[Path, ...]:
-        """Folders this ``Store`` created for the database (outermost first)."""
-        return self._created_dirs
+        """True when this ``Store`` created the database file (or the PostgreSQL tables)."""
+        return self._backend.created
 
     @property
     def clock(self) -> Clock:
         """The clock this store stamps time with."""
         return self._clock
 
-    @property
-    def audit_trail(self) -> AuditTrail | None:
-        """The audit trail this store appends to (None when opened with ``audit=False``)."""
-        return self._audit_trail
-
-    def sidecar(self, suffix: str) -> Path:
-        """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
-        return self._path.with_name(self._path.stem + suffix)
-
     def close(self) -> None:
-        """Close the database connection. Safe to call twice."""
-        with self._lock:
-            if self._conn is not None:
-                if self._audit_sink is not None:
-                    self._audit_sink.close()
-                self._conn.close()
-                self._conn = None
-            if self._audit_trail is not None:
-                self._audit_trail.close()
+        """Close the database connection(s). Safe to call twice."""
+        self._backend.close()
 
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def connection(self, operation: str) -> sqlite3.Connection:
-        """The open connection, for the library's own modules (not a public API).
-
-        Raises:
-            StoreClosedError: The store was closed.
-        """
-        if self._conn is None:
-            raise StoreClosedError(
-                f"cannot {operation}: the store {self._path} is closed",
-                operation=operation,
-                path=self._path,
-            )
-        return self._conn
 
     def _now(self) -> str:
         return format_timestamp(self._clock.now())
@@ -295,40 +236,24 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
             derived_from=derived_from,
             ceiling=self._trust_ceiling,
         )
-        with self._lock:
-            conn = self.connection("record")
-            staged: list[StagedEntry | None] = []
-            with write_transaction(conn, operation="record", path=self._path):
-                before = conn.total_changes
-                episode = _episodes.insert_episode(conn, item)
-                if conn.total_changes != before:  # not an idempotent retry
-                    episode = self._stage_record(conn, episode, prov, staged)
-            self.flush_audit(staged)
+        # Provenance changes other episodes' rows: the store's exclusive write, not a shared one.
+        with self._backend.writing("record", shared=prov.is_default) as tx:
+            episode, new = _episodes.insert_episode(tx.conn, tx.dialect, item)
+            if new:  # not an idempotent retry
+                episode = self._stage_record(tx, episode, prov)
         return episode
 
-    def _stage_record(
-        self,
-        conn: sqlite3.Connection,
-        episode: Episode,
-        prov: RecordProvenance,
-        staged: list[StagedEntry | None],
-    ) -> Episode:
+    def _stage_record(self, tx: Tx, episode: Episode, prov: RecordProvenance) -> Episode:
         replaced: list[str] = []
         if not prov.is_default:
-            episode, replaced = apply_record_provenance(conn, episode, prov, now=self._now())
+            episode, replaced = apply_record_provenance(tx.conn, episode, prov, now=self._now())
         data = {"episode_id": episode.id, "type": episode.type.value, "content": episode.content}
         if episode.trust is not Trust.AGENT:
             data["trust"] = episode.trust.value
-        staged.append(self.stage_audit(conn, "record", actor=episode.source, data=data))
-        staged.extend(
-            self.stage_audit(
-                conn,
-                "supersede",
-                actor=episode.source,
-                data={"old_id": old_id, "new_id": episode.id, "via": "explicit"},
-            )
-            for old_id in replaced
-        )
+        tx.audit("record", actor=episode.source, data=data)
+        for old_id in replaced:
+            link = {"old_id": old_id, "new_id": episode.id, "via": "explicit"}
+            tx.audit("supersede", actor=episode.source, data=link)
         return episode
 
     def recall(  # noqa: PLR0917 - positional order is the documented public API
@@ -366,21 +291,17 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
             clock=self._clock,
             scope=scope,
         )
-        with self._lock:
-            conn = self.connection("recall")
-            with read_guard(conn, operation="recall", path=self._path):
-                if not include_superseded and _supersession.has_superseded(conn):
-                    filters = _recall.hide_superseded(filters)
-                return _recall.recall(
-                    conn, keyword=keyword, filters=filters, limit=limit, offset=offset
-                )
+        with self._backend.recalling("recall") as (reader, ranker):
+            if not include_superseded and _supersession.has_superseded(reader):
+                filters = _recall.hide_superseded(filters)
+            return _recall.recall(
+                ranker, keyword=keyword, filters=filters, limit=limit, offset=offset
+            )
 
     def get(self, episode_id: str) -> Episode | None:
         """Return the episode with this id, or None if it does not exist (or was deleted)."""
-        with self._lock:
-            conn = self.connection("get")
-            with read_guard(conn, operation="get", path=self._path):
-                return _episodes.fetch_by_id(conn, str(episode_id))
+        with self._backend.reading("get") as reader:
+            return _episodes.fetch_by_id(reader.conn, str(episode_id))
 
     def delete(self, episode_id: str) -> bool:
         """Delete an episode: its row and index entry go, a tombstone keeps its id.
@@ -391,26 +312,26 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
         Returns:
             True if it was deleted, False if no such episode exists.
         """
-        with self._lock:
-            conn = self.connection("delete")
-            with write_transaction(conn, operation="delete", path=self._path):
-                now = self._now()
-                losing = citing_crystals(conn, [str(episode_id)])
-                deleted = _episodes.delete_episode(conn, str(episode_id), now=now, reason="delete")
-                if deleted:
-                    _episodes.set_meta(conn, [("last_write", now)])
-                    purge_deleted_text(conn)
-                    data: dict[str, Any] = {"episode_id": str(episode_id)}
-                    if losing:
-                        data["crystals_losing_evidence"] = list(losing)
-                    self.stage_audit(conn, "delete", actor="agent", data=data)
-            self.flush_audit()
+        ident = str(episode_id)
+        with self._backend.writing("delete", shared=True) as tx:
+            now = self._now()
+            losing = citing_crystals(tx.conn, [ident])
+            deleted = _episodes.delete_episode(tx.conn, ident, now=now, reason="delete")
             if deleted:
-                checkpoint_wal(conn)
+                tx.dialect.episodes_deleted()
+                _episodes.set_meta(tx.conn, [("last_write", now)])
+                data: dict[str, Any] = {"episode_id": ident}
+                if losing:
+                    data["crystals_losing_evidence"] = list(losing)
+                tx.audit("delete", actor="agent", data=data)
+        if deleted:
+            self._backend.after_erase()
         return deleted
 
     def prune(self, older_than_days: float) -> PruneResult:
         """Delete every episode older than ``older_than_days`` days (tombstones kept).
+
+        Any age works: one older than the calendar deletes nothing.
 
         Raises:
             InvalidInputError: ``older_than_days`` is negative or not a number.
@@ -423,68 +344,27 @@ class Store(ProvenanceMixin, TransferMixin, ContinuityFiles, AuditHooks, UnitOfW
             raise InvalidInputError(
                 f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
             )
-        now = self._clock.now()
-        cutoff = prune_cutoff(now, older_than_days)
-        with self._lock:
-            conn = self.connection("prune")
-            with write_transaction(conn, operation="prune", path=self._path):
-                losing = citing_crystals_before(conn, cutoff)
-                deleted = _episodes.prune_before(conn, cutoff, now=format_timestamp(now))
-                if deleted:
-                    _episodes.set_meta(conn, [("last_write", format_timestamp(now))])
-                    purge_deleted_text(conn)
-                    data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
-                    if losing:
-                        data["crystals_losing_evidence"] = list(losing)
-                    self.stage_audit(conn, "prune", actor="agent", data=data)
-            self.flush_audit()
+        moment = self._clock.now()
+        cutoff, now = prune_cutoff(moment, older_than_days), format_timestamp(moment)
+        with self._backend.writing("prune", shared=True) as tx:
+            losing = citing_crystals_before(tx.conn, cutoff)
+            deleted = tx.dialect.prune_before(cutoff, now)
             if deleted:
-                checkpoint_wal(conn)
+                tx.dialect.episodes_deleted()
+                _episodes.set_meta(tx.conn, [("last_write", now)])
+                data: dict[str, Any] = {"deleted": deleted, "cutoff": cutoff}
+                if losing:
+                    data["crystals_losing_evidence"] = list(losing)
+                tx.audit("prune", actor="agent", data=data)
+        if deleted:
+            self._backend.after_erase()
         return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
-    # -- status, export, import --------------------------------------------------------------
+    # -- status ------------------------------------------------------------------------------
 
     def status(self) -> StoreStatus:
-        """Counts by type, deletions, unwrapped episodes, file sizes and the last write."""
-        with self._lock:
-            conn = self.connection("status")
-            with read_guard(conn, operation="status", path=self._path):
-                return self._status(conn)
+        """Counts by type, deletions, unwrapped episodes, sizes and the last write.
 
-    def _status(self, conn: sqlite3.Connection) -> StoreStatus:
-        counts = {t.value: 0 for t in EpisodeType}
-        counts.update(counts_by_type(conn))
-        unwrapped = unwrapped_count(conn)
-        # Records do not touch `meta` (one page less per commit); other writes stamp it.
-        last = conn.execute(
-            "SELECT max(coalesce((SELECT value FROM meta WHERE key = 'last_write'), ''),"
-            " coalesce((SELECT ts FROM episodes ORDER BY seq DESC LIMIT 1), ''))"
-        ).fetchone()
-        deleted = _episodes.tombstone_count(conn)
-        audit_failures = read_failure_count(conn)
-        wal = self._path.with_name(self._path.name + "-wal")
-        return StoreStatus(
-            path=str(self._path),
-            total_episodes=sum(counts.values()),
-            episodes_by_type=counts,
-            deleted_episodes=deleted,
-            episodes_since_wrap=int(unwrapped),
-            db_bytes=self._path.stat().st_size,
-            wal_bytes=wal.stat().st_size if wal.exists() else 0,
-            last_write=str(last[0]) or None,
-            schema_version=SCHEMA_VERSION,
-            audit_write_failures=audit_failures,
-        )
-
-    def check(self, *, full: bool = True) -> CheckReport:
-        """Look for damage without writing anything; see ``CheckReport.ok``.
-
-        Runs SQLite's ``integrity_check`` (``quick_check`` with ``full=False``), then checks
-        the schema, the search index, the audit trail, the continuity file and orphaned
-        temp files. Each problem is named with what to do.
+        On PostgreSQL ``path`` is the URL without its password, ``db_bytes`` the tables' size.
         """
-        with self._lock:
-            conn = self.connection("check")
-            return run_checks(
-                conn, self._path, continuity=self.sidecar(".continuity.md"), full=full
-            )
+        return self._backend.status()

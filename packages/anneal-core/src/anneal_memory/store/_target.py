@@ -6,13 +6,11 @@ the PostgreSQL modules (:mod:`anneal_memory.store.postgres`).
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "POSTGRES_SCHEMES",
-    "backend_class",
     "database_url",
     "file_of",
     "is_database_url",
@@ -36,22 +34,12 @@ def database_url(db_arg: str | None, env_value: str | None) -> str | None:
 
 def file_of(store: Any) -> Path | None:
     """The SQLite file of ``store`` (for error messages), None for a PostgreSQL store."""
-    return None if getattr(store, "url", None) is not None else Path(store.path)
+    return None if store.url is not None else Path(store.path)
 
 
 def location_of(store: Any) -> str:
     """What ``--db`` names for ``store``: its file, or its URL without the password."""
-    url = getattr(store, "url", None)
-    return str(url) if url is not None else str(store.path)
-
-
-def backend_class() -> Any:
-    """The ``Store`` subclass for PostgreSQL URLs.
-
-    Looked up by module name: the backend subclasses ``Store``, so ``Store`` must not import
-    it (it sits a layer above); psycopg is imported only when the store opens.
-    """
-    return importlib.import_module("anneal_memory.store.postgres").backend_class()
+    return str(store.url) if store.url is not None else str(store.path)
 
 
 def redact_url(url: str) -> str:

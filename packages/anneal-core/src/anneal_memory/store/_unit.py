@@ -3,46 +3,47 @@
 ``writing`` takes the store's lock, opens one write transaction and hands over a :class:`Tx`:
 its ``conn`` runs the rooms' SQL, ``tx.audit(...)`` stages audit entries in the same
 transaction. They are appended to the trail once the transaction has committed, never
-otherwise. ``reading`` takes the lock and hands over a :class:`Reader` for reads.
+otherwise. ``reading`` takes the lock and hands over a :class:`Reader` for reads. Both
+backends build these same two classes (the types are declared in ``_contract.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from anneal_memory.audit._intents import StagedEntry
-from anneal_memory.store import _dialect
-from anneal_memory.store._target import file_of
-from anneal_memory.store.sqlite._connection import read_guard, write_transaction
+from anneal_memory.store._contract import Dialect, SqlConnection
 
-__all__ = ["Reader", "Tx", "UnitOfWork"]
+if TYPE_CHECKING:
+    from anneal_memory.store import _contract
 
-StageAudit = Callable[..., "StagedEntry | None"]
+__all__ = ["Reader", "Stage", "Tx", "UnitOfWork"]
+
+Stage = Callable[..., object]
+"""``stage(conn, event, *, actor=, data=)``: stage one entry; what to flush after the commit."""
 
 
 class Reader:
     """Reads inside ``store.reading(operation)``: ``conn`` is the store's connection."""
 
-    __slots__ = ("conn", "operation")
+    __slots__ = ("conn", "dialect", "operation")
 
-    def __init__(self, conn: sqlite3.Connection, operation: str) -> None:
+    def __init__(self, conn: SqlConnection, dialect: Dialect, operation: str) -> None:
         self.conn = conn
+        self.dialect = dialect
         self.operation = operation
 
     def episode_total(self) -> int:
         """How many live episodes the store holds."""
-        return _dialect.episode_total(self.conn)
+        return self.dialect.episode_total()
 
     def word_match_count(self, word: str, cap: int) -> int:
         """How many episodes hold ``word`` (stemmed as the full-text index stems), up to ``cap``.
 
         ``word`` must be letters and digits only: it becomes one literal full-text term.
         """
-        return _dialect.word_match_count(self.conn, word, cap)
+        return self.dialect.word_match_count(word, cap)
 
 
 class Tx(Reader):
@@ -50,14 +51,16 @@ class Tx(Reader):
 
     __slots__ = ("_stage", "staged")
 
-    def __init__(self, conn: sqlite3.Connection, operation: str, stage: StageAudit) -> None:
-        super().__init__(conn, operation)
+    def __init__(
+        self, conn: SqlConnection, dialect: Dialect, operation: str, stage: Stage | None
+    ) -> None:
+        super().__init__(conn, dialect, operation)
         self._stage = stage
-        self.staged: list[StagedEntry] = []
+        self.staged: list[object] = []
 
     def inserted_id(self, sql: str, params: Sequence[object], column: str) -> int:
         """Run one ``INSERT`` and return the new row's integer key ``column``."""
-        return _dialect.inserted_id(self.conn, sql, params, column)
+        return self.dialect.inserted_id(sql, params, column)
 
     def audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
         """Stage one audit entry; it is appended after this transaction commits.
@@ -67,32 +70,22 @@ class Tx(Reader):
         Raises:
             InvalidInputError: ``event`` is outside the audit vocabulary.
         """
+        if self._stage is None:
+            return
         entry = self._stage(self.conn, event, actor=actor, data=data)
         if entry is not None:
             self.staged.append(entry)
 
 
 class UnitOfWork:
-    """``Store.writing`` and ``Store.reading`` (a mixin of ``Store``)."""
+    """``Store.writing``, ``Store.reading`` and the old ``connection`` (a mixin of ``Store``)."""
 
-    _lock: threading.RLock
+    if TYPE_CHECKING:
+        _backend: _contract.Backend
 
-    def connection(self, operation: str) -> sqlite3.Connection:
-        """The open connection (the store's)."""
-        raise NotImplementedError
-
-    def stage_audit(
-        self, conn: sqlite3.Connection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> StagedEntry | None:
-        """Stage one audit entry in ``conn``'s open transaction (the store's)."""
-        raise NotImplementedError
-
-    def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None:
-        """Append staged entries after their commit (the store's)."""
-        raise NotImplementedError
-
-    @contextlib.contextmanager
-    def writing(self, operation: str, *, durable: bool = True) -> Iterator[Tx]:
+    def writing(
+        self, operation: str, *, durable: bool = True
+    ) -> contextlib.AbstractContextManager[_contract.Tx]:
         """One unit of work: the store's lock and one write transaction, committed on success.
 
         Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
@@ -103,22 +96,24 @@ class UnitOfWork:
             StoreClosedError: The store was closed.
             StoreDatabaseError: The database failed or stayed locked; nothing was written.
         """
-        with self._lock:
-            conn = self.connection(operation)
-            tx = Tx(conn, operation, self.stage_audit)
-            with write_transaction(conn, operation=operation, path=file_of(self), durable=durable):
-                yield tx
-            self.flush_audit(tx.staged)
+        return self._backend.writing(operation, durable=durable)
 
-    @contextlib.contextmanager
-    def reading(self, operation: str) -> Iterator[Reader]:
+    def reading(self, operation: str) -> contextlib.AbstractContextManager[_contract.Reader]:
         """Reads under the store's lock; database errors become ``StoreDatabaseError``.
 
         Raises:
             StoreClosedError: The store was closed.
             StoreDatabaseError: The database failed.
         """
-        with self._lock:
-            conn = self.connection(operation)
-            with read_guard(conn, operation=operation, path=file_of(self)):
-                yield Reader(conn, operation)
+        return self._backend.reading(operation)
+
+    def connection(self, operation: str) -> Any:
+        """The store's shared connection, for library modules not yet on :meth:`writing`.
+
+        Not a public API (``sqlite3.Connection`` on SQLite, the backend's view on
+        PostgreSQL, whose ``write_transaction`` takes the store's write lock).
+
+        Raises:
+            StoreClosedError: The store was closed.
+        """
+        return self._backend.connection(operation)

@@ -42,7 +42,8 @@ __all__ = ["HEADER_MISMATCH", "MAX_BODY_BYTES", "MAX_SESSIONS", "HttpSettings", 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body accepted by default (1 MiB); larger ones get 413."""
 MAX_SESSIONS = 10_000
-"""Handshake-era sessions remembered; the oldest is forgotten first (its client re-initializes)."""
+"""Handshake-era sessions remembered per token; past it, that token's oldest is forgotten first
+(its client re-initializes). One token opening sessions in a loop never ends another's."""
 HEADER_MISMATCH = -32020
 
 Scope = Mapping[str, Any]
@@ -58,11 +59,13 @@ class HttpSettings(NamedTuple):
         allowed_origins: ``Origin`` values accepted (a request without ``Origin`` is accepted).
         max_body_bytes: The largest request body.
         path: The MCP endpoint's path.
+        max_sessions: Handshake-era sessions remembered per token.
     """
 
     allowed_origins: frozenset[str]
     max_body_bytes: int = MAX_BODY_BYTES
     path: str = "/mcp"
+    max_sessions: int = MAX_SESSIONS
 
 
 class _RefusedError(Exception):
@@ -112,7 +115,7 @@ class McpHttpApp:
         self._tokens = tokens
         self._servers = servers
         self._settings = settings
-        self._sessions: OrderedDict[str, str] = OrderedDict()
+        self._sessions: dict[str, OrderedDict[str, None]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection scope."""
@@ -202,6 +205,12 @@ class McpHttpApp:
                 return b"".join(chunks)
 
     async def _message(self, request: _Request, body: bytes) -> tuple[int, bytes, dict[str, str]]:
+        if not body.strip():
+            raise _RefusedError(
+                400,
+                "Bad request: the body is empty; POST one JSON-RPC message",
+                code=rpc.PARSE_ERROR,
+            )
         try:
             incoming = rpc.decode(body)
         except rpc.ProtocolError as exc:
@@ -240,22 +249,24 @@ class McpHttpApp:
         return {}
 
     def _open_session(self, token: HttpToken) -> str:
+        # Bounded per token: one client opening sessions in a loop ends only its own.
         session = secrets.token_hex(16)
-        self._sessions[session] = token.name
-        while len(self._sessions) > MAX_SESSIONS:
-            self._sessions.popitem(last=False)
+        mine = self._sessions.setdefault(token.name, OrderedDict())
+        mine[session] = None
+        while len(mine) > self._settings.max_sessions:
+            mine.popitem(last=False)
         return session
 
     def _check_session(self, session: str | None, token: HttpToken) -> None:
         if session is None:
             raise _RefusedError(400, "Bad request: Mcp-Session-Id is required after initialize")
-        if self._sessions.get(session) != token.name:
+        if session not in self._sessions.get(token.name, ()):
             raise _RefusedError(404, "Session not found: send initialize to start a new session")
 
     def _end_session(self, request: _Request) -> tuple[int, bytes, dict[str, str]]:
         session = request.headers.get("mcp-session-id")
         self._check_session(session, request.token)
-        self._sessions.pop(str(session), None)
+        self._sessions[request.token.name].pop(str(session), None)
         return 204, b"", {}
 
 

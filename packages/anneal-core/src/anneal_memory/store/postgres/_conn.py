@@ -1,4 +1,4 @@
-"""What the library modules use of ``sqlite3.Connection``, over one psycopg connection.
+"""The rooms' ``SqlConnection`` over psycopg, the store's session and its advisory lock.
 
 The modules above ``store/`` (wraps, the immune system, associations, the gate, crystals,
 spores) write their SQL once with ``?`` placeholders and run it through ``execute`` /
@@ -6,8 +6,8 @@ spores) write their SQL once with ``?`` placeholders and run it through ``execut
 ``rowcount`` behave as in ``sqlite3``. Between transactions the connection is in autocommit
 mode, so a read outside one is a single statement, as on SQLite.
 
-``write_transaction`` (``store/sqlite/_connection.py``) calls
-:meth:`PgConnection.backend_transaction`: one PostgreSQL transaction that first takes this
+:meth:`PgConnection.backend_transaction` (``store.writing()``, and the old
+``write_transaction`` callers): one PostgreSQL transaction that first takes this
 store's transaction-level advisory lock in exclusive mode, so library-module writes are
 serialised across processes and hosts the way SQLite's ``BEGIN IMMEDIATE`` serialises them in
 one file. ``record`` and ``import`` take the same lock in shared mode (:func:`lock_writes`):
@@ -114,12 +114,31 @@ class Session:
 
 
 class PgConnection:
-    """A ``sqlite3.Connection``-like view of the session's connection for one operation."""
+    """The rooms' ``SqlConnection`` (``store/_contract.py``) over one psycopg connection.
 
-    def __init__(self, session: Session, operation: str) -> None:
+    Args:
+        raw: The session's connection (:meth:`of_session`), or a pool connection inside a
+            transaction its caller opened and commits.
+        session: The store's session (its URL names errors; its lock key serialises writes).
+        operation: What the statements are for, in error messages.
+    """
+
+    __slots__ = ("_operation", "_session", "raw")
+
+    def __init__(self, raw: psycopg.Connection[Any], session: Session, operation: str) -> None:
         self._session = session
         self._operation = operation
-        self.raw = session.raw(operation)
+        self.raw = raw
+
+    @classmethod
+    def of_session(cls, session: Session, operation: str) -> PgConnection:
+        """A view of the session's own connection (reconnected if it broke).
+
+        Raises:
+            StoreClosedError: The store was closed.
+            StoreDatabaseError: PostgreSQL could not be reached.
+        """
+        return cls(session.raw(operation), session, operation)
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         """Run one statement with ``?`` placeholders; the cursor holds its rows.

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
+
+from anneal_memory.store._contract import SqlConnection
 
 __all__ = ["RowPlace", "read_text", "write_text"]
 
 
-def read_text(conn: Any, *, scope: str) -> str | None:
+def read_text(conn: SqlConnection, *, scope: str) -> str | None:
     """The scope's continuity text, or None before its first save (``conn``: ``PgConnection``)."""
     row = conn.execute("SELECT text FROM continuity WHERE scope = ?", (scope,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def write_text(conn: Any, *, scope: str, text: str, now: str) -> None:
+def write_text(conn: SqlConnection, *, scope: str, text: str, now: str) -> None:
     """Replace the scope's continuity text inside ``conn``'s open write transaction."""
     conn.execute(
         "INSERT INTO continuity (scope, text, updated_at) VALUES (?, ?, ?)"
@@ -40,11 +41,11 @@ class RowPlace:
         """Nothing to hold: the save's transaction holds the store's advisory lock."""
         return contextlib.nullcontext()
 
-    def read(self, conn: Any) -> str | None:
+    def read(self, conn: SqlConnection) -> str | None:
         """The row's text, or None before the first save."""
         return read_text(conn, scope=self.scope)
 
-    def write(self, conn: Any, text: str, *, now: str) -> None:
+    def write(self, conn: SqlConnection, text: str, *, now: str) -> None:
         """Replace the row's text in the save's transaction."""
         write_text(conn, scope=self.scope, text=text, now=now)
 

@@ -47,7 +47,8 @@ class Terms:
     ``holds`` and ``weight`` use ``{q}`` for the term's bound expression, ``query`` builds
     it from one parameter; ``values`` are the terms' parameters. ``phrase`` (SQL with one
     parameter, ``phrase_value``) marks the first tier. ``forms`` (aligned with ``values``,
-    or empty) are the word forms each term is searched with (``recall._wordforms``).
+    or empty) are the word forms each term is searched with (``recall._wordforms``); ``words``
+    marks the words stage, which applies the question's intent and the second hop.
     """
 
     query: str
@@ -57,6 +58,7 @@ class Terms:
     phrase: str | None = None
     phrase_value: str | None = None
     forms: tuple[tuple[str, ...], ...] = ()
+    words: bool = False
 
 
 def _where(filters: RecallFilters, *extra: str) -> str:

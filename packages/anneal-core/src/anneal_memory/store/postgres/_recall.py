@@ -12,21 +12,22 @@ nothing (after the filters):
 2. the words as prefixes of stored words (three letters or more);
 3. the words inside stored words (:mod:`._substring`).
 
-One recall reads one snapshot (a repeatable-read, read-only transaction).
+The stage order is recall's own (``store/recall/_recall.py``); one recall reads one snapshot
+(a repeatable-read, read-only transaction).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store.postgres import _substring
 from anneal_memory.store.postgres._hop import hop_page
 from anneal_memory.store.postgres._rank import Terms, count_ranked, ranked_page
-from anneal_memory.store.recall._recall import MAX_RECALL_OFFSET, _check_page, question_intent
 from anneal_memory.store.recall._search import (
     MAX_QUERY_TERMS,
+    RecallFilters,
     plan_prefix_search,
     plan_search,
     tokenize,
@@ -36,9 +37,7 @@ from anneal_memory.types import RecallResult
 if TYPE_CHECKING:
     import psycopg
 
-    from anneal_memory.store.recall._search import RecallFilters
-
-__all__ = ["prefix_terms", "recall", "word_terms"]
+__all__ = ["PgRanker", "prefix_terms", "resolved", "word_terms"]
 
 _WORD = (
     "(SELECT CASE WHEN numnode(b.en) > 0 THEN b.en ELSE plainto_tsquery('simple', b.w) END "
@@ -131,92 +130,54 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     )
 
 
-def _newest(
-    conn: psycopg.Connection[Any], filters: RecallFilters, limit: int, offset: int
-) -> RecallResult:
-    where = _where(filters)
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes AS e {where} "  # noqa: S608
-        "ORDER BY e.ts DESC, e.seq DESC LIMIT %s OFFSET %s",
-        (*filters.params, limit, offset),
-    ).fetchall()
-    row = conn.execute(
-        f"SELECT count(*) FROM episodes AS e {where}",  # noqa: S608
-        filters.params,
-    ).fetchone()
-    return RecallResult(
-        episodes=tuple(episode_from_row(r) for r in rows), total_matching=int(row[0] if row else 0)
-    )
+class PgRanker:
+    """Ranks recall's stages on one psycopg connection (inside the caller's snapshot)."""
 
+    __slots__ = ("_conn",)
 
-def _stages(conn: psycopg.Connection[Any], keyword: str) -> list[Terms | None]:
-    found = [word_terms(keyword), prefix_terms(keyword)]
-    return [None if t is None else resolved(conn, t) for t in found]
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
 
+    def newest(self, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
+        """Newest first, and the filtered count."""
+        where = _where(filters)
+        rows = self._conn.execute(
+            f"SELECT {COLUMNS} FROM episodes AS e {where} "  # noqa: S608
+            "ORDER BY e.ts DESC, e.seq DESC LIMIT %s OFFSET %s",
+            (*filters.params, limit, offset),
+        ).fetchall()
+        row = self._conn.execute(
+            f"SELECT count(*) FROM episodes AS e {where}",  # noqa: S608
+            filters.params,
+        ).fetchone()
+        return RecallResult(
+            episodes=tuple(episode_from_row(r) for r in rows),
+            total_matching=int(row[0] if row else 0),
+        )
 
-def _search(
-    conn: psycopg.Connection[Any], keyword: str, filters: RecallFilters, limit: int, offset: int
-) -> RecallResult:
-    stages = _stages(conn, keyword)
-    intent = question_intent(keyword, filters)  # hook (#29): the question's intent
-    for index, terms in enumerate(stages):
-        if terms is None:
-            continue
-        if index == 0:
-            rows, total = hop_page(conn, terms, filters, limit, offset, intent)
+    def words(self, keyword: str) -> Terms | None:
+        """The words (and the phrase), resolved to ``tsquery`` constants."""
+        found = word_terms(keyword)
+        stage = None if found is None else resolved(self._conn, found)
+        return None if stage is None else dataclasses.replace(stage, words=True)
+
+    def prefixes(self, keyword: str) -> Terms | None:
+        """The words as ``:*`` prefixes, resolved to ``tsquery`` constants."""
+        found = prefix_terms(keyword)
+        return None if found is None else resolved(self._conn, found)
+
+    def substrings(self, keyword: str) -> Terms | None:
+        """The words inside stored words (``_substring``: trigram index, else a bounded scan)."""
+        return _substring.terms(self._conn, keyword)
+
+    def page(self, stage: Terms, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
+        """One ranked page and the stage's count (the words stage: intent and second hop)."""
+        if stage.words:  # hook (#29)
+            rows, total = hop_page(self._conn, stage, filters, limit, offset, filters.intent)
         else:
-            rows, total = ranked_page(conn, terms, filters, limit, offset)
-        if total:
-            return RecallResult(
-                episodes=tuple(episode_from_row(r) for r in rows), total_matching=total
-            )
-    inside = _substring.terms(conn, keyword) if plan_search(keyword) else None
-    if inside is None:
-        return RecallResult(episodes=(), total_matching=0)
-    rows, total = ranked_page(conn, inside, filters, limit, offset)
-    return RecallResult(episodes=tuple(episode_from_row(r) for r in rows), total_matching=total)
+            rows, total = ranked_page(self._conn, stage, filters, limit, offset)
+        return RecallResult(episodes=tuple(episode_from_row(r) for r in rows), total_matching=total)
 
-
-def _count_only(
-    conn: psycopg.Connection[Any], keyword: str | None, filters: RecallFilters
-) -> RecallResult:
-    if keyword is None or not keyword.strip():
-        return RecallResult(episodes=(), total_matching=_newest(conn, filters, 1, 0).total_matching)
-    for terms in _stages(conn, keyword):
-        if terms is not None and (total := count_ranked(conn, terms, filters)):
-            return RecallResult(episodes=(), total_matching=total)
-    inside = _substring.terms(conn, keyword) if plan_search(keyword) else None
-    total = 0 if inside is None else count_ranked(conn, inside, filters)
-    return RecallResult(episodes=(), total_matching=total)
-
-
-def recall(
-    conn: psycopg.Connection[Any],
-    *,
-    keyword: str | None,
-    filters: RecallFilters,
-    limit: object,
-    offset: object,
-) -> RecallResult:
-    """One recall in one read-only snapshot (or in the caller's transaction, if one is open).
-
-    The SQLite recall's page rules apply.
-
-    ``limit`` above 1,000 is lowered to it; an ``offset`` past 10,000 gives an empty page
-    (``total_matching`` still counts).
-
-    Raises:
-        InvalidQueryError: ``limit`` or ``offset`` is out of range, or ``keyword`` is not text.
-    """
-    page_limit, page_offset = _check_page(limit, offset)
-    if keyword is not None and not isinstance(keyword, str):
-        raise InvalidQueryError(f"keyword must be a string, not {type(keyword).__name__}")
-    idle = conn.info.transaction_status == 0  # not inside a caller's transaction
-    with conn.transaction():
-        if idle:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        if page_offset > MAX_RECALL_OFFSET:
-            return _count_only(conn, keyword, filters)
-        if keyword is None or not keyword.strip():
-            return _newest(conn, filters, page_limit, page_offset)
-        return _search(conn, keyword, filters, page_limit, page_offset)
+    def count(self, stage: Terms, filters: RecallFilters) -> int:
+        """How many episodes the stage matches."""
+        return count_ranked(self._conn, stage, filters)

@@ -1,4 +1,36 @@
 """Updated facts and provenance.
 
 Trust classes, supersession, state keys, ``derived_from`` and the evidence crystals cite.
+The wrap's ``[supersedes:]`` links and the crystal tier use these on ``tx.conn``.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anneal_memory._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from anneal_memory.store.provenance._checks import effective_trusts
+    from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
+    from anneal_memory.store.provenance._supersession import VIA_WRAP, add_link, check_link
+
+_EXPORTS: dict[str, str] = {
+    "VIA_WRAP": "anneal_memory.store.provenance._supersession",
+    "add_link": "anneal_memory.store.provenance._supersession",
+    "check_link": "anneal_memory.store.provenance._supersession",
+    "citing_crystals": "anneal_memory.store.provenance._evidence",
+    "citing_crystals_before": "anneal_memory.store.provenance._evidence",
+    "effective_trusts": "anneal_memory.store.provenance._checks",
+}
+
+__all__ = [
+    "VIA_WRAP",
+    "add_link",
+    "check_link",
+    "citing_crystals",
+    "citing_crystals_before",
+    "effective_trusts",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

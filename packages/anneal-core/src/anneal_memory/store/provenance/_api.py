@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from anneal_memory.errors import (
     EpisodeNotFoundError,
@@ -22,8 +20,8 @@ from anneal_memory.errors import (
     SupersessionError,
     TrustError,
 )
+from anneal_memory.store._contract import Reader, SqlConnection, Tx
 from anneal_memory.store._episodes import fetch_by_id
-from anneal_memory.store._target import file_of
 from anneal_memory.store.provenance import _supersession as _links
 from anneal_memory.store.provenance._checks import (
     effective_trusts,
@@ -32,13 +30,7 @@ from anneal_memory.store.provenance._checks import (
     parse_trust,
     write_provenance,
 )
-from anneal_memory.store.sqlite._connection import write_transaction
 from anneal_memory.types import Episode, StateSlot, SupersessionLink, Trust
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from anneal_memory.audit._intents import StagedEntry
 
 __all__ = [
     "ProvenanceMixin",
@@ -114,7 +106,7 @@ def check_record_provenance(
 
 
 def apply_record_provenance(
-    conn: sqlite3.Connection, episode: Episode, prov: RecordProvenance, *, now: str
+    conn: SqlConnection, episode: Episode, prov: RecordProvenance, *, now: str
 ) -> tuple[Episode, list[str]]:
     """Write the provenance of a just-inserted episode; return it re-read and the ids it replaced.
 
@@ -150,27 +142,22 @@ class ProvenanceMixin:
     """Supersession, state keys and trust on a :class:`Store` (see the module docstring)."""
 
     if TYPE_CHECKING:
-        _lock: threading.RLock
-        _path: Path
         _trust_ceiling: Trust
 
-        def connection(self, operation: str) -> sqlite3.Connection: ...
-        def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None: ...
-        def flush_audit(self, committed: Sequence[StagedEntry | None] = ()) -> None: ...
+        @property
+        def url(self) -> str | None: ...
+        @property
+        def _path(self) -> Path: ...
+        def writing(
+            self, operation: str, *, durable: bool = True
+        ) -> contextlib.AbstractContextManager[Tx]: ...
+        def reading(self, operation: str) -> contextlib.AbstractContextManager[Reader]: ...
         def _now(self) -> str: ...
 
     @property
     def trust_ceiling(self) -> Trust:
         """The highest trust an episode may be recorded with in this store."""
         return self._trust_ceiling
-
-    @contextlib.contextmanager
-    def _write(self, operation: str) -> Iterator[sqlite3.Connection]:
-        """One write transaction; audit entries emitted inside it commit with it."""
-        conn = self.connection(operation)
-        with write_transaction(conn, operation=operation, path=file_of(self)):
-            yield conn
-        self.flush_audit()
 
     def supersede(self, old_id: str, new_id: str) -> bool:
         """Mark ``old_id`` as replaced by ``new_id``; False when that link already existed.
@@ -182,39 +169,40 @@ class ProvenanceMixin:
             SupersessionError: The link breaks a rule (see ``docs/updates.md``); nothing written.
         """
         old, new = str(old_id).strip().lower(), str(new_id).strip().lower()
-        with self._lock, self._write("supersede") as conn:
-            added = _links.add_link(conn, old, new, via=_links.VIA_EXPLICIT, now=self._now())
+        with self.writing("supersede") as tx:
+            added = _links.add_link(tx.conn, old, new, via=_links.VIA_EXPLICIT, now=self._now())
             if added:
                 data = {"old_id": old, "new_id": new, "via": "explicit"}
-                self.emit_audit("supersede", actor="agent", data=data)
+                tx.audit("supersede", actor="agent", data=data)
         return added
 
     def unsupersede(self, old_id: str, new_id: str) -> bool:
         """Remove the link "``old_id`` replaced by ``new_id``"; False when there was none."""
         old, new = str(old_id).strip().lower(), str(new_id).strip().lower()
-        with self._lock, self._write("unsupersede") as conn:
-            removed = _links.remove_link(conn, old, new)
+        with self.writing("unsupersede") as tx:
+            removed = _links.remove_link(tx.conn, old, new)
             if removed:
-                data = {"old_id": old, "new_id": new}
-                self.emit_audit("unsupersede", actor="agent", data=data)
+                tx.audit("unsupersede", actor="agent", data={"old_id": old, "new_id": new})
         return removed
 
     def supersession_links(self, ids: Sequence[str] | None = None) -> list[SupersessionLink]:
         """Explicit and wrap links (all, or those touching ``ids``), oldest first."""
-        with self._lock:
-            return _links.links_of(self.connection("supersession_links"), ids)
+        with self.reading("supersession_links") as reader:
+            return _links.links_of(reader.conn, ids)
 
     def state_key_report(self, key: str | None = None) -> list[StateSlot]:
         """Every state key (or ``key``) with its current episode and the ones it replaced."""
         wanted = normalise_state_key(key)
-        with self._lock:
-            return _links.slot_report(self.connection("state_key_report"), wanted)
+        with self.reading("state_key_report") as reader:
+            return _links.slot_report(reader, wanted)
 
-    def _existing(self, conn: sqlite3.Connection, episode_id: str, operation: str) -> Episode:
+    def _existing(self, conn: SqlConnection, episode_id: str, operation: str) -> Episode:
         episode = fetch_by_id(conn, str(episode_id).strip().lower())
         if episode is None:
             raise EpisodeNotFoundError(
-                f"no episode with id {episode_id!r}", operation=operation, path=file_of(self)
+                f"no episode with id {episode_id!r}",
+                operation=operation,
+                path=None if self.url is not None else self._path,
             )
         return episode
 
@@ -228,7 +216,8 @@ class ProvenanceMixin:
             InvalidEpisodeError: The key is malformed.
         """
         wanted = normalise_state_key(key)
-        with self._lock, self._write("set_state_key") as conn:
+        with self.writing("set_state_key") as tx:
+            conn = tx.conn
             episode = self._existing(conn, episode_id, "set_state_key")
             conn.execute(
                 "UPDATE episodes SET state_key = ?, superseded_by = NULL WHERE id = ?",
@@ -242,9 +231,8 @@ class ProvenanceMixin:
             else:
                 _links.refresh_superseded(conn, episode.id)
             fresh = fetch_by_id(conn, episode.id)
-            event = "supersede" if wanted is not None else "unsupersede"
-            self.emit_audit(
-                event,
+            tx.audit(
+                "supersede" if wanted is not None else "unsupersede",
                 actor="operator",
                 data={"episode_id": episode.id, "via": "state_key", "state_key": wanted},
             )
@@ -253,8 +241,8 @@ class ProvenanceMixin:
 
     def effective_trusts(self, ids: Sequence[str]) -> dict[str, Trust]:
         """Effective trust of each existing episode among ``ids`` (capped by ``derived_from``)."""
-        with self._lock:
-            return effective_trusts(self.connection("effective_trust"), ids)
+        with self.reading("effective_trust") as reader:
+            return effective_trusts(reader.conn, ids)
 
     def set_trust(
         self, episode_id: str, trust: Trust | str, *, allow_raise: bool = False
@@ -269,16 +257,16 @@ class ProvenanceMixin:
             TrustError: Unknown level, above the ceiling, or a raise without ``allow_raise``.
         """
         level = parse_trust(trust, ceiling=self._trust_ceiling)
-        with self._lock, self._write("set_trust") as conn:
-            episode = self._existing(conn, episode_id, "set_trust")
+        with self.writing("set_trust") as tx:
+            episode = self._existing(tx.conn, episode_id, "set_trust")
             if level.rank > episode.trust.rank and not allow_raise:
                 raise TrustError(
                     f"raising episode {episode.id} from {episode.trust.value} to {level.value} "
                     "needs an operator: run 'anneal-memory trust ID LEVEL --operator' (or set "
                     "ANNEAL_OPERATOR=1). Lowering needs nothing. Nothing was written."
                 )
-            conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (level.value, episode.id))
-            self.emit_audit(
+            tx.conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (level.value, episode.id))
+            tx.audit(
                 "trust_set",
                 actor="operator" if allow_raise else "agent",
                 data={"episode_id": episode.id, "from": episode.trust.value, "to": level.value},
@@ -291,20 +279,18 @@ class ProvenanceMixin:
         from anneal_memory.document._schema import schema_by_name  # pure table of schemas
 
         schema = schema_by_name(name)
-        with self._lock:
-            conn = self.connection("set_section_schema")
-            row = conn.execute(
+        with self.reading("set_section_schema") as reader:
+            row = reader.conn.execute(
                 "SELECT value FROM meta WHERE key = ?", (_SCHEMA_META_KEY,)
             ).fetchone()
-            if row is not None and str(row[0]) == schema.name:
-                return
-            if row is None and schema.name == "default":
-                return
-            with self._write("set_section_schema") as wconn:
-                wconn.execute(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)"
-                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    (_SCHEMA_META_KEY, schema.name),
-                )
-                data = {"schema": schema.name}
-                self.emit_audit("section_schema_set", actor="operator", data=data)
+        if row is not None and str(row[0]) == schema.name:
+            return
+        if row is None and schema.name == "default":
+            return
+        with self.writing("set_section_schema") as tx:
+            tx.conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (_SCHEMA_META_KEY, schema.name),
+            )
+            tx.audit("section_schema_set", actor="operator", data={"schema": schema.name})

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from anneal_memory.errors import InvalidEpisodeError, TrustError
+from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._params import in_chunks
 from anneal_memory.types import Trust
 
@@ -90,7 +90,7 @@ def normalise_ids(value: object, what: str, *, limit: int = MAX_DERIVED_FROM) ->
     return tuple(out)
 
 
-def _rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[Trust, tuple[str, ...]]]:
+def _rows(conn: SqlConnection, ids: Iterable[str]) -> dict[str, tuple[Trust, tuple[str, ...]]]:
     found: dict[str, tuple[Trust, tuple[str, ...]]] = {}
     for chunk, marks in in_chunks(sorted(set(ids)), 500):
         rows = conn.execute(
@@ -102,7 +102,7 @@ def _rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[Trust
     return found
 
 
-def effective_trusts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Trust]:
+def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust]:
     """Effective trust of each live episode among ``ids`` (missing ids left out)."""
     known: dict[str, tuple[Trust, tuple[str, ...]]] = {}
     wanted = set(ids)
@@ -130,7 +130,7 @@ def effective_trusts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, 
 
 
 def write_provenance(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     episode_id: str,
     *,
     trust: Trust,

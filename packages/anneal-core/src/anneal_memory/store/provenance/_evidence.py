@@ -7,15 +7,16 @@ as deleted.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
+
+from anneal_memory.store._contract import SqlConnection
 
 __all__ = ["citing_crystals", "citing_crystals_before"]
 
 _CHUNK = 500
 
 
-def citing_crystals(conn: sqlite3.Connection, episode_ids: Sequence[str]) -> tuple[str, ...]:
+def citing_crystals(conn: SqlConnection, episode_ids: Sequence[str]) -> tuple[str, ...]:
     """Names of the crystals (live or retired) citing any of ``episode_ids``, sorted."""
     names: set[str] = set()
     ids = list(episode_ids)
@@ -30,7 +31,7 @@ def citing_crystals(conn: sqlite3.Connection, episode_ids: Sequence[str]) -> tup
     return tuple(sorted(names))
 
 
-def citing_crystals_before(conn: sqlite3.Connection, cutoff: str) -> tuple[str, ...]:
+def citing_crystals_before(conn: SqlConnection, cutoff: str) -> tuple[str, ...]:
     """Names of the crystals citing an episode stamped before ``cutoff``, sorted."""
     rows = conn.execute(
         "SELECT DISTINCT c.crystal FROM crystal_evidence c JOIN episodes e"

@@ -9,12 +9,11 @@ episode replaces the others. ``episodes.superseded_by`` always names the current
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anneal_memory.errors import SupersessionError
-from anneal_memory.store._dialect import indexed_by
+from anneal_memory.store._contract import Reader, SqlConnection
 from anneal_memory.store.provenance._checks import effective_trusts
 from anneal_memory.types import StateSlot, SupersessionLink
 
@@ -45,7 +44,7 @@ class _Row:
     state_key: str | None
 
 
-def _row(conn: sqlite3.Connection, ident: str) -> _Row | None:
+def _row(conn: SqlConnection, ident: str) -> _Row | None:
     row = conn.execute(
         "SELECT id, seq, ts, content, state_key FROM episodes WHERE id = ?", (ident,)
     ).fetchone()
@@ -54,7 +53,7 @@ def _row(conn: sqlite3.Connection, ident: str) -> _Row | None:
     return _Row(id=row[0], seq=int(row[1]), ts=row[2], content=row[3], state_key=row[4])
 
 
-def _replaced_by_chain(conn: sqlite3.Connection, start: str, target: str) -> bool:
+def _replaced_by_chain(conn: SqlConnection, start: str, target: str) -> bool:
     """True when ``target`` is reachable from ``start`` along "replaced by" links."""
     seen = {start}
     frontier = [start]
@@ -71,7 +70,7 @@ def _replaced_by_chain(conn: sqlite3.Connection, start: str, target: str) -> boo
     return False
 
 
-def _check_trust(conn: sqlite3.Connection, old: _Row, new: _Row) -> None:
+def _check_trust(conn: SqlConnection, old: _Row, new: _Row) -> None:
     trusts = effective_trusts(conn, (old.id, new.id))
     if trusts[new.id].rank < trusts[old.id].rank:
         raise SupersessionError(
@@ -81,7 +80,7 @@ def _check_trust(conn: sqlite3.Connection, old: _Row, new: _Row) -> None:
         )
 
 
-def check_link(conn: sqlite3.Connection, old_id: str, new_id: str) -> None:
+def check_link(conn: SqlConnection, old_id: str, new_id: str) -> None:
     """Refuse an invalid link with the reason (see the module docstring).
 
     Raises:
@@ -116,7 +115,7 @@ def check_link(conn: sqlite3.Connection, old_id: str, new_id: str) -> None:
     _check_trust(conn, old, new)
 
 
-def refresh_superseded(conn: sqlite3.Connection, old_id: str) -> None:
+def refresh_superseded(conn: SqlConnection, old_id: str) -> None:
     """Point an unkeyed episode's ``superseded_by`` at its newest replacement (or none)."""
     conn.execute(
         "UPDATE episodes SET superseded_by = ("
@@ -127,7 +126,7 @@ def refresh_superseded(conn: sqlite3.Connection, old_id: str) -> None:
     )
 
 
-def add_link(conn: sqlite3.Connection, old_id: str, new_id: str, *, via: str, now: str) -> bool:
+def add_link(conn: SqlConnection, old_id: str, new_id: str, *, via: str, now: str) -> bool:
     """Check and store one link; False when it already existed.
 
     Raises:
@@ -143,7 +142,7 @@ def add_link(conn: sqlite3.Connection, old_id: str, new_id: str, *, via: str, no
     return cursor.rowcount == 1
 
 
-def remove_link(conn: sqlite3.Connection, old_id: str, new_id: str) -> bool:
+def remove_link(conn: SqlConnection, old_id: str, new_id: str) -> bool:
     """Remove one link; False when there was none."""
     cursor = conn.execute(
         "DELETE FROM supersessions WHERE old_id = ? AND new_id = ?", (old_id, new_id)
@@ -152,7 +151,7 @@ def remove_link(conn: sqlite3.Connection, old_id: str, new_id: str) -> bool:
     return cursor.rowcount == 1
 
 
-def refresh_slot(conn: sqlite3.Connection, key: str) -> None:
+def refresh_slot(conn: SqlConnection, key: str) -> None:
     """Make the newest episode of ``key`` current and every other one replaced by it."""
     conn.execute(
         "UPDATE episodes SET superseded_by = nullif((SELECT k.id FROM episodes k"
@@ -162,11 +161,12 @@ def refresh_slot(conn: sqlite3.Connection, key: str) -> None:
     )
 
 
-def slot_report(conn: sqlite3.Connection, key: str | None = None) -> list[StateSlot]:
+def slot_report(reader: Reader, key: str | None = None) -> list[StateSlot]:
     """Every state key (or the one given) with its current and replaced episodes."""
+    conn, hint = reader.conn, reader.dialect.indexed_by("episodes_state_key")
     where, params = ("WHERE state_key = ?", (key,)) if key is not None else ("", ())
     rows = conn.execute(
-        f"SELECT state_key, id FROM episodes{indexed_by(conn, 'episodes_state_key')} "  # noqa: S608
+        f"SELECT state_key, id FROM episodes{hint} "  # noqa: S608
         f"{where or 'WHERE state_key IS NOT NULL'} ORDER BY state_key, ts DESC, seq DESC",
         params,
     ).fetchall()
@@ -179,7 +179,7 @@ def slot_report(conn: sqlite3.Connection, key: str | None = None) -> list[StateS
     ]
 
 
-def links_of(conn: sqlite3.Connection, ids: Sequence[str] | None = None) -> list[SupersessionLink]:
+def links_of(conn: SqlConnection, ids: Sequence[str] | None = None) -> list[SupersessionLink]:
     """Explicit links (all of them, or those touching ``ids``), oldest first."""
     rows = conn.execute(
         "SELECT old_id, new_id, via FROM supersessions ORDER BY created_at, old_id, new_id"
@@ -192,10 +192,11 @@ def links_of(conn: sqlite3.Connection, ids: Sequence[str] | None = None) -> list
     ]
 
 
-def has_superseded(conn: sqlite3.Connection) -> bool:
+def has_superseded(reader: Reader) -> bool:
     """True when any live episode is superseded (so recall must filter)."""
-    row = conn.execute(
-        f"SELECT 1 FROM episodes{indexed_by(conn, 'episodes_superseded')}"  # noqa: S608
+    hint = reader.dialect.indexed_by("episodes_superseded")
+    row = reader.conn.execute(
+        f"SELECT 1 FROM episodes{hint}"  # noqa: S608
         " WHERE superseded_by IS NOT NULL LIMIT 1"
     ).fetchone()
     return row is not None

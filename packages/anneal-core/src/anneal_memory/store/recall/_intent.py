@@ -29,7 +29,6 @@ import re
 from dataclasses import dataclass
 
 from anneal_memory._clock import format_timestamp
-from anneal_memory.store.recall._search import tokenize
 
 __all__ = ["MAX_PRIOR_FACTOR", "TIME_PRIOR", "TYPE_PRIOR", "Intent", "read_intent"]
 
@@ -103,6 +102,7 @@ _OPEN = frozenset(
         "tradeoffs",
     ]
 )
+_WORDS = re.compile(r"[^\W_]+")
 _GO_WITH = re.compile(r"\b(?:go|goes|going|gone|went)\s+with\b")
 _TURN_OUT = re.compile(r"\b(?:turn|turns|turned|work|works|worked)\s+out\b")
 _STILL_OPEN = re.compile(
@@ -298,7 +298,7 @@ def _time(text: str, now: _dt.datetime) -> tuple[str | None, str | None]:
 def read_intent(keyword: str, now: _dt.datetime) -> Intent | None:
     """The priors ``keyword`` asks for at time ``now``; None when it asks for none."""
     lowered = keyword.lower()
-    types = _types(lowered, set(tokenize(keyword)))
+    types = _types(lowered, set(_WORDS.findall(lowered)))
     try:
         since, until = _time(lowered, now)
     except (OverflowError, ValueError):

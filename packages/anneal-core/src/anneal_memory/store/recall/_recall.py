@@ -1,40 +1,38 @@
-"""Recall: filters and keyword search turned into one ``RecallResult``."""
+"""Recall's one stage order over either backend's ranker, and its filters.
+
+The filters are built and checked here once; a backend's :class:`Ranker` ranks each stage
+(SQLite's FTS5 in ``_fts5.py``, PostgreSQL's ``tsvector`` in ``store/postgres/_recall.py``).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import sqlite3
+from collections.abc import Iterator
+from typing import Protocol, TypeVar
 
 from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
-from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_seqs
 from anneal_memory.store._validate import validate_scope
-from anneal_memory.store.recall._intent import Intent, read_intent
-from anneal_memory.store.recall._ranking import count_matches, ranked_seqs
-from anneal_memory.store.recall._search import (
-    RecallFilters,
-    SearchPlan,
-    as_typed,
-    plan_prefix_search,
-    plan_search,
-)
-from anneal_memory.store.recall._substring import plan_substring_search
-from anneal_memory.store.sqlite._watermarks import total_count
+from anneal_memory.store.recall._intent import read_intent
+from anneal_memory.store.recall._search import RecallFilters, plan_search
 from anneal_memory.types import EpisodeType, RecallResult
 
 __all__ = [
     "MAX_RECALL_LIMIT",
     "MAX_RECALL_OFFSET",
+    "Ranker",
     "build_filters",
+    "check_page",
     "hide_superseded",
-    "question_intent",
     "recall",
+    "with_intent",
 ]
 
 MAX_RECALL_LIMIT = 1_000
 MAX_RECALL_OFFSET = 10_000
 TimeBound = _dt.datetime | str | None
+S = TypeVar("S")
 
 
 def _bound(value: TimeBound, name: str, clock: Clock) -> str | None:
@@ -104,12 +102,17 @@ def hide_superseded(filters: RecallFilters) -> RecallFilters:
     )
 
 
-def question_intent(keyword: str, filters: RecallFilters) -> Intent | None:
-    """The priors ``keyword`` asks for (``_intent``), read against the filters' clock."""
-    return None if filters.now is None else read_intent(keyword, filters.now)
+def with_intent(filters: RecallFilters, keyword: str) -> RecallFilters:
+    """``filters`` carrying the priors ``keyword`` asks for (``_intent``), read at their clock.
+
+    Only the words stage applies them (each ranker knows its stages).
+    """
+    if filters.now is None:
+        return filters
+    return dataclasses.replace(filters, intent=read_intent(keyword, filters.now))
 
 
-def _check_page(limit: object, offset: object) -> tuple[int, int]:
+def check_page(limit: object, offset: object) -> tuple[int, int]:
     """Validate the page; a limit above :data:`MAX_RECALL_LIMIT` is lowered to it."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidQueryError(
@@ -121,105 +124,95 @@ def _check_page(limit: object, offset: object) -> tuple[int, int]:
     return min(limit, MAX_RECALL_LIMIT), offset
 
 
-def _newest(
-    conn: sqlite3.Connection, filters: RecallFilters, limit: int, offset: int
-) -> RecallResult:
-    where = filters.where()
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes AS e {where} "  # noqa: S608
-        "ORDER BY e.ts DESC, e.seq DESC LIMIT ? OFFSET ?",
-        (*filters.params, limit, offset),
-    ).fetchall()
-    if filters.only_type is not None:
-        total = total_count(conn, filters.only_type)
-    elif filters.clauses:
-        total = conn.execute(
-            f"SELECT count(*) FROM episodes AS e {where}",  # noqa: S608
-            filters.params,
-        ).fetchone()[0]
-    else:
-        total = total_count(conn)
-    return RecallResult(
-        episodes=tuple(episode_from_row(r) for r in rows), total_matching=int(total)
-    )
+class Ranker(Protocol[S]):
+    """One backend's ranking of the stages, over one consistent snapshot.
+
+    A stage is the ranker's own plan for one keyword (``S``); None when the keyword gives
+    that stage nothing to look for.
+    """
+
+    def newest(self, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
+        """No keyword: the filtered episodes newest first, and how many there are."""
+        ...
+
+    def words(self, keyword: str) -> S | None:
+        """The words stage (episodes holding the keyword as a phrase rank first)."""
+        ...
+
+    def prefixes(self, keyword: str) -> S | None:
+        """The words as prefixes of stored words (three letters or more)."""
+        ...
+
+    def substrings(self, keyword: str) -> S | None:
+        """The words inside stored words (three letters or more)."""
+        ...
+
+    def page(self, stage: S, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
+        """One page of ``stage``'s matches, best first (a better match lifts its neighbours)."""
+        ...
+
+    def count(self, stage: S, filters: RecallFilters) -> int:
+        """How many episodes ``stage`` matches."""
+        ...
 
 
-def _ranked(
-    conn: sqlite3.Connection,
-    plan: SearchPlan,
-    filters: RecallFilters,
-    limit: int,
-    offset: int,
-    *,
-    intent: Intent | None = None,
-) -> RecallResult:
-    ranking = ranked_seqs(conn, plan, filters, depth=offset + limit, intent=intent)
-    page = ranking.seqs[offset : offset + limit]
-    total = ranking.found
-    if not ranking.complete:
-        total = max(count_matches(conn, plan, filters), total)
-    return RecallResult(episodes=tuple(fetch_by_seqs(conn, page)), total_matching=total)
+def _stages(ranker: Ranker[S], keyword: str) -> Iterator[S]:
+    """The stages in their one order, each made only when the one before found nothing."""
+    for make in (ranker.words, ranker.prefixes, ranker.substrings):
+        stage = make(keyword)
+        if stage is not None:
+            yield stage
 
 
-def _search(
-    conn: sqlite3.Connection, keyword: str, filters: RecallFilters, limit: int, offset: int
-) -> RecallResult:
-    plan = plan_search(keyword)
-    if plan is None:
-        return RecallResult(episodes=(), total_matching=0)
-    result = _ranked(conn, plan, filters, limit, offset, intent=question_intent(keyword, filters))
-    if result.total_matching:
-        return result
-    # No word matched: try the words as prefixes ("Postgre" finds PostgreSQL), then as
-    # parts of stored words ("SQL" finds PostgreSQL).
-    prefixes = plan_prefix_search(keyword)
-    if prefixes is not None:
-        result = _ranked(conn, prefixes, as_typed(filters, prefixes), limit, offset)
-        if result.total_matching:
-            return result
-    inside = plan_substring_search(conn, keyword)
-    return result if inside is None else _ranked(conn, inside, filters, limit, offset)
+def _empty() -> RecallResult:
+    return RecallResult(episodes=(), total_matching=0)
 
 
 def recall(
-    conn: sqlite3.Connection,
+    ranker: Ranker[S],
     *,
     keyword: str | None,
     filters: RecallFilters,
     limit: object,
     offset: object,
 ) -> RecallResult:
-    """Run one recall inside a single read transaction, so it sees one committed state.
+    """Run one recall through ``ranker`` (the caller holds one snapshot around it).
 
+    No keyword lists the filtered episodes newest first. A keyword runs the stages in order
+    (words with phrases first, prefixes, parts of words) and returns the first that matches.
     ``limit`` above :data:`MAX_RECALL_LIMIT` is lowered to it; an ``offset`` past
     :data:`MAX_RECALL_OFFSET` gives an empty page (``total_matching`` still counts).
 
     Raises:
         InvalidQueryError: ``limit`` or ``offset`` is out of range, or ``keyword`` is not text.
     """
-    page_limit, page_offset = _check_page(limit, offset)
+    page_limit, page_offset = check_page(limit, offset)
     if keyword is not None and not isinstance(keyword, str):
         raise InvalidQueryError(f"keyword must be a string, not {type(keyword).__name__}")
-    conn.execute("BEGIN")
-    try:
-        if page_offset > MAX_RECALL_OFFSET:
-            return _count_only(conn, keyword, filters)
-        if keyword is None or not keyword.strip():
-            return _newest(conn, filters, page_limit, page_offset)
-        return _search(conn, keyword, filters, page_limit, page_offset)
-    finally:
-        conn.execute("COMMIT")
+    blank = keyword is None or not keyword.strip()
+    if page_offset > MAX_RECALL_OFFSET:
+        if blank:
+            total = ranker.newest(filters, 1, 0).total_matching
+            return RecallResult(episodes=(), total_matching=total)
+        return RecallResult(episodes=(), total_matching=_count(ranker, str(keyword), filters))
+    if blank:
+        return ranker.newest(filters, page_limit, page_offset)
+    assert keyword is not None
+    if plan_search(keyword) is None:  # no word at all
+        return _empty()
+    filters = with_intent(filters, keyword)  # hook (#29): the question's intent
+    for stage in _stages(ranker, keyword):
+        result = ranker.page(stage, filters, page_limit, page_offset)
+        if result.total_matching:
+            return result
+    return _empty()
 
 
-def _count_only(
-    conn: sqlite3.Connection, keyword: str | None, filters: RecallFilters
-) -> RecallResult:
-    if keyword is None or not keyword.strip():
-        return RecallResult(episodes=(), total_matching=_newest(conn, filters, 1, 0).total_matching)
-    plan = plan_search(keyword)
-    total = 0 if plan is None else count_matches(conn, plan, filters)
-    if not total and (prefixes := plan_prefix_search(keyword)) is not None:
-        total = count_matches(conn, prefixes, as_typed(filters, prefixes))
-    if not total and (inside := plan_substring_search(conn, keyword)) is not None:
-        total = count_matches(conn, inside, filters)
-    return RecallResult(episodes=(), total_matching=total)
+def _count(ranker: Ranker[S], keyword: str, filters: RecallFilters) -> int:
+    if plan_search(keyword) is None:
+        return 0
+    for stage in _stages(ranker, keyword):
+        total = ranker.count(stage, filters)
+        if total:
+            return total
+    return 0

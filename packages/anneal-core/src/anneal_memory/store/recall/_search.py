@@ -13,6 +13,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass
 
+from anneal_memory.store.recall._intent import Intent
 from anneal_memory.store.recall._wordforms import word_forms
 
 __all__ = [
@@ -227,13 +228,15 @@ class RecallFilters:
 
     ``only_type`` is set when the type is the only filter: its count is then read from the
     per-type counter instead of counting rows. ``now`` is the store clock's time, which the
-    times a question names ("last week") are read against (``_intent``).
+    times a question names ("last week") are read against; ``intent`` holds the question's
+    priors (``_intent``), applied by the words stage.
     """
 
     clauses: tuple[str, ...] = ()
     params: tuple[object, ...] = ()
     only_type: str | None = None
     now: _dt.datetime | None = None
+    intent: Intent | None = None
 
     def where(self, *extra: str) -> str:
         """Return a ``WHERE`` clause joining ``extra`` and the filter conditions (or '')."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import set_meta
 from anneal_memory.store.sqlite._connection import write_transaction
 from anneal_memory.store.transfer._run import ImportPlan, import_source
@@ -37,6 +38,7 @@ def _write_continuity(target: Path, text: str) -> None:
 
 def apply_import(
     conn: sqlite3.Connection,
+    dialect: Dialect,
     source: Path,
     *,
     db_path: Path,
@@ -57,7 +59,12 @@ def apply_import(
         with write_transaction(conn, operation="import", path=db_path):
             try:
                 plan = import_source(
-                    conn, source, clock=clock, continuity_file=continuity_file, dry_run=dry_run
+                    conn,
+                    dialect,
+                    source,
+                    clock=clock,
+                    continuity_file=continuity_file,
+                    dry_run=dry_run,
                 )
             except InvalidEpisodeError as exc:  # a key clash found by the insert itself
                 raise ImportFormatError(f"{source}: {exc}") from None

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._contract import Dialect, SqlConnection
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.transfer._links import import_links, import_provenance, iter_link_chunks
@@ -65,7 +65,7 @@ def _dump(value: object) -> str:
 
 
 def iter_export_chunks(
-    conn: sqlite3.Connection, *, exported_at: str, schema_version: int
+    conn: SqlConnection, *, exported_at: str, schema_version: int
 ) -> Iterator[str]:
     """Yield the export document as text pieces; join them or write them in order.
 
@@ -152,10 +152,47 @@ def _same(existing: Episode, item: Any) -> bool:
     return bool(existing.content == item.content and existing.type is item.type)
 
 
-def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock) -> ImportResult:
-    """Insert an export's episodes (ids kept) and tombstones; run inside a write transaction.
+def _insert_tombstones(conn: SqlConnection, tombstones: list[Any]) -> int:
+    added = 0
+    for raw in tombstones:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str):
+            raise ImportFormatError(
+                "a tombstone entry is malformed: expected {id, deleted_at, reason}"
+            )
+        added += conn.execute(
+            "INSERT INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
+        ).rowcount
+    return added
 
-    Episodes already present with the same content are skipped; deleted ids stay deleted.
+
+def _import_one(conn: SqlConnection, dialect: Dialect, ident: str, item: Any) -> bool | None:
+    """Insert one exported episode: True when new, False when already here, None when deleted.
+
+    Raises:
+        ImportFormatError: The id is taken by a different episode.
+    """
+    existing = fetch_by_id(conn, ident)
+    if existing is not None:
+        if not _same(existing, item):
+            raise ImportFormatError(
+                f"episode {ident} already exists here with different content; "
+                "import into a fresh store or delete the local episode first"
+            )
+        return False
+    if conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (ident,)).fetchone():
+        return None
+    return insert_episode(conn, dialect, item, ident=ident)[1]
+
+
+def import_document(
+    conn: SqlConnection, dialect: Dialect, document: object, *, clock: Clock
+) -> ImportResult:
+    """Insert an export's episodes (ids kept), tombstones, links, crystals and spores.
+
+    Runs inside the caller's write transaction, on either backend. Episodes already present
+    with the same content (or the same idempotency key) are skipped; deleted ids stay deleted.
 
     Raises:
         ImportFormatError: The document is not a valid export, or an id collides with a
@@ -166,37 +203,18 @@ def import_document(conn: sqlite3.Connection, document: object, *, clock: Clock)
     imported = skipped = 0
     keys: list[str] = []
     for (ident, item), raw in zip(parsed, episodes, strict=True):
-        existing = fetch_by_id(conn, ident)
-        if existing is not None:
-            if not _same(existing, item):
-                raise ImportFormatError(
-                    f"episode {ident} already exists here with different content; "
-                    "import into a fresh store or delete the local episode first"
-                )
+        if not _import_one(conn, dialect, ident, item):
             skipped += 1
             continue
-        if conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (ident,)).fetchone():
-            skipped += 1
-            continue
-        insert_episode(conn, item, ident=ident)
         key = import_provenance(conn, ident, raw)
         if key is not None:
             keys.append(key)
         imported += 1
-    added = 0
-    for raw in tombstones:
-        if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str):
-            raise ImportFormatError(
-                "a tombstone entry is malformed: expected {id, deleted_at, reason}"
-            )
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
-            (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
-        )
-        added += cursor.rowcount
+    added = _insert_tombstones(conn, tombstones)
     assert isinstance(document, Mapping)  # checked by _check_document
     import_links(conn, document.get("supersessions", []), keys)
-    crystals, spores = import_memory(conn, document)
+    crystals, spores = import_memory(conn, document, dialect)
+    dialect.after_bulk_write(imported)
     return ImportResult(
         imported=imported,
         skipped_existing=skipped,

@@ -6,11 +6,11 @@ Runs in the caller's transaction; never commits.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store.provenance._checks import normalise_ids, normalise_state_key
 from anneal_memory.store.provenance._supersession import refresh_slot, refresh_superseded
 from anneal_memory.types import Trust
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def iter_link_chunks(conn: sqlite3.Connection) -> Iterator[str]:
+def iter_link_chunks(conn: SqlConnection) -> Iterator[str]:
     """Yield the ``"supersessions": [...]`` member of the export document."""
     yield ', "supersessions": ['
     rows = conn.execute(
@@ -53,7 +53,7 @@ def parse_provenance(
     return trust, key, sources
 
 
-def import_provenance(conn: sqlite3.Connection, ident: str, raw: Mapping[str, Any]) -> str | None:
+def import_provenance(conn: SqlConnection, ident: str, raw: Mapping[str, Any]) -> str | None:
     """Store an imported episode's trust, state key and sources; return its state key.
 
     Raises:
@@ -81,7 +81,7 @@ def _link_ids(raw: object) -> tuple[str, str]:
     return ids[0], ids[1]
 
 
-def insert_link(conn: sqlite3.Connection, raw: object) -> bool | None:
+def insert_link(conn: SqlConnection, raw: object) -> bool | None:
     """Insert one exported link as the source recorded it (no floor or trust check).
 
     Returns True when written, False when already here, None when either episode is not in
@@ -106,7 +106,7 @@ def insert_link(conn: sqlite3.Connection, raw: object) -> bool | None:
     return cursor.rowcount == 1
 
 
-def import_links(conn: sqlite3.Connection, links: object, keys: Sequence[str]) -> int:
+def import_links(conn: SqlConnection, links: object, keys: Sequence[str]) -> int:
     """Insert the export's links between episodes present here; refresh slots. Return count.
 
     Raises:

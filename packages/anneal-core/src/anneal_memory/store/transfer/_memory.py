@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from anneal_memory.errors import ImportFormatError
-from anneal_memory.store._dialect import inserted_id, keep_identity_ahead
+from anneal_memory.store._contract import Dialect, SqlConnection
 
 __all__ = ["import_crystal", "import_memory", "import_spore", "iter_memory_chunks"]
 
@@ -51,7 +51,7 @@ def _dump(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _crystals(conn: sqlite3.Connection, only: str | None = None) -> list[dict[str, Any]]:
+def _crystals(conn: SqlConnection, only: str | None = None) -> list[dict[str, Any]]:
     where, args = ("WHERE crystal = ?", (only,)) if only is not None else ("", ())
     evidence: dict[str, list[str]] = {}
     for name, ident in conn.execute(
@@ -72,7 +72,7 @@ def _crystals(conn: sqlite3.Connection, only: str | None = None) -> list[dict[st
     return out
 
 
-def _spores(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def _spores(conn: SqlConnection) -> list[dict[str, Any]]:
     notes: dict[int, list[dict[str, str]]] = {}
     for num, day, text in conn.execute(
         "SELECT spore, day, text FROM spore_notes ORDER BY spore, position"
@@ -89,7 +89,7 @@ def _spores(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     return out
 
 
-def iter_memory_chunks(conn: sqlite3.Connection) -> Iterator[str]:
+def iter_memory_chunks(conn: SqlConnection) -> Iterator[str]:
     """Yield ``, "crystals": [...], "spores": [...]`` (inside the caller's read transaction)."""
     for key, items in (("crystals", _crystals(conn)), ("spores", _spores(conn))):
         yield f', "{key}": ['
@@ -162,7 +162,7 @@ def _resolution(item: Mapping[str, Any], where: str) -> str | None:
 _SAME_CRYSTAL = ("level", "explanation", "permanence", "activation_mode", "tags", "retired_kind")
 
 
-def _crystal_here(conn: sqlite3.Connection, item: Mapping[str, Any], name: str) -> bool | str:
+def _crystal_here(conn: SqlConnection, item: Mapping[str, Any], name: str) -> bool | str:
     """False when the same crystal is here; a reason when one of that name differs."""
     found = _crystals(conn, name)[0]
     same = all(found[k] == item.get(k) for k in _SAME_CRYSTAL)
@@ -174,7 +174,7 @@ def _crystal_here(conn: sqlite3.Connection, item: Mapping[str, Any], name: str) 
     )
 
 
-def import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) -> bool | str:
+def import_crystal(conn: SqlConnection, item: Mapping[str, Any], where: str) -> bool | str:
     """Insert one exported crystal (``where`` names it in errors).
 
     Returns True when written, False when the same crystal is here, and the reason it was
@@ -209,7 +209,9 @@ def import_crystal(conn: sqlite3.Connection, item: Mapping[str, Any], where: str
     return True
 
 
-def import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) -> bool:
+def import_spore(
+    conn: SqlConnection, dialect: Dialect, item: Mapping[str, Any], where: str
+) -> bool:
     """Insert one exported spore; False when its ``origin_key`` is here already.
 
     Raises:
@@ -241,11 +243,11 @@ def import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) 
     marks = ", ".join("?" * len(values))
     insert = f"INSERT INTO spores ({columns}) VALUES ({marks})"  # noqa: S608
     try:
-        spore = inserted_id(conn, insert, values, "num")
+        spore = dialect.inserted_id(insert, values, "num")
     except sqlite3.IntegrityError as exc:
         raise ImportFormatError(f"{where} is invalid: {exc}") from None
     if num is not None:
-        keep_identity_ahead(conn, "spores", "num")
+        dialect.keep_identity_ahead("spores", "num")
     conn.executemany(
         "INSERT INTO spore_notes (spore, position, day, text) VALUES (?, ?, ?, ?)",
         [(spore, pos, str(n.get("on")), str(n.get("text"))) for pos, n in enumerate(notes)],
@@ -253,7 +255,9 @@ def import_spore(conn: sqlite3.Connection, item: Mapping[str, Any], where: str) 
     return True
 
 
-def import_memory(conn: sqlite3.Connection, document: Mapping[str, Any]) -> tuple[int, int]:
+def import_memory(
+    conn: SqlConnection, document: Mapping[str, Any], dialect: Dialect
+) -> tuple[int, int]:
     """Insert the export's crystals and spores that are missing here; return both counts.
 
     Raises:
@@ -265,7 +269,9 @@ def import_memory(conn: sqlite3.Connection, document: Mapping[str, Any]) -> tupl
         added_crystals = sum(
             import_crystal(conn, c, f"crystal #{i}") is True for i, c in enumerate(crystals)
         )
-        added_spores = sum(import_spore(conn, s, f"spore #{i}") for i, s in enumerate(spores))
+        added_spores = sum(
+            import_spore(conn, dialect, s, f"spore #{i}") for i, s in enumerate(spores)
+        )
     except sqlite3.IntegrityError as exc:
         raise ImportFormatError(f"a crystal or spore in the export is invalid: {exc}") from None
     return added_crystals, added_spores

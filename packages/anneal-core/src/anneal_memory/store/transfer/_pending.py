@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
+from anneal_memory.store._contract import Dialect
 from anneal_memory.store.provenance._checks import MAX_DERIVED_FROM, normalise_state_key
 from anneal_memory.store.provenance._supersession import refresh_slot
 from anneal_memory.store.transfer._links import insert_link
@@ -50,7 +51,9 @@ def _episode(conn: sqlite3.Connection, ident: str) -> tuple[str, str | None, str
     return None if row is None else (str(row[0]), row[1], row[2])
 
 
-def carry_trust(conn: sqlite3.Connection, record: TrustRecord, fresh: Fresh) -> bool | str:
+def carry_trust(
+    conn: sqlite3.Connection, dialect: Dialect, record: TrustRecord, fresh: Fresh
+) -> bool | str:
     """Give ``record.episode_id`` its trust class."""
     here = _episode(conn, record.episode_id)
     if here is None:
@@ -64,7 +67,7 @@ def carry_trust(conn: sqlite3.Connection, record: TrustRecord, fresh: Fresh) -> 
 
 
 def carry_supersession(
-    conn: sqlite3.Connection, record: SupersessionRecord, fresh: Fresh
+    conn: sqlite3.Connection, dialect: Dialect, record: SupersessionRecord, fresh: Fresh
 ) -> bool | str:
     """Link ``old_id`` -> ``new_id`` as the source recorded it (no floor or trust check)."""
     del fresh
@@ -80,7 +83,9 @@ def carry_supersession(
     return written
 
 
-def carry_state_key(conn: sqlite3.Connection, record: StateKeyRecord, fresh: Fresh) -> bool | str:
+def carry_state_key(
+    conn: sqlite3.Connection, dialect: Dialect, record: StateKeyRecord, fresh: Fresh
+) -> bool | str:
     """Put ``episode_id`` in the slot ``key``; the slot's newest episode becomes current."""
     try:
         key = normalise_state_key(record.key)
@@ -99,7 +104,9 @@ def carry_state_key(conn: sqlite3.Connection, record: StateKeyRecord, fresh: Fre
     return True
 
 
-def carry_derived(conn: sqlite3.Connection, record: DerivedRecord, fresh: Fresh) -> bool | str:
+def carry_derived(
+    conn: sqlite3.Connection, dialect: Dialect, record: DerivedRecord, fresh: Fresh
+) -> bool | str:
     """Record that ``episode_id`` was derived from ``source_id`` (caps its effective trust)."""
     here = _episode(conn, record.episode_id)
     if here is None:
@@ -118,19 +125,23 @@ def carry_derived(conn: sqlite3.Connection, record: DerivedRecord, fresh: Fresh)
     return True
 
 
-def carry_crystal(conn: sqlite3.Connection, record: CrystalRecord, fresh: Fresh) -> bool | str:
+def carry_crystal(
+    conn: sqlite3.Connection, dialect: Dialect, record: CrystalRecord, fresh: Fresh
+) -> bool | str:
     """Add a crystallized or retired pattern; a same-named, different one here is kept."""
     del fresh
     return import_crystal(conn, record.data, record.place)
 
 
-def carry_spore(conn: sqlite3.Connection, record: SporeRecord, fresh: Fresh) -> bool | str:
+def carry_spore(
+    conn: sqlite3.Connection, dialect: Dialect, record: SporeRecord, fresh: Fresh
+) -> bool | str:
     """Add an open or resolved spore (skipped when its ``origin_key`` is here)."""
     del fresh
-    return import_spore(conn, record.data, record.place)
+    return import_spore(conn, dialect, record.data, record.place)
 
 
-Carrier = Callable[[sqlite3.Connection, Any, Fresh], "bool | str"]
+Carrier = Callable[[sqlite3.Connection, Dialect, Any, Fresh], "bool | str"]
 
 CARRIERS: Mapping[Kind, Carrier] = {
     Kind.TRUST: carry_trust,

@@ -20,6 +20,7 @@ from anneal_memory._clock import Clock
 from anneal_memory.document import _document
 from anneal_memory.document._schema import SCHEMAS, SectionSchema, schema_by_name
 from anneal_memory.errors import ImportFormatError
+from anneal_memory.store._contract import Dialect
 from anneal_memory.store.transfer._records import ContinuityRecord, Kind, SourceFormat
 from anneal_memory.store.transfer._sink import Sink
 from anneal_memory.store.transfer._stream import HashingSource, JsonDocument
@@ -133,7 +134,13 @@ def _continuity(
 
 
 def import_source(
-    conn: sqlite3.Connection, path: Path, *, clock: Clock, continuity_file: Path, dry_run: bool
+    conn: sqlite3.Connection,
+    dialect: Dialect,
+    path: Path,
+    *,
+    clock: Clock,
+    continuity_file: Path,
+    dry_run: bool,
 ) -> ImportPlan:
     """Stream ``path`` into the store through ``conn`` (inside the caller's transaction).
 
@@ -145,7 +152,7 @@ def import_source(
         "SELECT NOT EXISTS (SELECT 1 FROM episodes) AND NOT EXISTS (SELECT 1 FROM wraps)"
     ).fetchone()[0]
     with tempfile.TemporaryDirectory(prefix="anneal-import-") as stage:
-        sink = Sink(conn, stage_dir=Path(stage), target_empty=bool(empty))
+        sink = Sink(conn, dialect, stage_dir=Path(stage), target_empty=bool(empty))
         try:
             with _open(path) as handle:
                 head = handle.read(_HEAD_BYTES)

@@ -18,6 +18,7 @@ from typing import Any
 
 from anneal_memory._fsio import ensure_private_file
 from anneal_memory.errors import ImportFormatError
+from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
 from anneal_memory.store._validate import EpisodeInput
 from anneal_memory.store.transfer._history import (
@@ -92,8 +93,11 @@ class Sink:
             can be written as it is.
     """
 
-    def __init__(self, conn: sqlite3.Connection, *, stage_dir: Path, target_empty: bool) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, dialect: Dialect, *, stage_dir: Path, target_empty: bool
+    ) -> None:
         self._conn = conn
+        self._dialect = dialect
         self._target_empty = target_empty
         self._by_wrap = False
         self._carry_wraps = False
@@ -209,7 +213,7 @@ class Sink:
             if self._present(ident, item, place):
                 count.skipped += 1
                 continue
-            insert_episode(self._conn, item, ident=ident)
+            insert_episode(self._conn, self._dialect, item, ident=ident)
             if ident is not None:
                 self._stage.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (ident,))
             count.imported += 1
@@ -370,7 +374,7 @@ class Sink:
         for value, text in rows:
             kind = Kind(value)
             record = RECORD_TYPES[kind](**json.loads(text))
-            written = CARRIERS[kind](self._conn, record, self._fresh)
+            written = CARRIERS[kind](self._conn, self._dialect, record, self._fresh)
             count = self.count(kind)
             if isinstance(written, str):
                 count.not_carried += 1

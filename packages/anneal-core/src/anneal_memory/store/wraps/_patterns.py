@@ -7,13 +7,13 @@ patterns); association links join episode ids whatever their scope.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory._hebbian import DECAY, MAX_STRENGTH, PRUNE_BELOW, AssociationLink
 from anneal_memory.immune._graduation import LineVerdict, PriorPattern
+from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.store.wraps._rows import saves_so_far
 
@@ -81,7 +81,7 @@ _CHUNK = 200
 
 
 def _prior_rows(
-    conn: sqlite3.Connection, wanted: set[str], last_wrap_id: int | None, scope: str
+    conn: SqlConnection, wanted: set[str], last_wrap_id: int | None, scope: str
 ) -> list[Sequence[Any]]:
     rows: list[Sequence[Any]] = []
     if last_wrap_id is not None:
@@ -100,7 +100,7 @@ def _prior_rows(
 
 
 def _explanations(
-    conn: sqlite3.Connection, identities: Sequence[str], scope: str
+    conn: SqlConnection, identities: Sequence[str], scope: str
 ) -> dict[str, list[str]]:
     # One statement per chunk: a UNION ALL of per-pattern "newest 20" subqueries instead of
     # one round trip per pattern. Rows are only inserted by saves, in wrap order, so
@@ -119,7 +119,7 @@ def _explanations(
 
 
 def load_prior(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     identities: Iterable[str],
     last_wrap_id: int | None,
     scope: str = "",
@@ -140,7 +140,7 @@ def load_prior(
 
 
 def save_patterns(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     wrap_id: int,
     verdicts: Sequence[LineVerdict],
     today: str,
@@ -194,7 +194,7 @@ def save_patterns(
 
 
 def pattern_events(
-    conn: sqlite3.Connection, identity: str, *, limit: int, scope: str = ""
+    conn: SqlConnection, identity: str, *, limit: int, scope: str = ""
 ) -> list[PatternEvent]:
     """The newest ``limit`` saved lines of one pattern of ``scope``, newest first."""
     rows = conn.execute(
@@ -229,7 +229,7 @@ def _strength_now(strength: float, last_save_no: int, save_no: int) -> float:
 
 
 def apply_associations(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     wrap_id: int,
     save_no: int,
     deltas: Mapping[tuple[str, str], float],
@@ -295,7 +295,7 @@ def apply_associations(
 
 
 def read_associations(
-    conn: sqlite3.Connection, *, episode_id: str | None, min_strength: float, limit: int
+    conn: SqlConnection, *, episode_id: str | None, min_strength: float, limit: int
 ) -> list[AssociationLink]:
     """Links with their strength now, strongest first; only those touching ``episode_id``."""
     save_no = saves_so_far(conn)

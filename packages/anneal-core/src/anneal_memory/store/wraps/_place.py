@@ -10,57 +10,23 @@ The wrap reads and writes the text through a :class:`ContinuityPlace` the store 
   so text and wrap state commit together and there is nothing to undo.
 
 Each scope has its own place: its own file (:mod:`anneal_memory._scope_files`), or its own
-row. :class:`ContinuityFiles` gives the SQLite ``Store`` its ``continuity_place(scope)`` and
-``load_continuity(scope)``.
+row.
 """
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._locks import file_lock
-from anneal_memory._scope_files import continuity_suffix
-from anneal_memory.errors import InvalidInputError
-from anneal_memory.store._validate import validate_scope
+from anneal_memory.store._contract import ContinuityPlace, SqlConnection
 
-__all__ = ["LOCK_SUFFIX", "ContinuityFiles", "ContinuityPlace", "FilePlace", "read_file"]
+__all__ = ["LOCK_SUFFIX", "ContinuityPlace", "FilePlace", "read_file"]
 
 LOCK_SUFFIX = ".lock"
-
-
-class ContinuityPlace(Protocol):
-    """The continuity text's home, as the wrap uses it."""
-
-    @property
-    def label(self) -> Path | str:
-        """What to show as where the text went (the file, or the database and table)."""
-        ...  # pragma: no cover - protocol
-
-    def lock(self) -> contextlib.AbstractContextManager[None]:
-        """Held around a save (a file lock, or nothing where the transaction suffices)."""
-        ...  # pragma: no cover - protocol
-
-    def read(self, conn: sqlite3.Connection) -> str | None:
-        """The current text, or None before the first save."""
-        ...  # pragma: no cover - protocol
-
-    def write(self, conn: sqlite3.Connection, text: str, *, now: str) -> None:
-        """Replace the text, inside ``conn``'s open write transaction.
-
-        Raises:
-            OSError: The file could not be written (the caller rolls back).
-        """
-        ...  # pragma: no cover - protocol
-
-    def undo(self, previous: str | None, written: str) -> None:
-        """After a failed commit: put back what :meth:`write` replaced, if it outlived it."""
-        ...  # pragma: no cover - protocol
 
 
 def read_file(path: Path) -> str | None:
@@ -92,12 +58,12 @@ class FilePlace:
         with file_lock(self.path.with_name(self.path.name + LOCK_SUFFIX)):
             yield
 
-    def read(self, conn: sqlite3.Connection) -> str | None:
+    def read(self, conn: SqlConnection) -> str | None:
         """The file's text (no lock needed: it is replaced atomically)."""
         del conn
         return read_file(self.path)
 
-    def write(self, conn: sqlite3.Connection, text: str, *, now: str) -> None:
+    def write(self, conn: SqlConnection, text: str, *, now: str) -> None:
         """Replace the file atomically (hold :meth:`lock`)."""
         del conn, now
         atomic_write_text(self.path, text)
@@ -110,34 +76,3 @@ class FilePlace:
             atomic_write_text(self.path, previous)
         else:
             self.path.unlink(missing_ok=True)
-
-
-class ContinuityFiles:
-    """The continuity methods of the SQLite ``Store``: one file per scope beside it."""
-
-    if TYPE_CHECKING:
-
-        def sidecar(self, suffix: str) -> Path: ...
-
-    def continuity_place(self, scope: str = "") -> ContinuityPlace:
-        """Where wraps keep ``scope``'s continuity text: its file beside the database.
-
-        For the library's own modules (not a public API); read it with :meth:`load_continuity`.
-        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
-        """
-        return FilePlace(self.continuity_file(scope))
-
-    def load_continuity(self, scope: str = "") -> str | None:
-        """The continuity of ``scope`` (``""``: ``<stem>.continuity.md``), None before a save.
-
-        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters.
-        """
-        return read_file(self.continuity_file(scope))
-
-    def continuity_file(self, scope: str = "") -> Path:
-        """The path of ``scope``'s continuity file beside the database.
-
-        Raises ``InvalidInputError`` when ``scope`` is not up to 64 printable characters, and
-        ``BackendNotSupportedError`` on a store without files beside it (PostgreSQL).
-        """
-        return self.sidecar(continuity_suffix(validate_scope(scope, error=InvalidInputError)))

@@ -14,11 +14,11 @@ opened (or as single reads); they never commit.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.types import Episode
@@ -148,7 +148,7 @@ def _record(row: Sequence[Any]) -> WrapRecord:
     )
 
 
-def load_open_wrap(conn: sqlite3.Connection, scope: str = "") -> WrapRecord | None:
+def load_open_wrap(conn: SqlConnection, scope: str = "") -> WrapRecord | None:
     """The open wrap of ``scope``, or None."""
     row = conn.execute(
         f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE status = 'open' AND scope = ?",  # noqa: S608
@@ -157,9 +157,7 @@ def load_open_wrap(conn: sqlite3.Connection, scope: str = "") -> WrapRecord | No
     return None if row is None else _record(row)
 
 
-def find_open_wrap(
-    conn: sqlite3.Connection, scope: str | None, token: str | None
-) -> WrapRecord | None:
+def find_open_wrap(conn: SqlConnection, scope: str | None, token: str | None) -> WrapRecord | None:
     """The open wrap of ``scope``; with ``scope`` None, the open wrap whose token is ``token``.
 
     With ``scope`` None and no open wrap holding ``token`` (or no token), the open wrap of
@@ -175,7 +173,7 @@ def find_open_wrap(
     return load_open_wrap(conn, scope or "")
 
 
-def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
+def wrap_by_id(conn: SqlConnection, wrap_id: int) -> WrapRecord | None:
     """The wrap with this id, or None."""
     row = conn.execute(
         f"SELECT {_WRAP_COLUMNS} FROM wraps WHERE id = ?",  # noqa: S608
@@ -184,7 +182,7 @@ def wrap_by_id(conn: sqlite3.Connection, wrap_id: int) -> WrapRecord | None:
     return None if row is None else _record(row)
 
 
-def wrapped_through(conn: sqlite3.Connection, scope: str = "") -> int:
+def wrapped_through(conn: SqlConnection, scope: str = "") -> int:
     """The highest episode seq a completed wrap of ``scope`` covered (0 before the first)."""
     row = conn.execute(
         "SELECT through_seq FROM wraps WHERE scope = ? AND status = 'completed'"
@@ -194,13 +192,13 @@ def wrapped_through(conn: sqlite3.Connection, scope: str = "") -> int:
     return 0 if row is None else int(row[0])
 
 
-def saves_so_far(conn: sqlite3.Connection) -> int:
+def saves_so_far(conn: SqlConnection) -> int:
     """How many wraps have completed in every scope: the highest save number (0 before any)."""
     row = conn.execute("SELECT max(save_no) FROM wraps WHERE status = 'completed'").fetchone()
     return 0 if row[0] is None else int(row[0])
 
 
-def unwrapped_episodes(conn: sqlite3.Connection, scope: str = "") -> list[Episode]:
+def unwrapped_episodes(conn: SqlConnection, scope: str = "") -> list[Episode]:
     """Episodes of ``scope`` no wrap has compressed yet, oldest first."""
     rows = conn.execute(
         f"SELECT {COLUMNS} FROM episodes WHERE scope = ? AND seq > ? ORDER BY seq",  # noqa: S608
@@ -210,7 +208,7 @@ def unwrapped_episodes(conn: sqlite3.Connection, scope: str = "") -> list[Episod
 
 
 def unwrapped_prefix(
-    conn: sqlite3.Connection, room: int, size: Callable[[Episode], int], scope: str = ""
+    conn: SqlConnection, room: int, size: Callable[[Episode], int], scope: str = ""
 ) -> tuple[list[Episode], int, int]:
     """The oldest unwrapped episodes of ``scope`` whose ``size`` sums to at most ``room``.
 
@@ -245,7 +243,7 @@ def unwrapped_prefix(
     return chosen, through, int(left[0])
 
 
-def _scope_count(conn: sqlite3.Connection, scope: str) -> int:
+def _scope_count(conn: SqlConnection, scope: str) -> int:
     row = conn.execute(
         "SELECT count(*) FROM episodes WHERE scope = ? AND seq > ?",
         (scope, wrapped_through(conn, scope)),
@@ -261,13 +259,13 @@ _SCOPES = (
 )
 
 
-def unwrapped_by_scope(conn: sqlite3.Connection) -> dict[str, int]:
+def unwrapped_by_scope(conn: SqlConnection) -> dict[str, int]:
     """Scope -> how many of its episodes wait for a wrap (scopes with none waiting left out)."""
     counts = {str(scope): _scope_count(conn, str(scope)) for (scope,) in conn.execute(_SCOPES)}
     return {scope: n for scope, n in counts.items() if n}
 
 
-def unwrapped_count(conn: sqlite3.Connection, scope: str | None = None) -> int:
+def unwrapped_count(conn: SqlConnection, scope: str | None = None) -> int:
     """How many episodes of ``scope`` wait for a wrap; None counts every scope."""
     if scope is not None:
         return _scope_count(conn, scope)
@@ -302,7 +300,7 @@ class WrapOpening:
 
 
 def insert_wrap(
-    conn: sqlite3.Connection, opening: WrapOpening, *, through_seq: int, episode_count: int
+    conn: SqlConnection, opening: WrapOpening, *, through_seq: int, episode_count: int
 ) -> int:
     """Open a wrap over the unwrapped episodes up to ``through_seq``; return its id."""
     pid, host, start = opening.owner or (None, None, None)
@@ -331,7 +329,7 @@ def insert_wrap(
     return int(row[0])
 
 
-def renew_lease(conn: sqlite3.Connection, wrap: WrapRecord, *, until: str) -> bool:
+def renew_lease(conn: SqlConnection, wrap: WrapRecord, *, until: str) -> bool:
     """Move the open wrap's lease end to ``until``. False if it is no longer open."""
     cursor = conn.execute(
         "UPDATE wraps SET lease_expires_at = ? WHERE id = ? AND token = ? AND status = 'open'",
@@ -340,7 +338,7 @@ def renew_lease(conn: sqlite3.Connection, wrap: WrapRecord, *, until: str) -> bo
     return cursor.rowcount == 1
 
 
-def snapshot_texts(conn: sqlite3.Connection, wrap: WrapRecord) -> dict[str, str]:
+def snapshot_texts(conn: SqlConnection, wrap: WrapRecord) -> dict[str, str]:
     """Id -> text of the snapshot's episodes that still exist."""
     rows = conn.execute(
         "SELECT id, content FROM episodes WHERE scope = ? AND seq > ? AND seq <= ?",
@@ -350,7 +348,7 @@ def snapshot_texts(conn: sqlite3.Connection, wrap: WrapRecord) -> dict[str, str]
 
 
 def existing_ids(
-    conn: sqlite3.Connection, ids: Iterable[str], scope: str | None = None
+    conn: SqlConnection, ids: Iterable[str], scope: str | None = None
 ) -> frozenset[str]:
     """Which of ``ids`` are live episodes of this store (of ``scope`` when given)."""
     wanted = sorted(set(ids))
@@ -367,7 +365,7 @@ def existing_ids(
 
 
 def complete_wrap(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     wrap: WrapRecord,
     *,
     completed_at: str,
@@ -411,7 +409,7 @@ def complete_wrap(
     return int(row[0])
 
 
-def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool:
+def cancel_wrap(conn: SqlConnection, wrap: WrapRecord, *, now: str) -> bool:
     """Close ``wrap`` as cancelled (its episodes stay unwrapped). False if it was not open."""
     cursor = conn.execute(
         "UPDATE wraps SET status = 'cancelled', completed_at = ?"
@@ -421,7 +419,7 @@ def cancel_wrap(conn: sqlite3.Connection, wrap: WrapRecord, *, now: str) -> bool
     return cursor.rowcount == 1
 
 
-def last_completed_wrap_id(conn: sqlite3.Connection, scope: str = "") -> int | None:
+def last_completed_wrap_id(conn: SqlConnection, scope: str = "") -> int | None:
     """The id of the newest completed wrap of ``scope``, or None."""
     row = conn.execute(
         "SELECT max(id) FROM wraps WHERE scope = ? AND status = 'completed'", (scope,)
@@ -430,7 +428,7 @@ def last_completed_wrap_id(conn: sqlite3.Connection, scope: str = "") -> int | N
 
 
 def wrap_history(
-    conn: sqlite3.Connection,
+    conn: SqlConnection,
     *,
     limit: int,
     completed_only: bool = False,

@@ -1,4 +1,4 @@
-"""The bridge from a store to its trail: stage in the transaction, append after the commit.
+"""The SQLite audit outbox: stage in the change's transaction, append to the trail after it.
 
 Episode and continuity text never reach the trail. A ``content`` (or ``text``) field becomes
 ``content_hash`` (``text_hash``) = ``hmac-sha256:<hex>``, keyed by a random per-store salt
@@ -70,9 +70,12 @@ def _log() -> logging.Logger:
 
 
 class SinkHost(Protocol):
-    """What the sink needs from its store (``Store`` provides it)."""
+    """What the sink needs from its store (``SqliteBackend`` provides it)."""
 
-    _lock: threading.RLock
+    @property
+    def lock(self) -> threading.RLock:
+        """The store's lock."""
+        ...
 
     @property
     def path(self) -> Path:
@@ -204,7 +207,7 @@ class StoreAuditSink:
         """
         if not self._dirty:
             return
-        with self._host._lock:
+        with self._host.lock:
             try:
                 mark = self._append_pending(self._host.connection("audit"), committed)
             except Exception as exc:
@@ -247,7 +250,7 @@ class StoreAuditSink:
         """
         parse_event(event)
         host = self._host
-        with host._lock:
+        with host.lock:
             conn = host.connection("audit")
             if conn.in_transaction:
                 # Called inside a write transaction: the entry commits with it.
@@ -269,7 +272,7 @@ class StoreAuditSink:
             return
         host = self._host
         try:
-            with host._lock:
+            with host.lock:
                 conn = host.connection("audit")
                 if damage_of(conn) is not None:
                     return
@@ -317,7 +320,7 @@ class StoreAuditSink:
         )
         host = self._host
         try:
-            with host._lock:
+            with host.lock:
                 conn = host.connection("audit")
                 if conn.in_transaction:
                     return

@@ -1,0 +1,112 @@
+"""Read-only reports for the operator's tools: what a prune would delete, and ``stats``.
+
+The CLI shows these; their SQL lives here so that no query runs above ``store/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from anneal_memory.errors import InvalidInputError
+from anneal_memory.store._params import SQLITE_INT_MAX, prune_cutoff
+from anneal_memory.store.provenance._evidence import citing_crystals_before
+
+if TYPE_CHECKING:
+    from anneal_memory.store._store import Store
+
+__all__ = ["EpisodeStats", "PrunePreview", "check_older_than", "episode_stats", "prune_preview"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrunePreview:
+    """What ``store.prune(older_than_days)`` would delete now (nothing was deleted).
+
+    Attributes:
+        cutoff: Episodes stamped before this would be deleted.
+        matching: How many episodes are older than the cutoff.
+        crystals_losing_evidence: Crystals citing one of them.
+    """
+
+    cutoff: str
+    matching: int
+    crystals_losing_evidence: tuple[str, ...]
+
+
+def check_older_than(older_than_days: object) -> float:
+    """``prune``'s age: a number of days, 0 or more (any finite or infinite float).
+
+    Raises:
+        InvalidInputError: ``older_than_days`` is negative or not a number.
+    """
+    if (
+        isinstance(older_than_days, bool)
+        or not isinstance(older_than_days, (int, float))
+        or not (older_than_days >= 0)
+    ):
+        raise InvalidInputError(
+            f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
+        )
+    return float(older_than_days)
+
+
+def prune_preview(store: Store, older_than_days: float) -> PrunePreview:
+    """Count what ``store.prune(older_than_days)`` would delete, without deleting.
+
+    Raises:
+        InvalidInputError: ``older_than_days`` is negative or not a number.
+    """
+    cutoff = prune_cutoff(store.clock.now(), check_older_than(older_than_days))
+    with store.reading("prune") as reader:
+        row = reader.conn.execute(
+            "SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,)
+        ).fetchone()
+        losing = citing_crystals_before(reader.conn, cutoff)
+    return PrunePreview(cutoff=cutoff, matching=int(row[0]), crystals_losing_evidence=losing)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpisodeStats:
+    """Aggregates over the live episodes, for ``anneal-memory stats``.
+
+    Attributes:
+        by_source: ``(source, count)``, most episodes first.
+        by_day: ``(YYYY-MM-DD, count)`` of the most recent active days, newest first.
+        content_bytes: UTF-8 bytes of every episode's text together.
+        largest_bytes: UTF-8 bytes of the longest text.
+        first_at: The oldest episode's timestamp (None without episodes).
+        last_at: The newest episode's timestamp (None without episodes).
+    """
+
+    by_source: tuple[tuple[str, int], ...]
+    by_day: tuple[tuple[str, int], ...]
+    content_bytes: int
+    largest_bytes: int
+    first_at: str | None
+    last_at: str | None
+
+
+def episode_stats(store: Store, *, days: int) -> EpisodeStats:
+    """Episodes by source and by day (the ``days`` most recent active days), and their sizes."""
+    with store.reading("stats") as reader:
+        conn = reader.conn
+        by_source = conn.execute(
+            "SELECT source, count(*) AS n FROM episodes GROUP BY source ORDER BY n DESC, source"
+        ).fetchall()
+        by_day = conn.execute(
+            "SELECT substr(ts, 1, 10) AS day, count(*) FROM episodes "
+            "GROUP BY day ORDER BY day DESC LIMIT ?",
+            (min(days, SQLITE_INT_MAX),),
+        ).fetchall()
+        total, largest, first, last = conn.execute(
+            "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0), "
+            "coalesce(max(length(CAST(content AS BLOB))), 0), min(ts), max(ts) FROM episodes"
+        ).fetchone()
+    return EpisodeStats(
+        by_source=tuple((str(key), int(n)) for key, n in by_source),
+        by_day=tuple((str(key), int(n)) for key, n in by_day),
+        content_bytes=int(total),
+        largest_bytes=int(largest),
+        first_at=None if first is None else str(first),
+        last_at=None if last is None else str(last),
+    )

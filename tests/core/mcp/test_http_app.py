@@ -1,0 +1,89 @@
+"""The HTTP MCP application driven in process, as an ASGI server drives it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from anneal_memory.mcp._http._app import HttpSettings, McpHttpApp
+from anneal_memory.mcp._http._scopes import ScopeServers
+from anneal_memory.mcp._http._tokens import TokenFile
+from anneal_memory.mcp._tools import TOOLS
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+
+class Client:
+    def __init__(self, app: McpHttpApp) -> None:
+        self.app = app
+
+    def post(
+        self, token: str, body: bytes | dict[str, Any], **headers: str
+    ) -> tuple[int, dict[str, str], bytes]:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        hdrs = {
+            "authorization": f"Bearer {token}",
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            **{k.lower().replace("_", "-"): v for k, v in headers.items()},
+        }
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "headers": [(k.encode(), v.encode()) for k, v in hdrs.items()],
+        }
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": raw, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        asyncio.run(self.app(scope, receive, send))
+        start = sent[0]
+        out = {k.decode(): v.decode() for k, v in start["headers"]}
+        return start["status"], out, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def _app(tmp_path: Path, max_sessions: int = 4) -> tuple[Client, dict[str, str]]:
+    db = tmp_path / "m.db"
+    tokens = TokenFile(Path(str(db) + ".http-tokens"))
+    issued = {name: tokens.add(name, scope="default", session_id=name) for name in ("alice", "bob")}
+    servers = ScopeServers(db, project_name="Agent", tools=TOOLS)
+    settings = HttpSettings(allowed_origins=frozenset(), max_sessions=max_sessions)
+    return Client(McpHttpApp(tokens, servers, settings)), issued
+
+
+def test_one_token_opening_sessions_never_ends_another_tokens(tmp_path: Path) -> None:
+    client, tokens = _app(tmp_path, max_sessions=4)
+    status, headers, _ = client.post(tokens["bob"], INIT)
+    assert status == 200
+    bobs = headers["mcp-session-id"]
+    alices = [client.post(tokens["alice"], INIT)[1]["mcp-session-id"] for _ in range(9)]
+    assert client.post(tokens["bob"], PING, mcp_session_id=bobs)[0] == 200
+    # alice's own oldest sessions ended; her newest four live on
+    assert [client.post(tokens["alice"], PING, mcp_session_id=s)[0] for s in alices] == [
+        404
+    ] * 5 + [200] * 4
+
+
+def test_an_empty_or_blank_body_is_a_bad_request(tmp_path: Path) -> None:
+    client, tokens = _app(tmp_path)
+    for body in (b"", b"   ", b"\r\n\t "):
+        status, _, reply = client.post(tokens["alice"], body)
+        assert status == 400
+        assert json.loads(reply)["error"]["code"] == -32700
