@@ -23,6 +23,10 @@ QUESTIONS = [
     "SQL",
     "gresq",
     'NEAR(billing OR "ledger") *',
+    # word forms, an outcome question and a second hop (#29)
+    "which database was chosen for billing?",
+    "what went wrong with the staging cluster?",
+    "how was the disk problem fixed?",
 ]
 
 
@@ -34,6 +38,7 @@ def _seed(path: Path) -> None:
         store.record("The staging cluster ran out of disk", "outcome")
         store.record("Ledger totals are checked against the bank export", "observation")
         store.record("Lunch was pasta", "context")
+        store.record("Grew the staging volumes to 200 GB; the disk alerts stopped", "outcome")
         for i in range(30):
             store.record(f"routine billing run {i} finished", "outcome")
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 from anneal_memory._clock import format_timestamp
 
 __all__ = ["SQLITE_INT_MAX", "clamped_page", "in_chunks", "prune_cutoff"]
 
+_V = TypeVar("_V")
 SQLITE_INT_MAX = 2**63 - 1  # the largest integer SQLite binds; a larger limit means "all"
 
 
-def in_chunks(values: Sequence[str], size: int) -> Iterator[tuple[Sequence[str], str]]:
+def in_chunks(values: Sequence[_V], size: int) -> Iterator[tuple[Sequence[_V], str]]:
     """Yield ``(chunk, "?,?,...")`` for consecutive chunks of at most ``size`` values."""
     for start in range(0, len(values), size):
         chunk = values[start : start + size]

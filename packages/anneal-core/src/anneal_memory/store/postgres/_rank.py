@@ -24,15 +24,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.store._episodes import COLUMNS
+from anneal_memory.store.recall._intent import TIME_PRIOR, TYPE_PRIOR
 from anneal_memory.store.recall._ranking import NEIGHBOUR_SHARE, NEIGHBOUR_SOURCES, NEIGHBOUR_WINDOW
 from anneal_memory.store.recall._search import COORDINATION_BONUS
 
 if TYPE_CHECKING:
     import psycopg
 
+    from anneal_memory.store.recall._intent import Intent
     from anneal_memory.store.recall._search import RecallFilters
 
-__all__ = ["LENGTH_B", "Terms", "count_ranked", "ranked_page"]
+__all__ = ["LENGTH_B", "Terms", "count_ranked", "ranked_page", "ranked_scores"]
 
 LENGTH_B = 0.25
 _WINDOW_S = int(NEIGHBOUR_WINDOW.total_seconds())
@@ -44,7 +46,9 @@ class Terms:
 
     ``holds`` and ``weight`` use ``{q}`` for the term's bound expression, ``query`` builds
     it from one parameter; ``values`` are the terms' parameters. ``phrase`` (SQL with one
-    parameter, ``phrase_value``) marks the first tier.
+    parameter, ``phrase_value``) marks the first tier. ``forms`` (aligned with ``values``,
+    or empty) are the word forms each term is searched with (``recall._wordforms``); ``words``
+    marks the words stage, which applies the question's intent and the second hop.
     """
 
     query: str
@@ -53,6 +57,8 @@ class Terms:
     values: tuple[str, ...]
     phrase: str | None = None
     phrase_value: str | None = None
+    forms: tuple[tuple[str, ...], ...] = ()
+    words: bool = False
 
 
 def _where(filters: RecallFilters, *extra: str) -> str:
@@ -60,8 +66,27 @@ def _where(filters: RecallFilters, *extra: str) -> str:
     return f"WHERE {' AND '.join(parts)}" if parts else ""
 
 
-def _scored_sql(terms: Terms, filters: RecallFilters) -> tuple[str, tuple[Any, ...]]:
+def _prior_sql(intent: Intent | None) -> tuple[str, tuple[Any, ...]]:
+    """The intent's bounded priors as a factor on ``m`` (``recall._intent``)."""
+    if intent is None:
+        return "", ()
+    parts: list[str] = []
+    params: list[Any] = []
+    if intent.types:
+        marks = ", ".join(["%s"] * len(intent.types))
+        parts.append(f"(CASE WHEN m.type IN ({marks}) THEN {1 + TYPE_PRIOR} ELSE 1 END)")
+        params.extend(sorted(intent.types))
+    if intent.timed:
+        parts.append(f"(CASE WHEN m.ts BETWEEN %s AND %s THEN {1 + TIME_PRIOR} ELSE 1 END)")
+        params.extend((intent.since or "", intent.until or "~"))
+    return "".join(f" * {part}" for part in parts), tuple(params)
+
+
+def _scored_sql(
+    terms: Terms, filters: RecallFilters, intent: Intent | None = None
+) -> tuple[str, tuple[Any, ...]]:
     count = len(terms.values)
+    prior, prior_params = _prior_sql(intent)
     qs = ", ".join(f"{terms.query} AS q{i}" for i in range(count))
     phrase = terms.phrase or "NULL::tsquery"
     holds = [terms.holds.format(q=f"q.q{i}") for i in range(count)]
@@ -78,17 +103,18 @@ def _scored_sql(terms: Terms, filters: RecallFilters) -> tuple[str, tuple[Any, .
     sql = (
         f"WITH q AS (SELECT {qs}, {phrase} AS ph), "  # noqa: S608
         "n AS (SELECT greatest(max(seq), 1)::float8 AS docs FROM episodes), "
-        f"m AS (SELECT e.seq, e.ts, {phrase_hit} AS phrase, length(e.tsv) AS len, {columns} "
+        f"m AS (SELECT e.seq, e.ts, e.type, {phrase_hit} AS phrase, length(e.tsv) AS len, "
+        f"{columns} "
         f"FROM episodes AS e, q {_where(filters, '(' + ' OR '.join(holds) + ')')}), "
         "d AS (SELECT greatest(avg(len), 1)::float8 AS avglen, "
         + ", ".join(f"sum(h{i})::float8 AS d{i}" for i in range(count))
         + " FROM m), "  # noqa: S608
         f"s AS (SELECT m.seq, m.ts, m.phrase, ({idf}) "
         f"/ (1 - {LENGTH_B} + {LENGTH_B} * m.len / d.avglen) "
-        f"* (1 + {COORDINATION_BONUS} * (({held}) - 1)) AS score FROM m, d, n)"
+        f"* (1 + {COORDINATION_BONUS} * (({held}) - 1)){prior} AS score FROM m, d, n)"
     )
     params = (*terms.values, terms.phrase_value) if terms.phrase else terms.values
-    return sql, (*params, *filters.params)
+    return sql, (*params, *filters.params, *prior_params)
 
 
 def _lifted_sql(neighbours: bool) -> str:
@@ -108,11 +134,19 @@ def _lifted_sql(neighbours: bool) -> str:
     )
 
 
-def ranked_page(
-    conn: psycopg.Connection[Any], terms: Terms, filters: RecallFilters, limit: int, offset: int
+def ranked_page(  # noqa: PLR0917 - the SQLite ranker's arguments, in its order
+    conn: psycopg.Connection[Any],
+    terms: Terms,
+    filters: RecallFilters,
+    limit: int,
+    offset: int,
+    intent: Intent | None = None,
 ) -> tuple[list[tuple[Any, ...]], int]:
-    """(episode rows of the page, best first; every match counted) in one statement."""
-    scored, params = _scored_sql(terms, filters)
+    """(episode rows of the page, best first; every match counted) in one statement.
+
+    ``intent`` adds its bounded priors (``recall._intent``) to the word tier's scores.
+    """
+    scored, params = _scored_sql(terms, filters, intent)
     sql = (
         scored  # noqa: S608
         + _lifted_sql(len(terms.values) > 1)
@@ -126,6 +160,34 @@ def ranked_page(
     if rows:
         return [r[:-1] for r in rows], int(rows[0][-1])
     return [], count_ranked(conn, terms, filters) if offset else 0
+
+
+def ranked_scores(
+    conn: psycopg.Connection[Any],
+    terms: Terms,
+    filters: RecallFilters,
+    count: int,
+    *,
+    intent: Intent | None = None,
+    neighbours: bool = True,
+    only: list[int] | None = None,
+) -> tuple[list[tuple[int, bool, float]], int]:
+    """(seq, phrase tier, score) of the best ``count`` matches, best first, and every match counted.
+
+    ``only`` keeps the scores of those episodes (each scored among all matches); without
+    ``neighbours`` the neighbour context is left out.
+    """
+    scored, params = _scored_sql(terms, filters, intent)
+    where, extra = ("WHERE seq = ANY(%s) ", (only,)) if only is not None else ("", ())
+    sql = (
+        scored  # noqa: S608
+        + _lifted_sql(neighbours and len(terms.values) > 1)
+        + f" SELECT seq, phrase, final, (SELECT count(*) FROM f) FROM f {where}"  # noqa: S608
+        "ORDER BY phrase DESC, final DESC, seq DESC LIMIT %s"
+    )
+    rows = conn.execute(sql, (*params, *extra, count)).fetchall()
+    total = int(rows[0][-1]) if rows else 0
+    return [(int(r[0]), bool(r[1]), float(r[2])) for r in rows], total
 
 
 def count_ranked(conn: psycopg.Connection[Any], terms: Terms, filters: RecallFilters) -> int:

@@ -18,10 +18,12 @@ The stage order is recall's own (``store/recall/_recall.py``); one recall reads 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store.postgres import _substring
+from anneal_memory.store.postgres._hop import hop_page
 from anneal_memory.store.postgres._rank import Terms, count_ranked, ranked_page
 from anneal_memory.store.recall._search import (
     MAX_QUERY_TERMS,
@@ -70,6 +72,7 @@ def word_terms(keyword: str) -> Terms | None:
         values=plan.terms,
         phrase=_PHRASE if len(tokens) > 1 else None,
         phrase_value=joined,
+        forms=tuple(plan.forms_of(t) for t in plan.terms),  # hook (#29): word forms
     )
 
 
@@ -82,6 +85,21 @@ def prefix_terms(keyword: str) -> Terms | None:
     return Terms(query="to_tsquery('simple', %s)", holds=_HOLDS, weight=_WEIGHT, values=quoted)
 
 
+def joined_forms(queries: list[str], groups: tuple[tuple[str, ...], ...]) -> list[str]:
+    """One ``tsquery`` text per group: the OR of its forms' distinct queries ('' if none).
+
+    Each query is PostgreSQL's own ``tsquery`` text, so joining them is safe; two forms the
+    stemmer makes one lexeme are searched once.
+    """
+    out: list[str] = []
+    at = 0
+    for group in groups:
+        mine = list(dict.fromkeys(q for q in queries[at : at + len(group)] if q))
+        at += len(group)
+        out.append(" | ".join(f"( {q} )" for q in mine) if len(mine) > 1 else "".join(mine))
+    return out
+
+
 def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     """The same terms with each query computed once into a ``tsquery`` constant.
 
@@ -89,14 +107,16 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     (PostgreSQL's own ``tsquery`` text, cast back). Terms that hold no lexeme are left out;
     None when none is left.
     """
-    values = [*terms.values, *([terms.phrase_value] if terms.phrase else [])]
-    parts = [terms.query] * len(terms.values) + ([terms.phrase] if terms.phrase else [])
+    groups = terms.forms or tuple((v,) for v in terms.values)
+    flat = [form for group in groups for form in group]
+    values = [*flat, *([terms.phrase_value] if terms.phrase else [])]
+    parts = [terms.query] * len(flat) + ([terms.phrase] if terms.phrase else [])
     row = conn.execute(
         "SELECT " + ", ".join(f"({p})::text" for p in parts),
         values,
     ).fetchone()
     found = [str(v) for v in (row or ())]
-    words = tuple(q for q in found[: len(terms.values)] if q)
+    words = tuple(q for q in joined_forms(found[: len(flat)], groups) if q)
     if not words:
         return None
     phrase = found[-1] if terms.phrase and found[-1] else None
@@ -138,7 +158,8 @@ class PgRanker:
     def words(self, keyword: str) -> Terms | None:
         """The words (and the phrase), resolved to ``tsquery`` constants."""
         found = word_terms(keyword)
-        return None if found is None else resolved(self._conn, found)
+        stage = None if found is None else resolved(self._conn, found)
+        return None if stage is None else dataclasses.replace(stage, words=True)
 
     def prefixes(self, keyword: str) -> Terms | None:
         """The words as ``:*`` prefixes, resolved to ``tsquery`` constants."""
@@ -150,8 +171,11 @@ class PgRanker:
         return _substring.terms(self._conn, keyword)
 
     def page(self, stage: Terms, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
-        """One ranked page and the stage's count."""
-        rows, total = ranked_page(self._conn, stage, filters, limit, offset)
+        """One ranked page and the stage's count (the words stage: intent and second hop)."""
+        if stage.words:  # hook (#29)
+            rows, total = hop_page(self._conn, stage, filters, limit, offset, filters.intent)
+        else:
+            rows, total = ranked_page(self._conn, stage, filters, limit, offset)
         return RecallResult(episodes=tuple(episode_from_row(r) for r in rows), total_matching=total)
 
     def count(self, stage: Terms, filters: RecallFilters) -> int:

@@ -74,7 +74,8 @@ class Fts5Ranker:
     def page(self, stage: Stage, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
         """Rank deep enough for the page; count every match when the ranking stopped early."""
         filters = stage.filtered(filters)
-        ranking = ranked_seqs(self._conn, stage.plan, filters, depth=offset + limit)
+        intent = None if stage.plan.prefix else filters.intent  # the words stage only (#29)
+        ranking = ranked_seqs(self._conn, stage.plan, filters, depth=offset + limit, intent=intent)
         page = ranking.seqs[offset : offset + limit]
         total = ranking.found
         if not ranking.complete:

@@ -34,6 +34,9 @@ import heapq
 import sqlite3
 from dataclasses import dataclass
 
+from anneal_memory.store.recall._hop import second_hop
+from anneal_memory.store.recall._intent import Intent
+from anneal_memory.store.recall._priors import favoured, with_priors
 from anneal_memory.store.recall._search import COORDINATION_BONUS, RecallFilters, SearchPlan
 
 __all__ = [
@@ -176,13 +179,25 @@ def _candidates(
 
 
 def _or_tier(
-    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, depth: int
+    conn: sqlite3.Connection,
+    plan: SearchPlan,
+    filters: RecallFilters,
+    depth: int,
+    intent: Intent | None,
 ) -> tuple[dict[int, float], bool]:
     if len(plan.terms) == 1:
         rows = _scored(conn, plan.any_word, filters, depth)
-        return dict(rows), len(rows) < depth
+        if intent is None:
+            return dict(rows), len(rows) < depth
+        scores = dict(rows)
+        scores.update(_scored(conn, plan.any_word, favoured(filters, intent), depth))
+        return with_priors(conn, scores, intent, depth), len(rows) < depth
     found, complete = _candidates(conn, [plan.expression(t) for t in plan.terms], filters, depth)
-    return _with_neighbours(conn, found.tally.coordinated()), complete
+    scores = found.tally.coordinated()
+    scores = second_hop(conn, scores, filters)  # hook (#29): the second hop
+    if intent is not None:  # hook (#29): the question's intent
+        scores = with_priors(conn, scores, intent, depth)
+    return _with_neighbours(conn, scores), complete
 
 
 def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
@@ -220,16 +235,24 @@ def _lifted(score: float, lender: float) -> float:
 
 
 def ranked_seqs(
-    conn: sqlite3.Connection, plan: SearchPlan, filters: RecallFilters, *, depth: int
+    conn: sqlite3.Connection,
+    plan: SearchPlan,
+    filters: RecallFilters,
+    *,
+    depth: int,
+    intent: Intent | None = None,
 ) -> Ranking:
-    """Rank the matches of ``plan``; at least ``depth`` of them when enough episodes match."""
+    """Rank the matches of ``plan``; at least ``depth`` of them when enough episodes match.
+
+    ``intent`` (the question's shape, ``_intent``) adds its bounded priors to the word tier.
+    """
     phrase_hits: list[int] = []
     complete = True
     if plan.phrase is not None:
         phrase_rows = _scored(conn, plan.phrase, filters, depth)
         complete = len(phrase_rows) < depth
         phrase_hits = [seq for seq, _ in phrase_rows]
-    scores, or_complete = _or_tier(conn, plan, filters, depth)
+    scores, or_complete = _or_tier(conn, plan, filters, depth, intent)
     for seq in phrase_hits:
         scores.pop(seq, None)
     rest = [seq for seq, _ in _best(scores, max(depth - len(phrase_hits), 0))]

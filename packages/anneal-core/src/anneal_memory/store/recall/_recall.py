@@ -6,6 +6,7 @@ The filters are built and checked here once; a backend's :class:`Ranker` ranks e
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from collections.abc import Iterator
 from typing import Protocol, TypeVar
@@ -13,6 +14,7 @@ from typing import Protocol, TypeVar
 from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._validate import validate_scope
+from anneal_memory.store.recall._intent import read_intent
 from anneal_memory.store.recall._search import RecallFilters, plan_search
 from anneal_memory.types import EpisodeType, RecallResult
 
@@ -24,6 +26,7 @@ __all__ = [
     "check_page",
     "hide_superseded",
     "recall",
+    "with_intent",
 ]
 
 MAX_RECALL_LIMIT = 1_000
@@ -87,14 +90,26 @@ def build_filters(
         clauses.append("e.scope = ?")
         params.append(validate_scope(scope, error=InvalidQueryError))
     only_type = str(params[0]) if episode_type is not None and len(clauses) == 1 else None
-    return RecallFilters(clauses=tuple(clauses), params=tuple(params), only_type=only_type)
+    return RecallFilters(
+        clauses=tuple(clauses), params=tuple(params), only_type=only_type, now=clock.now()
+    )
 
 
 def hide_superseded(filters: RecallFilters) -> RecallFilters:
     """The same filters, leaving out episodes another episode has replaced."""
-    return RecallFilters(
-        clauses=(*filters.clauses, "e.superseded_by IS NULL"), params=filters.params
+    return dataclasses.replace(
+        filters, clauses=(*filters.clauses, "e.superseded_by IS NULL"), only_type=None
     )
+
+
+def with_intent(filters: RecallFilters, keyword: str) -> RecallFilters:
+    """``filters`` carrying the priors ``keyword`` asks for (``_intent``), read at their clock.
+
+    Only the words stage applies them (each ranker knows its stages).
+    """
+    if filters.now is None:
+        return filters
+    return dataclasses.replace(filters, intent=read_intent(keyword, filters.now))
 
 
 def check_page(limit: object, offset: object) -> tuple[int, int]:
@@ -185,6 +200,7 @@ def recall(
     assert keyword is not None
     if plan_search(keyword) is None:  # no word at all
         return _empty()
+    filters = with_intent(filters, keyword)  # hook (#29): the question's intent
     for stage in _stages(ranker, keyword):
         result = ranker.page(stage, filters, page_limit, page_offset)
         if result.total_matching:

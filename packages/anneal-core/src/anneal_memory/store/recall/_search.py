@@ -9,8 +9,12 @@ itself lives in ``_ranking``.
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import re
 from dataclasses import dataclass
+
+from anneal_memory.store.recall._intent import Intent
+from anneal_memory.store.recall._wordforms import word_forms
 
 __all__ = [
     "COORDINATION_BONUS",
@@ -199,10 +203,23 @@ class SearchPlan:
     any_word: str
     terms: tuple[str, ...]
     prefix: bool = False
+    forms: tuple[tuple[str, ...], ...] = ()
+
+    def forms_of(self, term: str) -> tuple[str, ...]:
+        """The word forms searched for ``term`` (``_wordforms``); just the term if none."""
+        for group in self.forms:
+            if group[0] == term:
+                return group
+        return (term,)
 
     def expression(self, term: str) -> str:
-        """The FTS5 expression matching one of the plan's terms."""
-        return quote(term) + "*" if self.prefix else quote(term)
+        """The FTS5 expression matching one of the plan's terms (or any of its forms)."""
+        if self.prefix:
+            return quote(term) + "*"
+        forms = self.forms_of(term)
+        if len(forms) == 1:
+            return quote(term)
+        return "(" + " OR ".join(quote(form) for form in forms) + ")"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,12 +227,16 @@ class RecallFilters:
     """SQL conditions on the ``episodes`` table (alias ``e``) with their bound parameters.
 
     ``only_type`` is set when the type is the only filter: its count is then read from the
-    per-type counter instead of counting rows.
+    per-type counter instead of counting rows. ``now`` is the store clock's time, which the
+    times a question names ("last week") are read against; ``intent`` holds the question's
+    priors (``_intent``), applied by the words stage.
     """
 
     clauses: tuple[str, ...] = ()
     params: tuple[object, ...] = ()
     only_type: str | None = None
+    now: _dt.datetime | None = None
+    intent: Intent | None = None
 
     def where(self, *extra: str) -> str:
         """Return a ``WHERE`` clause joining ``extra`` and the filter conditions (or '')."""
@@ -233,6 +254,25 @@ def quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
+def _with_forms(words: list[str]) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """The words to search and their irregular forms (``_wordforms``: chose -> choose).
+
+    A word that is a form of an earlier word is dropped: its group is searched once.
+    """
+    terms: list[str] = []
+    groups: list[tuple[str, ...]] = []
+    covered: set[str] = set()
+    for word in words:
+        if word in covered:
+            continue
+        forms = word_forms(word)
+        covered.update(forms)
+        terms.append(word)
+        if len(forms) > 1:
+            groups.append(forms)
+    return tuple(terms), tuple(groups)
+
+
 def plan_search(keyword: str) -> SearchPlan | None:
     """Build the FTS5 expressions for ``keyword``; None when it holds no word at all."""
     tokens = tokenize(keyword)
@@ -240,14 +280,12 @@ def plan_search(keyword: str) -> SearchPlan | None:
         return None
     distinct = list(dict.fromkeys(tokens))[:MAX_QUERY_TERMS]
     content_words = [t for t in distinct if t not in STOPWORDS]
-    terms = tuple(content_words or distinct)
+    terms, forms = _with_forms(content_words or distinct)
     phrase_tokens = tokens[:MAX_QUERY_TERMS]
     phrase = quote(" ".join(phrase_tokens)) if len(phrase_tokens) > 1 else None
-    return SearchPlan(
-        phrase=phrase,
-        any_word=" OR ".join(quote(t) for t in terms),
-        terms=terms,
-    )
+    plan = SearchPlan(phrase=phrase, any_word="", terms=terms, forms=forms)
+    any_word = " OR ".join(plan.expression(t) for t in terms)
+    return dataclasses.replace(plan, any_word=any_word)
 
 
 def plan_prefix_search(keyword: str) -> SearchPlan | None:
