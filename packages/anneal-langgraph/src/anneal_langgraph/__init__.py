@@ -12,9 +12,9 @@ import anneal_memory as _core
 
 if not str(getattr(_core, "__version__", "")).startswith("2."):
     raise ImportError(
-        "anneal_langgraph needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        "anneal_langgraph needs anneal-memory 2.x, but anneal-memory "
         f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
-        'from the same release: pip install "anneal-memory[langgraph]>=2.0.0.dev0"'
+        'from the same release: pip install "anneal-memory[langgraph]"'
     )
 
 try:
@@ -22,9 +22,9 @@ try:
 except ImportError as _exc:  # pragma: no cover - depends on what is installed
     raise ImportError(
         f"anneal_langgraph could not import {_exc.name or 'a dependency'!r} ({_exc}); it needs "
-        'LangChain v1 and LangGraph 1.x: pip install "anneal-memory[langgraph]>=2.0.0.dev0"'
+        'LangChain v1 and LangGraph 1.x: pip install "anneal-memory[langgraph]"'
     ) from _exc
 
-__version__ = "2.0.0.dev0"
+__version__ = "2.0.0"
 
 __all__ = ["AnnealMiddleware", "__version__"]
