@@ -9,6 +9,8 @@ open cancels that wrap first, so a failed model call never leaves a wrap blockin
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import enum
 import inspect
@@ -43,6 +45,8 @@ __all__ = [
 ]
 
 _MIN_RETRY_ROOM = 1000
+# Wrap steps of every AgentMemory in the process; a wrap runs one step at a time.
+_STEPS = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="anneal-wrap")
 
 
 class WrapOutcomeStatus(str, enum.Enum):
@@ -281,14 +285,17 @@ def run_sync(
 async def run_async(
     gen: Generator[Ask, Any, WrapOutcome], compress: Compressor, affect: AffectSource
 ) -> WrapOutcome:
-    """Drive ``wrap_steps`` with sync or async callables, awaiting what they return."""
+    """Drive ``wrap_steps`` with sync or async callables, awaiting what they return.
+
+    The generator's steps (the store's prepare, save and cancel) run in a worker thread, so
+    the event loop never waits on the store.
+    """
     reply: object = None
     error: BaseException | None = None
     while True:
-        try:
-            ask = gen.throw(error) if error is not None else gen.send(reply)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+        ask = await _step_off_loop(gen, reply, error)
+        if isinstance(ask, _Done):
+            return ask.outcome
         error = None
         try:
             reply = _handler(ask, compress, affect)(ask.text)
@@ -296,3 +303,33 @@ async def run_async(
                 reply = await reply
         except BaseException as exc:  # even a task cancellation must close the open wrap
             error = exc
+
+
+async def _step_off_loop(
+    gen: Generator[Ask, Any, WrapOutcome], reply: object, error: BaseException | None
+) -> Ask | _Done:
+    """One step of ``gen`` in a worker thread; a cancelled caller still closes the open wrap."""
+
+    def step() -> Ask | _Done:
+        try:
+            return gen.throw(error) if error is not None else gen.send(reply)
+        except StopIteration as stop:  # a future cannot carry StopIteration across threads
+            return _Done(stop.value)
+
+    future = _STEPS.submit(step)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        future.add_done_callback(lambda _: _close_quietly(gen))
+        raise
+
+
+@dataclass(frozen=True)
+class _Done:
+    outcome: WrapOutcome
+
+
+def _close_quietly(gen: Generator[Ask, Any, WrapOutcome]) -> None:
+    with contextlib.suppress(BaseException):
+        gen.throw(asyncio.CancelledError())
+    gen.close()
