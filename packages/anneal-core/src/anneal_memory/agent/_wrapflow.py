@@ -320,7 +320,11 @@ async def _step_off_loop(
     try:
         return await asyncio.wrap_future(future)
     except asyncio.CancelledError:
-        future.add_done_callback(lambda _: _close_quietly(gen))
+        # The step finishes in its thread; then the open wrap is cancelled before this
+        # cancellation goes on, so a wrap started next never finds it still open.
+        closing = concurrent.futures.Future[None]()
+        future.add_done_callback(lambda _: _close_into(gen, closing))
+        await asyncio.shield(asyncio.wrap_future(closing))
         raise
 
 
@@ -329,7 +333,11 @@ class _Done:
     outcome: WrapOutcome
 
 
-def _close_quietly(gen: Generator[Ask, Any, WrapOutcome]) -> None:
+def _close_into(
+    gen: Generator[Ask, Any, WrapOutcome], done: concurrent.futures.Future[None]
+) -> None:
     with contextlib.suppress(BaseException):
         gen.throw(asyncio.CancelledError())
-    gen.close()
+    with contextlib.suppress(BaseException):
+        gen.close()
+    done.set_result(None)
