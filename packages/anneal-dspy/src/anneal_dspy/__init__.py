@@ -18,8 +18,7 @@ try:
     import dspy as _dspy  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "anneal_dspy needs DSPy: pip install anneal-dspy "
-        '(or pip install "anneal-memory[dspy]")'
+        'anneal_dspy needs DSPy: pip install anneal-dspy (or pip install "anneal-memory[dspy]")'
     ) from exc
 
 from anneal_dspy._callback import AnnealCallback

@@ -46,7 +46,8 @@ class AnnealState(AgentState[Any]):
     """Agent state plus this middleware's keys.
 
     ``anneal_run`` (private) is this run's id, part of the turn key; ``anneal_memory`` is in
-    the run's result when it wrapped or something failed: the wrap outcome and the failures.
+    the run's result when it wrapped, something failed or records wait for a locked store:
+    the wrap outcome, the failures and the number of queued records.
     """
 
     anneal_run: NotRequired[Annotated[str, PrivateStateAttr]]
@@ -129,13 +130,13 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
 
     # -- one memory block per user turn ------------------------------------------------
 
-    def _with_memory(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+    def _turn_args(self, request: ModelRequest[Any]) -> tuple[str, object, str | None]:
         self._agent_model = request.model
         state = request.state
         turn = (state.get("anneal_run"), *user_turn(state.get("messages") or request.messages))
-        block = self.memory.turn_context(
-            last_user_text(request.messages), turn=turn, scope=self._scope()
-        )
+        return last_user_text(request.messages), turn, self._scope()
+
+    def _with_memory(self, request: ModelRequest[Any], block: str) -> ModelRequest[Any]:
         if not block:
             return request
         system = with_memory(request.system_prompt, block)
@@ -149,15 +150,21 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
         """Add this turn's memory block (startup context and recall) to the system prompt."""
-        return handler(self._with_memory(request))
+        prompt, turn, scope = self._turn_args(request)
+        block = self.memory.turn_context(prompt, turn=turn, scope=scope)
+        return handler(self._with_memory(request, block))
 
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
-        """Async :meth:`wrap_model_call`."""
-        return await handler(self._with_memory(request))
+        """Async :meth:`wrap_model_call`: the store is read off the event loop, bounded."""
+        prompt, turn, scope = self._turn_args(request)
+        block = await self.memory.offloop.read(
+            self.memory.turn_context, prompt, turn=turn, scope=scope, default=""
+        )
+        return await handler(self._with_memory(request, block))
 
     # -- recording ---------------------------------------------------------------------
 
@@ -165,10 +172,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         if not isinstance(result, ToolMessage):
             return
         name, text, scope = request.tool_call["name"], message_text(result), self._scope()
+        memory = self.memory  # on an event loop the record goes to the writer thread
         if result.status == "error":  # the tool raised; its error text is no knowledge
-            self.memory.record_tool_failure(name, text, scope=scope)
+            memory.offloop.record(memory.record_tool_failure, name, text, scope=scope)
         else:
-            self.memory.record_tool_result(name, text, scope=scope)
+            memory.offloop.record(memory.record_tool_result, name, text, scope=scope)
 
     def wrap_tool_call(
         self,
@@ -203,17 +211,26 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     async def aafter_agent(
         self, state: AnnealState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        """Async :meth:`after_agent`."""
+        """Async :meth:`after_agent`: the store is used off the event loop, waits bounded.
+
+        While another process holds the store's write lock, the run's records wait in the
+        writer thread and nothing wraps: the run ends after at most one bounded wait.
+        """
         self._record_answer(state)
-        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=self._scope())
+        memory = self.memory
+        wrapped = await memory.offloop.read(
+            memory.wrap_due, self.wrap_every, scope=self._scope(), default=False
+        )
+        if self.wrap_on_end and not wrapped:
+            wrapped = await memory.offloop.settle()
         if wrapped:
             await self.awrap()
         return self._report(wrapped=wrapped)
 
     def _report(self, *, wrapped: bool) -> dict[str, Any] | None:
         """The ``anneal_memory`` state update: the wrap's outcome and the failures so far."""
-        failures = self.memory.failures
-        if not wrapped and not failures.total:
+        failures, queued = self.memory.failures, self.memory.offloop.pending
+        if not wrapped and not failures.total and not queued:
             return None
         wrap = self.last_wrap if wrapped else None
         return {
@@ -221,6 +238,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
                 "wrap": None
                 if wrap is None
                 else {"status": str(wrap.status), "message": wrap.message},
+                "queued": queued,
                 "failures": {
                     "record": failures.record,
                     "recall": failures.recall,
@@ -233,7 +251,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     def _record_answer(self, state: AnnealState) -> None:
         answer = final_answer(state.get("messages", []))
         if answer is not None:
-            self.memory.record_answer(answer, scope=self._scope())
+            self.memory.offloop.record(self.memory.record_answer, answer, scope=self._scope())
 
     def _scope(self, configurable: Mapping[str, Any] | None = None) -> str | None:
         """The scope of ``configurable`` or of the run's config (``scope_by`` keys).
