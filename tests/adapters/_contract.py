@@ -479,6 +479,9 @@ def test_a_locked_store_never_stalls_the_event_loop(
     tool result and the answer are written once the lock is gone."""
     import asyncio
 
+    from anneal_memory.agent._offloop import DEFAULT_WAIT
+
+    memory.offloop.wait = DEFAULT_WAIT
     path = memory.store.path
     with process_holding_write_lock(path) as holder:
         run = async_harness.arun(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=True)

@@ -133,7 +133,7 @@ class AnnealHooks(RunHooks[Any]):
                 updated = user_filter(data)
                 model_data = await updated if inspect.isawaitable(updated) else updated
                 data = dataclasses.replace(data, model_data=model_data)
-            return self.filter_model_input(data)
+            return await self.afilter_model_input(data)
 
         call_model_input_filter.anneal_hooks = self  # type: ignore[attr-defined]
         self._config = dataclasses.replace(base, call_model_input_filter=call_model_input_filter)
@@ -145,12 +145,27 @@ class AnnealHooks(RunHooks[Any]):
         Recall runs once per user message: later calls of the same turn (after tool calls)
         get the same block, so what the run just recorded is not echoed back to the model.
         """
+        prompt, turn, scope = self._turn_args(data)
+        block = self.memory.turn_context(prompt, turn=turn, scope=scope)
+        return self._with_block(data, block)
+
+    async def afilter_model_input(self, data: CallModelData[Any]) -> ModelInputData:
+        """:meth:`filter_model_input` with the store read off the event loop (bounded wait)."""
+        prompt, turn, scope = self._turn_args(data)
+        memory = self.memory
+        block = await memory.offloop.read(
+            memory.turn_context, prompt, turn=turn, scope=scope, default=""
+        )
+        return self._with_block(data, block)
+
+    def _turn_args(self, data: CallModelData[Any]) -> tuple[str, object, str | None]:
         self._agent = data.agent
         items = data.model_data.input
         prompt = latest_user_text(items)
-        block = self.memory.turn_context(
-            prompt, turn=(self._run_key(items), prompt), scope=self._scope(data.context)
-        )
+        return prompt, (self._run_key(items), prompt), self._scope(data.context)
+
+    @staticmethod
+    def _with_block(data: CallModelData[Any], block: str) -> ModelInputData:
         instructions = join_blocks(data.model_data.instructions, block)
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
 
@@ -278,23 +293,30 @@ class AnnealHooks(RunHooks[Any]):
         """
         if tool.name == self.recall_tool_name:
             return
-        error, scope = tool_error(result), self._scope(context.context)
+        error, scope, memory = tool_error(result), self._scope(context.context), self.memory
         if error is not None:
-            self.memory.record_tool_failure(tool.name, error, scope=scope)
+            memory.offloop.record(memory.record_tool_failure, tool.name, error, scope=scope)
         else:
-            self.memory.record_tool_result(tool.name, result, scope=scope)
+            memory.offloop.record(memory.record_tool_result, tool.name, result, scope=scope)
 
     # -- session end -------------------------------------------------------------------
 
     async def on_agent_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], output: Any
     ) -> None:
-        """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
-        self._agent = agent
-        self.memory.record_answer(output, scope=self._scope(context.context))
-        self._turn = object()
+        """Record the final output, then wrap the session when ``wrap_on_end`` is set.
+
+        The store is used off the event loop: while another process holds its write lock, the
+        records wait in the writer thread and nothing wraps (one bounded wait at most).
+        """
+        self._agent, memory = agent, self.memory
         scope = self._scope(context.context)
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=scope):
+        memory.offloop.record(memory.record_answer, output, scope=scope)
+        self._turn = object()
+        due = await memory.offloop.read(
+            memory.wrap_due, self.wrap_every, scope=scope, default=False
+        )
+        if due or (self.wrap_on_end and await memory.offloop.settle()):
             await self._awrap_scope(agent, scope)
 
     def _compressor(self, agent: Agent[Any] | None) -> Callable[[str], Awaitable[str]]:

@@ -138,8 +138,11 @@ class AnnealCapability(AbstractCapability[Any]):
         # stream left unclosed keeps that thread (and the process at exit) alive.
         # Recall once per run and prompt: later requests of the run (after tool calls) get
         # the same block, so what the run itself just recorded is not echoed back.
-        query = prompt_text(ctx.prompt)
-        return self.memory.turn_context(query, turn=(self._turn, query), scope=self._scope(ctx))
+        query, memory = prompt_text(ctx.prompt), self.memory
+        turn, scope = (self._turn, query), self._scope(ctx)
+        return await memory.offloop.read(
+            memory.turn_context, query, turn=turn, scope=scope, default=""
+        )
 
     def _scope(self, ctx: RunContext[Any]) -> str | None:
         return None if self.scope_from is None else self.scope_from(ctx)
@@ -150,7 +153,10 @@ class AnnealCapability(AbstractCapability[Any]):
         Args:
             query: What to look for, in a few words.
         """
-        found = self.memory.context_for(query, scope=self._scope(ctx))
+        memory = self.memory
+        found = await memory.offloop.read(
+            memory.context_for, query, scope=self._scope(ctx), default=""
+        )
         return found or "Nothing relevant in memory."
 
     # -- recording ---------------------------------------------------------------------
@@ -166,7 +172,10 @@ class AnnealCapability(AbstractCapability[Any]):
     ) -> Any:
         """Record a tool result (what the recall tool returns is not new knowledge)."""
         if call.tool_name != RECALL_TOOL_NAME:
-            self.memory.record_tool_result(call.tool_name, result, scope=self._scope(ctx))
+            memory = self.memory  # the record goes to the writer thread, off the event loop
+            memory.offloop.record(
+                memory.record_tool_result, call.tool_name, result, scope=self._scope(ctx)
+            )
         return result
 
     # -- session end -------------------------------------------------------------------
@@ -174,13 +183,19 @@ class AnnealCapability(AbstractCapability[Any]):
     async def after_run(
         self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
     ) -> AgentRunResult[Any]:
-        """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
+        """Record the run's output, then wrap the session when ``wrap_on_end`` is set.
+
+        The store is used off the event loop: while another process holds its write lock, the
+        records wait in the writer thread and nothing wraps (one bounded wait at most).
+        """
         self._run_model = self._root._run_model = ctx.model
-        output = result.output
-        self.memory.record_answer(output, scope=self._scope(ctx))
+        memory, scope = self.memory, self._scope(ctx)
+        memory.offloop.record(memory.record_answer, result.output, scope=scope)
         self._turn = object()
-        scope = self._scope(ctx)
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=scope):
+        due = await memory.offloop.read(
+            memory.wrap_due, self.wrap_every, scope=scope, default=False
+        )
+        if due or (self.wrap_on_end and await memory.offloop.settle()):
             await self.awrap(scope=scope)
         return result
 
