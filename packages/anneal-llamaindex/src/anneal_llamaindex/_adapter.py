@@ -91,8 +91,8 @@ class AnnealLlamaIndex:
         tb: TracebackType | None,
     ) -> None:
         self.handler.detach()
-        if self._owns_memory:
-            self.memory.close()
+        if self._owns_memory:  # inside an event loop, closed by the writer after its records
+            self.memory.offloop.record(self.memory.close)
 
     # -- recall --------------------------------------------------------------------------
 
@@ -125,8 +125,9 @@ class AnnealLlamaIndex:
 
         async def recall_memory(ctx: Context, query: str) -> str:
             chat_memory = await ctx.store.get("memory", default=None)
-            scope = self.handler.scope_of(chat_memory)
-            return self.memory.context_for(query, scope=scope) or "Nothing relevant in memory."
+            scope, memory = self.handler.scope_of(chat_memory), self.memory
+            found = await memory.offloop.read(memory.context_for, query, scope=scope, default="")
+            return found or "Nothing relevant in memory."
 
         # LlamaIndex finds the workflow-context parameter by its (evaluated) annotation.
         recall_memory.__annotations__ = {"ctx": Context, "query": str, "return": str}

@@ -60,8 +60,10 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
         pairs = ((str(m.role.value), m.content or "") for m in messages or ())
         query, user_turns = last_user_text(pairs)
         session_id = block_kwargs.get("session_id")
-        turn = (self._token, session_id, user_turns, query)
-        return self.memory.turn_context(query, turn=turn, scope=self.scope_for(session_id))
+        turn, memory = (self._token, session_id, user_turns, query), self.memory
+        return await memory.offloop.read(
+            memory.turn_context, query, turn=turn, scope=self.scope_for(session_id), default=""
+        )
 
     def scope_for(self, session_id: object) -> str | None:
         """The scope this block recalls from in session ``session_id``.

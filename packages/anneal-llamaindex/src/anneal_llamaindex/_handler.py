@@ -208,20 +208,25 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
             name = instance.metadata.name or "tool"
             if name != RECALL_TOOL_NAME and err is not None:
                 error = f"{type(err).__name__}: {err}"
-                self._memory.record_tool_failure(name, error, scope=span.tags.get(_SCOPE))
+                memory = self._memory
+                memory.offloop.record(
+                    memory.record_tool_failure, name, error, scope=span.tags.get(_SCOPE)
+                )
         return span
 
     def _record_tool(self, tool: BaseTool, output: ToolOutput, scope: str | None) -> None:
         name = tool.metadata.name or output.tool_name
         if name == RECALL_TOOL_NAME:
             return
+        # Spans end on the agent's event loop: the records go to the writer thread.
+        memory = self._memory
         if output.is_error:
-            self._memory.record_tool_failure(name, output.content, scope=scope)
+            memory.offloop.record(memory.record_tool_failure, name, output.content, scope=scope)
         else:
-            self._memory.record_tool_result(name, output.content, scope=scope)
+            memory.offloop.record(memory.record_tool_result, name, output.content, scope=scope)
 
     def _record_answer(self, output: AgentOutput, scope: str | None) -> None:
-        if output.structured_response is not None:
-            self._memory.record_answer(output.structured_response, scope=scope)
-        else:
-            self._memory.record_answer(output.response.content or "", scope=scope)
+        answer = output.structured_response
+        if answer is None:
+            answer = output.response.content or ""
+        self._memory.offloop.record(self._memory.record_answer, answer, scope=scope)

@@ -209,8 +209,14 @@ class OffLoop:
             return default
 
     def close(self, timeout: float = _EXIT_DRAIN_SECONDS) -> None:
-        """Wait (bounded) for the queued records and stop the reader threads."""
-        if not self.drain(timeout):
+        """Wait (bounded) for the queued records and stop the reader threads.
+
+        Called on the writer thread itself (a close queued after the records), it only stops
+        the readers: everything submitted before it is written by then.
+        """
+        if getattr(_writer_thread, "active", False):
+            pass
+        elif not self.drain(timeout):
             logger.warning(
                 "anneal-memory: %d record(s) were still waiting for a locked store at close",
                 self.pending,
