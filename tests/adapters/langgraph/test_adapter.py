@@ -217,9 +217,9 @@ def test_memory_is_scoped_by_the_runs_user_id(memory: AgentMemory, scripted_mode
     run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
     assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("I don't know.")])
     assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
-    scopes = {e.content: e for e in memory.store.recall(scope="user_id=alice").episodes}
+    scopes = {e.content: e for e in memory.store.recall(scope="user:alice").episodes}
     assert _contract.ANSWER in scopes
-    assert memory.store.recall(scope="user_id=bob").total_matching == 1  # Bob's answer
+    assert memory.store.recall(scope="user:bob").total_matching == 1  # Bob's answer
 
 
 def test_a_run_wraps_only_when_wrap_every_episodes_wait(

@@ -7,14 +7,15 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory import AgentMemory, InvalidInputError, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import key_of, scope_for
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.constants import TAG_NOSTREAM
+from langgraph.runtime import get_runtime
 from typing_extensions import NotRequired
 
 from anneal_langgraph._convert import (
@@ -40,6 +41,8 @@ _HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
 # (so neither `stream_mode="messages"` nor `astream_events` shows its reply), and tagged
 # nostream for stream modes that look at tags.
 _WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"], callbacks=[])
+# The run keys that name a scope of the scheme (anneal_memory.scopes.scope_for).
+SCOPE_KEYS = {"user_id": "user", "thread_id": "thread", "assistant_id": "agent"}
 
 
 class AnnealState(AgentState[Any]):
@@ -77,11 +80,15 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         wrap_model: The model that compresses the session; defaults to the agent's model.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
-        scope_by: Keys of the run's ``config["configurable"]`` that scope the memory (default
-            ``user_id``): a run invoked with ``{"configurable": {"user_id": "alice"}}``
-            records into and recalls from Alice's memory only; a run without them uses
-            the ``AgentMemory``'s own scope. Pass ``("user_id", "thread_id")`` for memory
-            per conversation, or ``()`` for one memory shared by every run.
+        scope_by: The run keys that scope the memory, read from the run's context
+            (``invoke(..., context=...)``, an attribute or key) or its
+            ``config["configurable"]``: ``user_id`` (default) gives the scope ``user:<id>``,
+            ``thread_id`` ``thread:<id>``, ``assistant_id`` ``agent:<id>``, the first
+            one with a value winning (``anneal_memory.scopes.scope_for``). A run invoked
+            with ``user_id`` ``alice`` records into and recalls from ``user:alice`` only,
+            the same memory every adapter gives Alice; a run without them uses the
+            ``AgentMemory``'s own scope. ``("user_id", "thread_id")`` falls back to the
+            conversation; ``()`` shares one memory across every run.
 
     Attributes:
         memory: The ``AgentMemory`` this middleware drives.
@@ -103,6 +110,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         scope_by: Sequence[str] = ("user_id",),
     ) -> None:
         super().__init__()
+        unknown = [key for key in scope_by if key not in SCOPE_KEYS]
+        if unknown:
+            raise InvalidInputError(
+                f"scope_by takes {', '.join(SCOPE_KEYS)}, got {', '.join(map(repr, unknown))}"
+            )
         self.scope_by = tuple(scope_by)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
@@ -265,7 +277,13 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
                 configurable = get_config().get("configurable") or {}
             except RuntimeError:  # called outside a graph run
                 return None
-        return scope_from_keys((key, configurable.get(key)) for key in self.scope_by)
+            context = _run_context()
+        else:
+            context = None
+        kinds = {
+            SCOPE_KEYS[key]: key_of(context, key) or configurable.get(key) for key in self.scope_by
+        }
+        return scope_for(**kinds)
 
     def _compressor_model(self) -> BaseChatModel:
         model = self.wrap_model or self._agent_model
@@ -307,3 +325,11 @@ def _reply_text(reply: object) -> str:
     if isinstance(reply, AIMessage):
         return message_text(reply)
     return str(reply)
+
+
+def _run_context() -> object:
+    """The run's ``context`` (LangGraph's runtime context), None outside one or without it."""
+    try:
+        return get_runtime().context
+    except (RuntimeError, KeyError, AttributeError):
+        return None

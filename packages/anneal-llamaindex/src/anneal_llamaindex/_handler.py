@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from anneal_memory import AgentMemory
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory.scopes import scope_for
 from llama_index.core.agent.workflow.workflow_events import AgentOutput
 from llama_index.core.instrumentation import Dispatcher, get_dispatcher
 from llama_index.core.instrumentation.span.simple import SimpleSpan
@@ -83,8 +83,8 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
 
         A ``Memory`` holding an :class:`AnnealMemoryBlock` of this ``AgentMemory``: the scope
         that block recalls from (:meth:`AnnealMemoryBlock.scope_for` its session id). Another
-        ``Memory``: ``session_id=<its id>``; an older memory (``ChatMemoryBuffer``): its chat
-        store key unless it is the default one. None without a memory or with
+        ``Memory``: ``thread:<its id>``; an older memory (``ChatMemoryBuffer``): ``thread:`` its
+        chat store key unless it is the default one. None without a memory or with
         ``scope_by_session=False``.
         """
         if not self._by_session or chat_memory is None:
@@ -93,13 +93,11 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
             for block in chat_memory.memory_blocks:
                 if isinstance(block, AnnealMemoryBlock) and block.memory is self._memory:
                     return block.scope_for(chat_memory.session_id)
-            return scope_from_keys(
-                [("session_id", chat_memory.session_id)], base=self._memory.scope
-            )
+            return scope_for(thread=chat_memory.session_id)
         key = getattr(chat_memory, "chat_store_key", None)
         if key == DEFAULT_CHAT_STORE_KEY:
             return None
-        return scope_from_keys([("session_id", key)], base=self._memory.scope)
+        return scope_for(thread=key)
 
     def _serves(self, instance: Any) -> bool:
         """Whether a tool or workflow belongs to this handler's agents (always, without them)."""

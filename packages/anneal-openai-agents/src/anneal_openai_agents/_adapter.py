@@ -27,7 +27,7 @@ from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
 from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory.scopes import key_of, scope_for
 
 from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
 
@@ -74,13 +74,14 @@ class AnnealHooks(RunHooks[Any]):
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool_name: Name of the tool :meth:`recall_tool` builds.
-        scope_from: Memory per user or conversation: called with the run's context object
-            (``Runner.run(..., context=...)``) and returns its scope (``ctx.user_id``, a
-            session id) or None for the ``AgentMemory``'s own scope.
-        scope_by_session: Memory per ``Session``: a run started with :meth:`run`,
-            :meth:`run_sync` or :meth:`run_streamed` and a ``session=`` records into and
-            recalls from the scope ``session_id=<its id>`` (after the ``scope_from`` scope,
-            when there is one). Run hooks never see the session of a plain ``Runner.run``.
+        scope_from: Called with the run's context object (``Runner.run(..., context=...)``),
+            returns the run's scope, or None. Default: the scope ``user:<id>`` of the
+            context's ``user_id`` (attribute or key), the same memory every adapter gives
+            that user (``anneal_memory.scopes.scope_for``).
+        scope_by_session: Memory per ``Session`` for runs that name no user: a run started
+            with :meth:`run`, :meth:`run_sync` or :meth:`run_streamed` and a ``session=``
+            records into and recalls from the scope ``thread:<its id>``. Run hooks never see
+            the session of a plain ``Runner.run`` (use :class:`AnnealSession` for that).
 
     Attributes:
         memory: The ``AgentMemory`` these hooks drive.
@@ -170,8 +171,13 @@ class AnnealHooks(RunHooks[Any]):
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
 
     def _scope(self, user_context: object) -> str | None:
-        own = None if self.scope_from is None else self.scope_from(user_context)
-        return self._scope_in_run(own)
+        return self._scope_in_run(self._own_scope(user_context))
+
+    def _own_scope(self, user_context: object) -> str | None:
+        """``scope_from(context)``, or ``user:<context.user_id>`` without ``scope_from``."""
+        if self.scope_from is not None:
+            return self.scope_from(user_context)
+        return scope_for(user=key_of(user_context))
 
     def _scope_in_run(self, own: str | None) -> str | None:
         running = _RUN_SESSION.get()
@@ -180,8 +186,7 @@ class AnnealHooks(RunHooks[Any]):
         return self._in_session_scope(own, running[1])
 
     def _in_session_scope(self, own: str | None, session_id: str) -> str | None:
-        base = own if own is not None else self.memory.scope
-        return scope_from_keys([("session_id", session_id)], base=base)
+        return own if own is not None else scope_for(thread=session_id)
 
     def _session_id(self, session: Session | None) -> str | None:
         """The id scoping runs in ``session`` (None when session scoping is off)."""
@@ -341,8 +346,7 @@ class AnnealHooks(RunHooks[Any]):
 
     def _wrap_scope(self, context: object, session: Session | None) -> str | None:
         """The scope a run with ``context`` in ``session`` records in (see :meth:`awrap`)."""
-        asked = self.scope_from is not None and context is not _NO_CONTEXT
-        own = self.scope_from(context) if asked and self.scope_from else None
+        own = None if context is _NO_CONTEXT else self._own_scope(context)
         if session is None:
             return self._scope_in_run(own)
         session_id = self._session_id(session)
@@ -364,8 +368,8 @@ class AnnealHooks(RunHooks[Any]):
         """Wrap the session now with ``agent``'s model (default: the last agent that ran).
 
         The wrap covers the scope the runs with ``context`` (the ``Runner.run(context=...)``
-        object, given to ``scope_from``) in ``session`` recorded in: ``session_id=<its id>``
-        after the ``scope_from`` scope. Without ``session``, inside a :meth:`run` its session
+        object: its user, or ``scope_from``) in ``session`` recorded in: the user's scope,
+        else ``thread:<session id>``. Without ``session``, inside a :meth:`run` its session
         counts; without either argument, outside any run: the ``AgentMemory``'s own scope.
 
         Raises:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import key_of, scope_for
 from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ToolCallPart
@@ -57,9 +58,10 @@ class AnnealCapability(AbstractCapability[Any]):
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool: Also give the model a ``recall_memory`` tool to search memory itself.
-        scope_from: Memory per user or conversation: called with the run's ``RunContext``
-            and returns its scope (``lambda ctx: ctx.deps.user_id``), or None for the
-            ``AgentMemory``'s own scope.
+        scope_from: Called with the run's ``RunContext``, returns the run's scope, or None
+            for the ``AgentMemory``'s own scope. Default: the scope ``user:<id>`` of the
+            run's ``deps.user_id`` (attribute or key; ``anneal_memory.scopes.scope_for``),
+            the same memory every adapter gives that user.
         id: The capability's id within a run.
 
     Attributes:
@@ -145,7 +147,9 @@ class AnnealCapability(AbstractCapability[Any]):
         )
 
     def _scope(self, ctx: RunContext[Any]) -> str | None:
-        return None if self.scope_from is None else self.scope_from(ctx)
+        if self.scope_from is not None:
+            return self.scope_from(ctx)
+        return scope_for(user=key_of(ctx.deps))
 
     async def _recall_memory(self, ctx: RunContext[Any], query: str) -> str:  # noqa: D417 - ctx is not for the model
         """Search long-term memory for episodes relevant to a query.
@@ -211,30 +215,35 @@ class AnnealCapability(AbstractCapability[Any]):
         return compress
 
     async def awrap(
-        self, model: Model | str | None = None, *, scope: str | None = None
+        self, model: Model | str | None = None, *, scope: str | None = None, user: object = None
     ) -> WrapOutcome:
         """Wrap the session now with ``model`` (default: ``wrap_model``, else the last run's).
 
-        The wrap covers ``scope``: pass what ``scope_from`` returned for the conversation's
-        runs (``scope=deps.user_id``); default: the ``AgentMemory``'s own scope.
+        The wrap covers one scope: ``user=`` names a user (the scope ``user:<id>`` its runs
+        recorded in by default), ``scope=`` any scope (what ``scope_from`` returned); with
+        neither, the ``AgentMemory``'s own scope.
 
         Raises:
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        outcome = await self.memory.awrap(compress, affect=self.affect, scope=scope)
+        where = scope if scope is not None else scope_for(user=user)
+        outcome = await self.memory.awrap(compress, affect=self.affect, scope=where)
         self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
         return outcome
 
-    def wrap(self, model: Model | str | None = None, *, scope: str | None = None) -> WrapOutcome:
+    def wrap(
+        self, model: Model | str | None = None, *, scope: str | None = None, user: object = None
+    ) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
 
         Raises:
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        outcome = self.memory.wrap(compress, affect=self.affect, scope=scope)
+        where = scope if scope is not None else scope_for(user=user)
+        outcome = self.memory.wrap(compress, affect=self.affect, scope=where)
         self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
         return outcome
