@@ -1,5 +1,6 @@
 """anneal-memory for LangGraph agents built with ``langchain.agents.create_agent``.
 
+``AnnealStore`` is LangGraph's long-term memory slot (``BaseStore``) on anneal-memory, and
 ``AnnealMiddleware`` adds the continuity file and the episodes relevant to the latest user
 message to the system prompt, recalled once per user turn (every model call of the turn gets
 the same block), records tool results and the final answer, and wraps the session with the
@@ -19,6 +20,7 @@ if not str(getattr(_core, "__version__", "")).startswith("2."):
 
 try:
     from anneal_langgraph._adapter import AnnealMiddleware
+    from anneal_langgraph._store import AnnealStore
 except ImportError as _exc:  # pragma: no cover - depends on what is installed
     raise ImportError(
         f"anneal_langgraph could not import {_exc.name or 'a dependency'!r} ({_exc}); it needs "
@@ -27,4 +29,4 @@ except ImportError as _exc:  # pragma: no cover - depends on what is installed
 
 __version__ = "2.0.0"
 
-__all__ = ["AnnealMiddleware", "__version__"]
+__all__ = ["AnnealMiddleware", "AnnealStore", "__version__"]
