@@ -256,7 +256,7 @@ def test_a_tool_writes_and_a_later_session_reads_through_runtime_store(
         )
         question = {"messages": [{"role": "user", "content": "Where do the invoices go?"}]}
         result = later.invoke(question, context=Context(user))
-        tool_reply = [m for m in result["messages"] if m.type == "tool"][0].content
+        tool_reply = next(m for m in result["messages"] if m.type == "tool").content
         assert tool_reply == (fact if user == "alice" else "nothing")
     assert "Lisbon" in seen[0]  # recalled from user:alice into Alice's prompt
     assert "Lisbon" not in seen[2]  # Bob's first model call
