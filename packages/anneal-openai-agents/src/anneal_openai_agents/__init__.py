@@ -2,7 +2,8 @@
 
 ``AnnealHooks`` records tool results and final outputs, adds recalled memory to every model
 call through the run's model-input filter, offers a ``recall`` tool and wraps the session with
-the agent's own model.
+the agent's own model. ``AnnealSession`` is the SDK's ``Session`` slot: the conversation's
+history and its long-term memory in one store.
 """
 
 import anneal_memory as _core
@@ -23,7 +24,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from anneal_openai_agents._adapter import AnnealHooks
+from anneal_openai_agents._session import AnnealSession
 
 __version__ = "2.0.0"
 
-__all__ = ["AnnealHooks", "__version__"]
+__all__ = ["AnnealHooks", "AnnealSession", "__version__"]
