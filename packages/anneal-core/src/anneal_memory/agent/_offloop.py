@@ -17,11 +17,11 @@ up to about 20 s for a write lock another process holds) would freeze every task
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import collections
 import concurrent.futures
 import logging
+import sys
 import threading
 import time
 import weakref
@@ -48,6 +48,9 @@ _live: weakref.WeakSet[OffLoop] = weakref.WeakSet()
 
 def in_event_loop() -> bool:
     """Whether the calling thread is running an asyncio event loop right now."""
+    asyncio = sys.modules.get("asyncio")  # never imported: no loop can be running
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -170,6 +173,8 @@ class OffLoop:
 
         Returns False at once while an earlier wait is still stuck, or when the wait ran out.
         """
+        import asyncio
+
         if not self.pending:
             return True
         if not self._may_wait():
@@ -186,6 +191,8 @@ class OffLoop:
         Returns ``default`` when the records or the read take longer than ``wait`` seconds in
         all, or at once while an earlier wait is still stuck.
         """
+        import asyncio
+
         start = time.monotonic()
         if not await self.settle():
             return default

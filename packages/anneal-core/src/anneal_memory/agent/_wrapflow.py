@@ -9,7 +9,6 @@ open cancels that wrap first, so a failed model call never leaves a wrap blockin
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextlib
 import enum
@@ -45,8 +44,8 @@ __all__ = [
 ]
 
 _MIN_RETRY_ROOM = 1000
-# Wrap steps of every AgentMemory in the process; a wrap runs one step at a time.
-_STEPS = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="anneal-wrap")
+# Wrap steps of every AgentMemory in the process (made on the first async wrap).
+_STEPS: list[concurrent.futures.ThreadPoolExecutor] = []
 
 
 class WrapOutcomeStatus(str, enum.Enum):
@@ -316,7 +315,13 @@ async def _step_off_loop(
         except StopIteration as stop:  # a future cannot carry StopIteration across threads
             return _Done(stop.value)
 
-    future = _STEPS.submit(step)
+    import asyncio  # only async wraps get here: importing the package stays light
+
+    if not _STEPS:
+        _STEPS.append(
+            concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="anneal-wrap")
+        )
+    future = _STEPS[0].submit(step)
     try:
         return await asyncio.wrap_future(future)
     except asyncio.CancelledError:
@@ -336,6 +341,8 @@ class _Done:
 def _close_into(
     gen: Generator[Ask, Any, WrapOutcome], done: concurrent.futures.Future[None]
 ) -> None:
+    import asyncio
+
     with contextlib.suppress(BaseException):
         gen.throw(asyncio.CancelledError())
     with contextlib.suppress(BaseException):
