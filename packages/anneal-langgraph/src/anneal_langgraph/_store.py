@@ -151,23 +151,31 @@ class AnnealStore(BaseStore):
 
     # -- search and namespaces ---------------------------------------------------------------
 
-    def _items(self, prefix: Sequence[str], query: str | None) -> Iterator[Episode]:
-        """The store's current items under ``prefix``, best match first (newest without a query)."""
-        scope = _pinned_scope(prefix)
-        for offset in range(0, _MAX_OFFSET + 1, _PAGE):
+    def _items(
+        self, prefix: Sequence[str], query: str | None, first: int = _PAGE
+    ) -> Iterator[Episode]:
+        """The store's current items under ``prefix``, best match first (newest without a query).
+
+        Pages start at ``first`` episodes and double up to ``_PAGE``, so a search that needs a
+        few items reads a few.
+        """
+        scope, offset, size = _pinned_scope(prefix), 0, max(1, min(first, _PAGE))
+        while offset <= _MAX_OFFSET:
             page = self.store.recall(
-                query or None, source=SOURCE, limit=_PAGE, offset=offset, scope=scope
+                query or None, source=SOURCE, limit=size, offset=offset, scope=scope
             ).episodes
             for episode in page:
                 if tuple(_meta(episode).get("namespace", ()))[: len(prefix)] == tuple(prefix):
                     yield episode
-            if len(page) < _PAGE:
+            if len(page) < size:
                 return
+            offset, size = offset + size, min(size * 2, _PAGE)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         found: list[SearchItem] = []
         wanted = op.offset + op.limit
-        for rank, episode in enumerate(self._items(op.namespace_prefix, op.query)):
+        first = wanted if not op.filter else wanted * 4
+        for rank, episode in enumerate(self._items(op.namespace_prefix, op.query, first)):
             if matches_filter(_meta(episode).get("value", {}), op.filter):
                 score = 1.0 / (rank + 1) if op.query else None
                 found.append(_item(episode, score=score))

@@ -149,7 +149,7 @@ class AnnealCapability(AbstractCapability[Any]):
     def _scope(self, ctx: RunContext[Any]) -> str | None:
         if self.scope_from is not None:
             return self.scope_from(ctx)
-        return scope_for(user=key_of(ctx.deps))
+        return scope_for(user=key_of(getattr(ctx, "deps", None)))
 
     async def _recall_memory(self, ctx: RunContext[Any], query: str) -> str:  # noqa: D417 - ctx is not for the model
         """Search long-term memory for episodes relevant to a query.
