@@ -165,6 +165,7 @@ def test_concurrent_runs_in_two_sessions_record_each_in_its_own(
             await asyncio.gather(*(one(name) for name in ("alice", "bob", "carol", "dave")))
 
         asyncio.run(both())
+    assert memory.offloop.drain(60)  # the span handler's records land in the writer thread
     for name in ("alice", "bob", "carol", "dave"):
         contents = [e.content for e in memory.store.recall(scope=f"thread:{name}").episodes]
         assert sorted(contents) == sorted(
