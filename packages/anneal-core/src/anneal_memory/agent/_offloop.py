@@ -40,6 +40,7 @@ DEFAULT_WAIT = 2.0
 RETRY_PAUSE_MAX = 5.0
 """The longest pause between two tries of a record that met a locked store."""
 _FIRST_PAUSE = 0.2
+_LAST_MOMENT = 0.1
 _EXIT_DRAIN_SECONDS = 30.0
 
 _writer_thread = threading.local()
@@ -203,7 +204,8 @@ class OffLoop:
                 max_workers=2, thread_name_prefix="anneal-memory-reader"
             )
         future = self._readers.submit(fn, *args, **kwargs)
-        left = max(self.wait - (time.monotonic() - start), 0.0)
+        # What settling left of the wait (a fast read still gets a moment when it used it up).
+        left = max(self.wait - (time.monotonic() - start), min(self.wait, _LAST_MOMENT))
         try:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), left)
         except asyncio.TimeoutError:
@@ -221,15 +223,15 @@ class OffLoop:
         Called on the writer thread itself (a close queued after the records), it only stops
         the readers: everything submitted before it is written by then.
         """
-        if getattr(_writer_thread, "active", False):
-            pass
-        elif not self.drain(timeout):
+        on_writer = getattr(_writer_thread, "active", False)
+        if not on_writer and not self.drain(timeout):
             logger.warning(
                 "anneal-memory: %d record(s) were still waiting for a locked store at close",
                 self.pending,
             )
-        if self._readers is not None:
-            self._readers.shutdown(wait=False)
+        readers, self._readers = self._readers, None  # made again if the memory is used on
+        if readers is not None:
+            readers.shutdown(wait=False)
 
 
 @atexit.register
