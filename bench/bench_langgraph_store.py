@@ -86,7 +86,9 @@ def stores(folder: str) -> list[tuple[str, Callable[[], Any]]]:
         import sqlite3
 
         def sqlite_store() -> Any:
-            conn = sqlite3.connect(os.path.join(folder, "lg.db"), check_same_thread=False)
+            conn = sqlite3.connect(
+                os.path.join(folder, "lg.db"), check_same_thread=False, isolation_level=None
+            )
             store = SqliteStore(conn)
             store.setup()
             return store
