@@ -12,7 +12,7 @@ installed, the same through the LangGraph adapter's hooks with a
 no-op model/tool handler (``AnnealMiddleware.wrap_model_call`` + ``wrap_tool_call``), so
 message conversion and request overrides are counted too. Likewise, for each framework that
 is installed, its adapter's per-call hook path with no model and no event loop (the async
-hooks never await, so they are driven with ``coro.send(None)``); every call is a new turn,
+hooks run on one event loop; their records go to the writer thread); every call is a new turn,
 so it really recalls:
   openai_agents  ``AnnealHooks.filter_model_input`` + ``on_tool_end``
   pydantic_ai    ``AnnealCapability`` memory instructions + ``after_tool_execute``
@@ -33,6 +33,7 @@ Prints ONE JSON summary on stdout (progress on stderr). Seeded (--seed 42).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import inspect
 import os
 import random
@@ -178,14 +179,18 @@ def bench_langgraph(memory: AgentMemory, questions: list[str], results: list[str
 Step = Callable[[int, str, str], None]
 
 
+_LOOP: list[asyncio.AbstractEventLoop] = []
+
+
 def drive(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run a coroutine that never awaits, without an event loop."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError("the hook awaited something; it needs an event loop")
+    """Run an async hook on one event loop kept for the whole run (as a framework would).
+
+    Since #26 the async hooks keep store work off the loop: a record is handed to the memory's
+    writer thread, so what is timed here is what the loop itself spends per call.
+    """
+    if not _LOOP:
+        _LOOP.append(asyncio.new_event_loop())
+    return _LOOP[0].run_until_complete(coro)
 
 
 def time_steps(step: Step, questions: list[str], results: list[str]) -> dict:

@@ -60,5 +60,11 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 @pytest.fixture
 def memory(store: Store) -> AgentMemory:
-    """The ``AgentMemory`` every adapter's contract harness drives (on the shared store)."""
-    return AgentMemory(store, session_id=_contract.SESSION_ID)
+    """The ``AgentMemory`` every adapter's contract harness drives (on the shared store).
+
+    Its off-loop waits are long, so a loaded test machine never turns a slow write into a
+    skipped recall; the event-loop test sets the default bound itself.
+    """
+    memory = AgentMemory(store, session_id=_contract.SESSION_ID)
+    memory.offloop.wait = 60.0
+    return memory

@@ -24,19 +24,19 @@ ADAPTERS = {
     "anneal-openai-agents": "anneal_openai_agents",
     "anneal-pydantic-ai": "anneal_pydantic_ai",
 }
-CORE_PIN = "anneal-memory>=2.0.0.dev0,<3"
+CORE_PIN = "anneal-memory>=2,<3"
 
 
 def _project(path: Path) -> dict[str, object]:
     return tomllib.loads(path.read_text(encoding="utf-8"))["project"]  # type: ignore[no-any-return]
 
 
-def test_every_distribution_is_2_0_0_dev() -> None:
+def test_every_distribution_is_2_0_0_final() -> None:
     assert len(PACKAGES) == 7
     versions = {_project(p)["name"]: _project(p)["version"] for p in PACKAGES}
-    assert set(versions.values()) == {"2.0.0.dev0"}, versions
+    assert set(versions.values()) == {"2.0.0"}, versions
     for name in versions:
-        assert importlib.metadata.version(str(name)) == "2.0.0.dev0"
+        assert importlib.metadata.version(str(name)) == "2.0.0"
 
 
 def test_every_adapter_requires_a_2_x_core() -> None:
@@ -47,7 +47,7 @@ def test_every_adapter_requires_a_2_x_core() -> None:
             assert isinstance(extras, dict)
             adapters = (r for reqs in extras.values() for r in reqs if r.startswith("anneal-"))
             for requirement in adapters:
-                assert requirement.endswith(">=2.0.0.dev0,<3"), requirement
+                assert requirement.endswith(">=2,<3"), requirement
             continue
         dependencies = project["dependencies"]
         assert isinstance(dependencies, list)
@@ -73,7 +73,7 @@ def test_adapter_refuses_a_1_x_core_by_name(tmp_path: Path, module: str) -> None
     assert "needs anneal-memory 2.x" in last, done.stderr
     assert "anneal-memory 1.0.2 is installed" in last
     assert 'pip install "anneal-memory[' in last
-    assert ']>=2.0.0.dev0"' in last
+    assert last.endswith(']"'), last  # the command users type, no pre-release specifier
 
 
 def test_langgraph_import_error_names_the_missing_module(tmp_path: Path) -> None:

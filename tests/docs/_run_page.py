@@ -6,16 +6,20 @@ with ``bash -euo pipefail`` in the same folder (exported variables carry over
 to the next shell block). A block preceded by ``<!-- not run: reason -->``
 is skipped; ``<!-- run with: name = module:attr, ... -->`` binds those names first (the page
 says in its text what they stand for, e.g. the framework's fake model). Sockets are blocked:
-a connect or name lookup fails the page.
+a connect or name lookup fails the page. Once the blocks ran, every ``name.attr`` the page's
+prose puts in backticks, where ``name`` is an object its code bound, must exist on it (so a
+documented ``memory.failures`` on an object without ``failures`` fails the page).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -73,6 +77,30 @@ def main(page: Path) -> None:
             exec(compile(source, str(page), "exec"), namespace)
         else:
             _shell(block)
+    check_prose_attributes(page, namespace)
+
+
+_DOTTED = re.compile(r"`([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)")
+
+
+def _prose(page: Path) -> str:
+    """The page without its code blocks."""
+    return re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+
+
+def check_prose_attributes(page: Path, namespace: dict[str, object]) -> None:
+    """Fail on a backticked ``name.attr`` whose ``name`` the page bound but lacks ``attr``."""
+    for match in _DOTTED.finditer(_prose(page)):
+        obj = namespace.get(match.group(1))
+        if obj is None or isinstance(obj, (ModuleType, type)):
+            continue
+        for attr in match.group(2).split(".")[1:]:
+            if not hasattr(obj, attr):
+                raise SystemExit(
+                    f"{page}: the text names `{match.group(0)[1:]}`, but "
+                    f"{match.group(1)} ({type(obj).__name__}) has no attribute {attr!r}"
+                )
+            obj = getattr(obj, attr)
 
 
 if __name__ == "__main__":

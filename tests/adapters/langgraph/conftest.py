@@ -75,14 +75,28 @@ class LangGraphHarness:
         *,
         wrap: bool,
     ) -> _contract.RunResult:
+        if self.use_async:
+            return asyncio.run(self.arun(memory, prompt, steps, wrap=wrap))
         model = ScriptedChatModel(steps=list(steps))
         middleware = AnnealMiddleware(memory, wrap_on_end=wrap)
         agent = create_agent(model, tools=[_contract.lookup_fact], middleware=[middleware])
-        state = {"messages": [{"role": "user", "content": prompt}]}
-        if self.use_async:
-            asyncio.run(agent.ainvoke(state))
-        else:
-            agent.invoke(state)
+        agent.invoke({"messages": [{"role": "user", "content": prompt}]})
+        return _contract.RunResult(
+            model_inputs=[flatten(m) for m in model.received], wrap=middleware.last_wrap
+        )
+
+    async def arun(
+        self,
+        memory: AgentMemory,
+        prompt: str,
+        steps: Sequence[_contract.Step],
+        *,
+        wrap: bool,
+    ) -> _contract.RunResult:
+        model = ScriptedChatModel(steps=list(steps))
+        middleware = AnnealMiddleware(memory, wrap_on_end=wrap)
+        agent = create_agent(model, tools=[_contract.lookup_fact], middleware=[middleware])
+        await agent.ainvoke({"messages": [{"role": "user", "content": prompt}]})
         return _contract.RunResult(
             model_inputs=[flatten(m) for m in model.received], wrap=middleware.last_wrap
         )
@@ -91,6 +105,11 @@ class LangGraphHarness:
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> LangGraphHarness:
     return LangGraphHarness(use_async=request.param == "async")
+
+
+@pytest.fixture
+def async_harness() -> LangGraphHarness:
+    return LangGraphHarness(use_async=True)
 
 
 @pytest.fixture

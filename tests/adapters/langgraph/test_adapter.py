@@ -217,9 +217,9 @@ def test_memory_is_scoped_by_the_runs_user_id(memory: AgentMemory, scripted_mode
     run("alice", [_contract.call_tool, _contract.answer(_contract.ANSWER)])
     assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("I don't know.")])
     assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
-    scopes = {e.content: e for e in memory.store.recall(scope="user_id=alice").episodes}
+    scopes = {e.content: e for e in memory.store.recall(scope="user:alice").episodes}
     assert _contract.ANSWER in scopes
-    assert memory.store.recall(scope="user_id=bob").total_matching == 1  # Bob's answer
+    assert memory.store.recall(scope="user:bob").total_matching == 1  # Bob's answer
 
 
 def test_a_run_wraps_only_when_wrap_every_episodes_wait(
@@ -272,7 +272,7 @@ def test_the_wrap_reply_is_not_in_the_users_event_stream(store: Store, scripted_
 
 
 def test_memory_failures_show_in_the_runs_result(memory: AgentMemory, scripted_model: Any) -> None:
-    """A store locked by another process: the run answers, and its result says what failed."""
+    """A store locked by another process: the run answers, its result says records are queued."""
     middleware = AnnealMiddleware(memory)
     agent = create_agent(
         scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)]),
@@ -284,8 +284,10 @@ def test_memory_failures_show_in_the_runs_result(memory: AgentMemory, scripted_m
     assert result["messages"][-1].content == _contract.ANSWER
     report = result["anneal_memory"]
     assert report["wrap"] is None
-    assert report["failures"]["record"] == 2
-    assert report["failures"]["last"].startswith("StoreDatabaseError")
+    assert report["queued"] >= 1  # waiting for the lock, not lost
+    assert report["failures"]["record"] == 0
+    assert memory.offloop.drain(60)
+    assert len(memory.store.recall(limit=10).episodes) == 2
 
 
 def test_a_run_without_failures_or_wrap_adds_nothing(

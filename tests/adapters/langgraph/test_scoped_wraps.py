@@ -67,7 +67,7 @@ def test_each_users_continuity_reaches_only_that_users_next_session(
     assert "BOB-WORD" in bob_next
     assert "ALICE-WORD" not in bob_next
     assert store.load_continuity() is None  # the shared scope was never wrapped
-    assert "ALICE-WORD" in (store.load_continuity("user_id=alice") or "")
+    assert "ALICE-WORD" in (store.load_continuity("user:alice") or "")
 
 
 def test_an_explicit_wrap_outside_a_run_names_the_users_conversation(
@@ -85,4 +85,4 @@ def test_an_explicit_wrap_outside_a_run_names_the_users_conversation(
     agent.invoke(state, config={"configurable": {"user_id": "carol"}})
     assert middleware.wrap().status == "empty"  # the AgentMemory's own (shared) scope
     assert middleware.wrap(configurable={"user_id": "carol"}).status == "saved"
-    assert "CAROL-WORD" in (store.load_continuity("user_id=carol") or "")
+    assert "CAROL-WORD" in (store.load_continuity("user:carol") or "")

@@ -96,6 +96,14 @@ def scripted_llm(steps: Sequence[_contract.Step]) -> tuple[MockFunctionCallingLL
     return MockFunctionCallingLLM(response_generator=script, is_chat_model=True), script
 
 
+def records_landed(memory: AgentMemory) -> None:
+    """Wait for the records the span handler queued (they land moments after a run), unless
+    the store is locked (the writer retries) and they must wait."""
+    retries = memory.offloop.retries
+    while not memory.offloop.drain(0.2) and memory.offloop.retries == retries:
+        pass
+
+
 class LlamaIndexHarness:
     def __init__(self, *, use_async: bool) -> None:
         self.use_async = use_async
@@ -122,12 +130,36 @@ class LlamaIndexHarness:
             asyncio.run(session())
             if wrap and not self.use_async:
                 anneal.wrap(llm)
+        records_landed(memory)
+        return _contract.RunResult(model_inputs=script.received, wrap=anneal.last_wrap)
+
+    async def arun(
+        self,
+        memory: AgentMemory,
+        prompt: str,
+        steps: Sequence[_contract.Step],
+        *,
+        wrap: bool,
+    ) -> _contract.RunResult:
+        llm, script = scripted_llm(steps)
+        tool = FunctionTool.from_defaults(_contract.lookup_fact)
+        with AnnealLlamaIndex(memory) as anneal:
+            agent = FunctionAgent(tools=[tool], llm=llm, system_prompt="Answer briefly.")
+            async with chat_engine() as engine:
+                await agent.run(prompt, memory=anneal.chat_memory(async_engine=engine))
+            if wrap and await memory.offloop.settle():
+                await anneal.awrap(llm)
         return _contract.RunResult(model_inputs=script.received, wrap=anneal.last_wrap)
 
 
 @pytest.fixture(params=["sync-wrap", "async-wrap"])
 def harness(request: pytest.FixtureRequest) -> LlamaIndexHarness:
     return LlamaIndexHarness(use_async=request.param == "async-wrap")
+
+
+@pytest.fixture
+def async_harness() -> LlamaIndexHarness:
+    return LlamaIndexHarness(use_async=True)
 
 
 def run_agent(agent: Any, prompt: str, anneal: AnnealLlamaIndex, **memory_kwargs: Any) -> Any:
@@ -138,7 +170,10 @@ def run_agent(agent: Any, prompt: str, anneal: AnnealLlamaIndex, **memory_kwargs
             chat = anneal.chat_memory(async_engine=engine, **memory_kwargs)
             return await agent.run(prompt, memory=chat)
 
-    return asyncio.run(go())
+    try:
+        return asyncio.run(go())
+    finally:
+        records_landed(anneal.memory)
 
 
 @pytest.fixture(name="run_agent")

@@ -6,6 +6,7 @@ The fake model is llama-index-core's ``MockFunctionCallingLLM`` (see conftest.py
 from _contract import (  # noqa: F401 - pytest collects the shared contract tests here
     test_a_failing_wrap_model_never_fails_the_run,
     test_a_locked_store_never_fails_the_run,
+    test_a_locked_store_never_stalls_the_event_loop,
     test_an_unparseable_wrap_reply_is_refused,
     test_an_unwritable_continuity_never_fails_the_run,
     test_baton_store_downgrades,

@@ -50,7 +50,7 @@ def test_each_sessions_continuity_reaches_only_that_sessions_next_run(
     assert "BOB-WORD" in bob_next
     assert "ALICE-WORD" not in bob_next
     assert store.load_continuity() is None  # the shared scope was never wrapped
-    assert "ALICE-WORD" in (store.load_continuity("session_id=alice") or "")
+    assert "ALICE-WORD" in (store.load_continuity("thread:alice") or "")
 
 
 def test_a_wrap_given_the_runs_memory_covers_its_session(store: Store, make_llm: Any) -> None:
@@ -72,7 +72,7 @@ def test_a_wrap_given_the_runs_memory_covers_its_session(store: Store, make_llm:
         assert anneal.wrap(llm, memory=chat).status == "saved"
         with pytest.raises(InvalidInputError, match="not both"):
             anneal.wrap(llm, memory=chat, session_id="carol")
-    assert "CAROL-WORD" in (store.load_continuity("session_id=carol") or "")
+    assert "CAROL-WORD" in (store.load_continuity("thread:carol") or "")
 
 
 def test_without_scope_by_session_every_wrap_is_the_shared_scope(

@@ -41,7 +41,7 @@ def test_two_sessions_on_one_store_do_not_see_each_other(
 ) -> None:
     with AnnealLlamaIndex(memory) as anneal:
         _first_session(anneal, make_llm, run_agent, session_id="alice")
-        assert _all_in(memory, "session_id=alice")
+        assert _all_in(memory, "thread:alice")
         assert _contract.TOOL_OUTPUT not in _next_input(
             anneal, make_llm, run_agent, session_id="bob"
         )
@@ -75,7 +75,7 @@ def test_a_memory_built_by_hand_is_scoped_by_its_session_id(
         run(anneal, [_contract.call_tool, _contract.answer("ok")], _contract.FIRST_PROMPT, "u-1")
         other = run(anneal, [_contract.answer("?")], _contract.SECOND_PROMPT, "u-2")[0]
         same = run(anneal, [_contract.answer("!")], _contract.SECOND_PROMPT, "u-1")[0]
-    in_u1 = memory.store.recall(scope="session_id=u-1").episodes
+    in_u1 = memory.store.recall(scope="thread:u-1").episodes
     assert any(_contract.TOOL_OUTPUT in e.content for e in in_u1)
     assert _contract.TOOL_OUTPUT not in other
     assert _contract.TOOL_OUTPUT in same
@@ -84,7 +84,7 @@ def test_a_memory_built_by_hand_is_scoped_by_its_session_id(
 def test_the_recall_tool_searches_the_runs_session_only(
     memory: AgentMemory, make_llm: Any, run_agent: Any
 ) -> None:
-    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT, scope="session_id=a")
+    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT, scope="thread:a")
     query = {"query": "staging database port"}
     steps = [lambda _: _contract.ToolCall("recall_memory", query), _contract.answer("ok")]
     with AnnealLlamaIndex(memory) as anneal:
@@ -114,13 +114,17 @@ def test_scope_by_session_false_shares_memory_across_sessions(
         assert _contract.TOOL_OUTPUT in _next_input(anneal, make_llm, run_agent, session_id="bob")
 
 
-def test_the_session_scope_follows_the_agent_memorys_own_scope(
+def test_a_named_user_is_one_memory_across_sessions(
     memory: AgentMemory, make_llm: Any, run_agent: Any
 ) -> None:
-    scoped = AgentMemory(memory.store, scope="agent:support")
-    with AnnealLlamaIndex(scoped) as anneal:
-        _first_session(anneal, make_llm, run_agent, session_id="alice")
-    assert _all_in(memory, "agent:support,session_id=alice")
+    with AnnealLlamaIndex(memory) as anneal:
+        _first_session(anneal, make_llm, run_agent, session_id="s1", user_id="alice")
+        assert _all_in(memory, "user:alice")
+        again = _next_input(anneal, make_llm, run_agent, session_id="s2", user_id="alice")
+        assert _contract.TOOL_OUTPUT in again
+        assert _contract.TOOL_OUTPUT not in _next_input(
+            anneal, make_llm, run_agent, session_id="s1", user_id="bob"
+        )
 
 
 def test_the_scope_of_other_memories(memory: AgentMemory) -> None:
@@ -128,7 +132,7 @@ def test_the_scope_of_other_memories(memory: AgentMemory) -> None:
     assert handler.scope_of(None) is None
     assert handler.scope_of(ChatMemoryBuffer.from_defaults()) is None  # the default key
     keyed = ChatMemoryBuffer.from_defaults(chat_store_key="user-7")
-    assert handler.scope_of(keyed) == "session_id=user-7"
+    assert handler.scope_of(keyed) == "thread:user-7"
 
 
 def test_an_agent_workflow_records_in_its_session(
@@ -140,7 +144,7 @@ def test_an_agent_workflow_records_in_its_session(
         agent = FunctionAgent(name="ops", description="Ops.", tools=[tool], llm=llm)
         workflow = AgentWorkflow(agents=[agent], root_agent="ops")
         run_agent(workflow, _contract.FIRST_PROMPT, anneal, session_id="team-a")
-    assert _all_in(memory, "session_id=team-a")
+    assert _all_in(memory, "thread:team-a")
 
 
 def test_concurrent_runs_in_two_sessions_record_each_in_its_own(
@@ -161,8 +165,9 @@ def test_concurrent_runs_in_two_sessions_record_each_in_its_own(
             await asyncio.gather(*(one(name) for name in ("alice", "bob", "carol", "dave")))
 
         asyncio.run(both())
+    assert memory.offloop.drain(60)  # the span handler's records land in the writer thread
     for name in ("alice", "bob", "carol", "dave"):
-        contents = [e.content for e in memory.store.recall(scope=f"session_id={name}").episodes]
+        contents = [e.content for e in memory.store.recall(scope=f"thread:{name}").episodes]
         assert sorted(contents) == sorted(
             [f"Answer for {name}.", f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"]
         )

@@ -164,21 +164,40 @@ class OpenAIAgentsHarness:
         *,
         wrap: bool,
     ) -> _contract.RunResult:
+        if self.use_async:
+            return asyncio.run(self.arun(memory, prompt, steps, wrap=wrap))
         model = ScriptedModel(steps=list(steps))
         hooks = AnnealHooks(memory, wrap_on_end=wrap)
         agent = Agent(name="contract", model=model, tools=[function_tool(_contract.lookup_fact)])
         config = hooks.run_config(RunConfig(tracing_disabled=True))
-        if self.use_async:
-            asyncio.run(Runner.run(agent, prompt, hooks=hooks, run_config=config))
-        else:
-            with _contract.default_event_loop_closed():
-                Runner.run_sync(agent, prompt, hooks=hooks, run_config=config)
+        with _contract.default_event_loop_closed():
+            Runner.run_sync(agent, prompt, hooks=hooks, run_config=config)
+        return _contract.RunResult(model_inputs=model.received, wrap=hooks.last_wrap)
+
+    async def arun(
+        self,
+        memory: AgentMemory,
+        prompt: str,
+        steps: Sequence[_contract.Step],
+        *,
+        wrap: bool,
+    ) -> _contract.RunResult:
+        model = ScriptedModel(steps=list(steps))
+        hooks = AnnealHooks(memory, wrap_on_end=wrap)
+        agent = Agent(name="contract", model=model, tools=[function_tool(_contract.lookup_fact)])
+        config = hooks.run_config(RunConfig(tracing_disabled=True))
+        await Runner.run(agent, prompt, hooks=hooks, run_config=config)
         return _contract.RunResult(model_inputs=model.received, wrap=hooks.last_wrap)
 
 
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> OpenAIAgentsHarness:
     return OpenAIAgentsHarness(use_async=request.param == "async")
+
+
+@pytest.fixture
+def async_harness() -> OpenAIAgentsHarness:
+    return OpenAIAgentsHarness(use_async=True)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 
 
 def test_public_names() -> None:
-    assert anneal_openai_agents.__all__ == ["AnnealHooks", "__version__"]
+    assert anneal_openai_agents.__all__ == ["AnnealHooks", "AnnealSession", "__version__"]
     assert anneal_openai_agents.AnnealHooks.__doc__
 
 

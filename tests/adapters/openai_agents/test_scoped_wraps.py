@@ -45,7 +45,7 @@ def test_each_sessions_continuity_reaches_only_that_sessions_next_run(
     assert "BOB-WORD" in bob_next
     assert "ALICE-WORD" not in bob_next
     assert store.load_continuity() is None  # the shared scope was never wrapped
-    assert "BOB-WORD" in (store.load_continuity("session_id=bob") or "")
+    assert "BOB-WORD" in (store.load_continuity("thread:bob") or "")
 
 
 def test_wrap_every_counts_the_runs_own_session(store: Store, scripted_model: Any) -> None:
@@ -64,7 +64,7 @@ def test_the_scope_from_scope_is_wrapped(store: Store, scripted_model: Any) -> N
     steps = [_contract.answer(_contract.ANSWER), _contract.scoped_compress(store, "ann", {})]
     hooks = {"scope_from": lambda ctx: f"user:{ctx['user']}"}
     _session(store, scripted_model, "c", steps, hooks=hooks, context={"user": "ann"})
-    assert "ANN-WORD" in (store.load_continuity("user:ann,session_id=c") or "")
+    assert "ANN-WORD" in (store.load_continuity("user:ann") or "")
 
 
 def test_an_explicit_wrap_names_the_session_and_context(store: Store, scripted_model: Any) -> None:
@@ -79,4 +79,4 @@ def test_an_explicit_wrap_names_the_session_and_context(store: Store, scripted_m
     assert hooks.wrap().status == "empty"  # the AgentMemory's own (shared) scope
     assert hooks.wrap(session=session).status == "empty"  # no context: scope_from not asked
     assert hooks.wrap(context={"user": "carol"}, session=session).status == "saved"
-    assert "CAROL-WORD" in (store.load_continuity("carol,session_id=chat") or "")
+    assert "CAROL-WORD" in (store.load_continuity("carol") or "")

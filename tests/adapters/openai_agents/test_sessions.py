@@ -41,7 +41,7 @@ def _count(memory: AgentMemory, scope: str | None) -> int:
 def test_two_sessions_on_one_store_get_two_scopes(memory: AgentMemory, scripted_model: Any) -> None:
     hooks = AnnealHooks(memory)
     _first(hooks, scripted_model, SQLiteSession("user-1"), run_config=CONFIG)
-    assert _count(memory, "session_id=user-1") == _count(memory, None) == 2
+    assert _count(memory, "thread:user-1") == _count(memory, None) == 2
     other = _next_input(hooks, scripted_model, SQLiteSession("user-2"), run_config=CONFIG)
     assert _contract.TOOL_OUTPUT not in other
     same = _next_input(hooks, scripted_model, SQLiteSession("user-1"), run_config=CONFIG)
@@ -49,12 +49,10 @@ def test_two_sessions_on_one_store_get_two_scopes(memory: AgentMemory, scripted_
     assert "Relevant memory:" in same
 
 
-def test_the_session_comes_after_the_scope_from_scope(
-    memory: AgentMemory, scripted_model: Any
-) -> None:
-    hooks = AnnealHooks(memory, scope_from=lambda ctx: f"user:{ctx['user']}")
-    _first(hooks, scripted_model, SQLiteSession("chat-9"), context={"user": "ann"})
-    assert _count(memory, "user:ann,session_id=chat-9") == 2
+def test_a_named_user_wins_over_the_session(memory: AgentMemory, scripted_model: Any) -> None:
+    hooks = AnnealHooks(memory)  # the default: the context's user_id names the scope
+    _first(hooks, scripted_model, SQLiteSession("chat-9"), context={"user_id": "ann"})
+    assert _count(memory, "user:ann") == 2
 
 
 def test_run_sync_is_scoped_too(memory: AgentMemory, scripted_model: Any) -> None:
@@ -62,16 +60,14 @@ def test_run_sync_is_scoped_too(memory: AgentMemory, scripted_model: Any) -> Non
     model = scripted_model(steps=[_contract.call_tool, _contract.answer(_contract.ANSWER)])
     with _contract.default_event_loop_closed():
         hooks.run_sync(_agent(hooks, model), _contract.FIRST_PROMPT, session=SQLiteSession("a"))
-    assert _count(memory, "session_id=a") == 2
+    assert _count(memory, "thread:a") == 2
 
 
 def test_a_streamed_run_keeps_its_sessions_scope(memory: AgentMemory, scripted_model: Any) -> None:
     """Needs a model that streams: the SDK's own fake model (openai-agents 0.24 and newer)."""
     if importlib.util.find_spec("agents.testing") is None:
         pytest.skip("the harness's own model does not stream (openai-agents < 0.24)")
-    memory.record_tool_result(
-        "notes", "Staging moved to port 7000 last week.", scope="session_id=b"
-    )
+    memory.record_tool_result("notes", "Staging moved to port 7000 last week.", scope="thread:b")
     hooks = AnnealHooks(memory)
     model = scripted_model(steps=[_contract.call_tool, _contract.answer("Streamed.")])
 
@@ -84,13 +80,13 @@ def test_a_streamed_run_keeps_its_sessions_scope(memory: AgentMemory, scripted_m
 
     asyncio.run(streamed())
     assert "port 7000" in model.received[0]
-    assert _count(memory, "session_id=b") == 3
+    assert _count(memory, "thread:b") == 3
 
 
 def test_the_recall_tool_searches_the_sessions_scope_only(
     memory: AgentMemory, scripted_model: Any
 ) -> None:
-    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT, scope="session_id=a")
+    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT, scope="thread:a")
     hooks = AnnealHooks(memory)
     steps = [lambda _: _contract.ToolCall("recall_memory", RECALL), _contract.answer("ok")]
     received = {}
@@ -108,7 +104,7 @@ def test_the_scope_ends_with_the_run(memory: AgentMemory, scripted_model: Any) -
     _first(hooks, scripted_model, SQLiteSession("s"))
     model = scripted_model(steps=[_contract.answer("Plain run answer.")])
     asyncio.run(Runner.run(_agent(hooks, model), "Hi", hooks=hooks, run_config=hooks.run_config()))
-    assert _count(memory, "session_id=s") == 2
+    assert _count(memory, "thread:s") == 2
     assert _count(memory, "") == 1
 
 
@@ -145,6 +141,6 @@ def test_concurrent_runs_in_two_sessions_record_each_in_its_own(
 
     asyncio.run(all_of_them())
     for name in names:
-        contents = [e.content for e in memory.store.recall(scope=f"session_id={name}").episodes]
+        contents = [e.content for e in memory.store.recall(scope=f"thread:{name}").episodes]
         assert f"Answer for {name}." in contents
         assert len(contents) == 2

@@ -69,22 +69,42 @@ class PydanticAIHarness:
         *,
         wrap: bool,
     ) -> _contract.RunResult:
+        if self.use_async:
+            return asyncio.run(self.arun(memory, prompt, steps, wrap=wrap))
         function = ScriptedFunction(steps)
         capability = AnnealCapability(memory, wrap_on_end=wrap)
         agent = Agent(
             FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability]
         )
-        if self.use_async:
-            asyncio.run(agent.run(prompt))
-        else:
-            with _contract.default_event_loop_closed():
-                agent.run_sync(prompt)
+        with _contract.default_event_loop_closed():
+            agent.run_sync(prompt)
+        return _contract.RunResult(model_inputs=function.received, wrap=capability.last_wrap)
+
+    async def arun(
+        self,
+        memory: AgentMemory,
+        prompt: str,
+        steps: Sequence[_contract.Step],
+        *,
+        wrap: bool,
+    ) -> _contract.RunResult:
+        function = ScriptedFunction(steps)
+        capability = AnnealCapability(memory, wrap_on_end=wrap)
+        agent = Agent(
+            FunctionModel(function), tools=[_contract.lookup_fact], capabilities=[capability]
+        )
+        await agent.run(prompt)
         return _contract.RunResult(model_inputs=function.received, wrap=capability.last_wrap)
 
 
 @pytest.fixture(params=["sync", "async"])
 def harness(request: pytest.FixtureRequest) -> PydanticAIHarness:
     return PydanticAIHarness(use_async=request.param == "async")
+
+
+@pytest.fixture
+def async_harness() -> PydanticAIHarness:
+    return PydanticAIHarness(use_async=True)
 
 
 @pytest.fixture

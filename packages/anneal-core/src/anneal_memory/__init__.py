@@ -75,7 +75,7 @@ if TYPE_CHECKING:
         Trust,
     )
 
-__version__ = "2.0.0.dev0"
+__version__ = "2.0.0"
 
 # Public names load on first use (PEP 562), so the CLI and the MCP server start without
 # importing the wrap pipeline, the immune system or the adapters' lifecycle object.

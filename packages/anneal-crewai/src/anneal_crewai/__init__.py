@@ -9,9 +9,9 @@ import anneal_memory as _core
 
 if not str(getattr(_core, "__version__", "")).startswith("2."):
     raise ImportError(
-        "anneal_crewai needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        "anneal_crewai needs anneal-memory 2.x, but anneal-memory "
         f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
-        'from the same release: pip install "anneal-memory[crewai]>=2.0.0.dev0"'
+        'from the same release: pip install "anneal-memory[crewai]"'
     )
 
 try:
@@ -19,11 +19,11 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "anneal_crewai needs CrewAI: pip install anneal-crewai "
-        '(or pip install "anneal-memory[crewai]>=2.0.0.dev0")'
+        '(or pip install "anneal-memory[crewai]")'
     ) from exc
 
 from anneal_crewai._adapter import AnnealListener
 
-__version__ = "2.0.0.dev0"
+__version__ = "2.0.0"
 
 __all__ = ["AnnealListener", "__version__"]

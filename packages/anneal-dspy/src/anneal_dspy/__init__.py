@@ -9,22 +9,21 @@ import anneal_memory as _core
 
 if not str(getattr(_core, "__version__", "")).startswith("2."):
     raise ImportError(
-        "anneal_dspy needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        "anneal_dspy needs anneal-memory 2.x, but anneal-memory "
         f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
-        'from the same release: pip install "anneal-memory[dspy]>=2.0.0.dev0"'
+        'from the same release: pip install "anneal-memory[dspy]"'
     )
 
 try:
     import dspy as _dspy  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "anneal_dspy needs DSPy: pip install anneal-dspy "
-        '(or pip install "anneal-memory[dspy]>=2.0.0.dev0")'
+        'anneal_dspy needs DSPy: pip install anneal-dspy (or pip install "anneal-memory[dspy]")'
     ) from exc
 
 from anneal_dspy._callback import AnnealCallback
 from anneal_dspy._module import AnnealModule
 
-__version__ = "2.0.0.dev0"
+__version__ = "2.0.0"
 
 __all__ = ["AnnealCallback", "AnnealModule", "__version__"]

@@ -7,14 +7,15 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory import AgentMemory, InvalidInputError, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import key_of, scope_for
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.constants import TAG_NOSTREAM
+from langgraph.runtime import get_runtime
 from typing_extensions import NotRequired
 
 from anneal_langgraph._convert import (
@@ -40,13 +41,16 @@ _HAS_SYSTEM_MESSAGE = "system_message" in ModelRequest.__dataclass_fields__
 # (so neither `stream_mode="messages"` nor `astream_events` shows its reply), and tagged
 # nostream for stream modes that look at tags.
 _WRAP_CONFIG = RunnableConfig(tags=[TAG_NOSTREAM, "anneal-memory:wrap"], callbacks=[])
+# The run keys that name a scope of the scheme (anneal_memory.scopes.scope_for).
+SCOPE_KEYS = {"user_id": "user", "thread_id": "thread", "assistant_id": "agent"}
 
 
 class AnnealState(AgentState[Any]):
     """Agent state plus this middleware's keys.
 
     ``anneal_run`` (private) is this run's id, part of the turn key; ``anneal_memory`` is in
-    the run's result when it wrapped or something failed: the wrap outcome and the failures.
+    the run's result when it wrapped, something failed or records wait for a locked store:
+    the wrap outcome, the failures and the number of queued records.
     """
 
     anneal_run: NotRequired[Annotated[str, PrivateStateAttr]]
@@ -76,11 +80,15 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         wrap_model: The model that compresses the session; defaults to the agent's model.
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
-        scope_by: Keys of the run's ``config["configurable"]`` that scope the memory (default
-            ``user_id``): a run invoked with ``{"configurable": {"user_id": "alice"}}``
-            records into and recalls from Alice's memory only; a run without them uses
-            the ``AgentMemory``'s own scope. Pass ``("user_id", "thread_id")`` for memory
-            per conversation, or ``()`` for one memory shared by every run.
+        scope_by: The run keys that scope the memory, read from the run's context
+            (``invoke(..., context=...)``, an attribute or key) or its
+            ``config["configurable"]``: ``user_id`` (default) gives the scope ``user:<id>``,
+            ``thread_id`` ``thread:<id>``, ``assistant_id`` ``agent:<id>``, the first
+            one with a value winning (``anneal_memory.scopes.scope_for``). A run invoked
+            with ``user_id`` ``alice`` records into and recalls from ``user:alice`` only,
+            the same memory every adapter gives Alice; a run without them uses the
+            ``AgentMemory``'s own scope. ``("user_id", "thread_id")`` falls back to the
+            conversation; ``()`` shares one memory across every run.
 
     Attributes:
         memory: The ``AgentMemory`` this middleware drives.
@@ -102,6 +110,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         scope_by: Sequence[str] = ("user_id",),
     ) -> None:
         super().__init__()
+        unknown = [key for key in scope_by if key not in SCOPE_KEYS]
+        if unknown:
+            raise InvalidInputError(
+                f"scope_by takes {', '.join(SCOPE_KEYS)}, got {', '.join(map(repr, unknown))}"
+            )
         self.scope_by = tuple(scope_by)
         self.memory = AgentMemory.of(memory, session_id=session_id, policy=policy)
         self.wrap_on_end = wrap_on_end
@@ -129,13 +142,13 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
 
     # -- one memory block per user turn ------------------------------------------------
 
-    def _with_memory(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+    def _turn_args(self, request: ModelRequest[Any]) -> tuple[str, object, str | None]:
         self._agent_model = request.model
         state = request.state
         turn = (state.get("anneal_run"), *user_turn(state.get("messages") or request.messages))
-        block = self.memory.turn_context(
-            last_user_text(request.messages), turn=turn, scope=self._scope()
-        )
+        return last_user_text(request.messages), turn, self._scope()
+
+    def _with_memory(self, request: ModelRequest[Any], block: str) -> ModelRequest[Any]:
         if not block:
             return request
         system = with_memory(request.system_prompt, block)
@@ -149,15 +162,21 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
         """Add this turn's memory block (startup context and recall) to the system prompt."""
-        return handler(self._with_memory(request))
+        prompt, turn, scope = self._turn_args(request)
+        block = self.memory.turn_context(prompt, turn=turn, scope=scope)
+        return handler(self._with_memory(request, block))
 
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
-        """Async :meth:`wrap_model_call`."""
-        return await handler(self._with_memory(request))
+        """Async :meth:`wrap_model_call`: the store is read off the event loop, bounded."""
+        prompt, turn, scope = self._turn_args(request)
+        block = await self.memory.offloop.read(
+            self.memory.turn_context, prompt, turn=turn, scope=scope, default=""
+        )
+        return await handler(self._with_memory(request, block))
 
     # -- recording ---------------------------------------------------------------------
 
@@ -165,10 +184,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         if not isinstance(result, ToolMessage):
             return
         name, text, scope = request.tool_call["name"], message_text(result), self._scope()
+        memory = self.memory  # on an event loop the record goes to the writer thread
         if result.status == "error":  # the tool raised; its error text is no knowledge
-            self.memory.record_tool_failure(name, text, scope=scope)
+            memory.offloop.record(memory.record_tool_failure, name, text, scope=scope)
         else:
-            self.memory.record_tool_result(name, text, scope=scope)
+            memory.offloop.record(memory.record_tool_result, name, text, scope=scope)
 
     def wrap_tool_call(
         self,
@@ -203,17 +223,26 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     async def aafter_agent(
         self, state: AnnealState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        """Async :meth:`after_agent`."""
+        """Async :meth:`after_agent`: the store is used off the event loop, waits bounded.
+
+        While another process holds the store's write lock, the run's records wait in the
+        writer thread and nothing wraps: the run ends after at most one bounded wait.
+        """
         self._record_answer(state)
-        wrapped = self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=self._scope())
+        memory = self.memory
+        wrapped = await memory.offloop.read(
+            memory.wrap_due, self.wrap_every, scope=self._scope(), default=False
+        )
+        if self.wrap_on_end and not wrapped:
+            wrapped = await memory.offloop.settle()
         if wrapped:
             await self.awrap()
         return self._report(wrapped=wrapped)
 
     def _report(self, *, wrapped: bool) -> dict[str, Any] | None:
         """The ``anneal_memory`` state update: the wrap's outcome and the failures so far."""
-        failures = self.memory.failures
-        if not wrapped and not failures.total:
+        failures, queued = self.memory.failures, self.memory.offloop.pending
+        if not wrapped and not failures.total and not queued:
             return None
         wrap = self.last_wrap if wrapped else None
         return {
@@ -221,6 +250,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
                 "wrap": None
                 if wrap is None
                 else {"status": str(wrap.status), "message": wrap.message},
+                "queued": queued,
                 "failures": {
                     "record": failures.record,
                     "recall": failures.recall,
@@ -233,7 +263,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
     def _record_answer(self, state: AnnealState) -> None:
         answer = final_answer(state.get("messages", []))
         if answer is not None:
-            self.memory.record_answer(answer, scope=self._scope())
+            self.memory.offloop.record(self.memory.record_answer, answer, scope=self._scope())
 
     def _scope(self, configurable: Mapping[str, Any] | None = None) -> str | None:
         """The scope of ``configurable`` or of the run's config (``scope_by`` keys).
@@ -247,7 +277,13 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
                 configurable = get_config().get("configurable") or {}
             except RuntimeError:  # called outside a graph run
                 return None
-        return scope_from_keys((key, configurable.get(key)) for key in self.scope_by)
+            context = _run_context()
+        else:
+            context = None
+        kinds = {
+            SCOPE_KEYS[key]: key_of(context, key) or configurable.get(key) for key in self.scope_by
+        }
+        return scope_for(**kinds)
 
     def _compressor_model(self) -> BaseChatModel:
         model = self.wrap_model or self._agent_model
@@ -289,3 +325,11 @@ def _reply_text(reply: object) -> str:
     if isinstance(reply, AIMessage):
         return message_text(reply)
     return str(reply)
+
+
+def _run_context() -> object:
+    """The run's ``context`` (LangGraph's runtime context), None outside one or without it."""
+    try:
+        return get_runtime().context
+    except (RuntimeError, KeyError, AttributeError):
+        return None

@@ -9,9 +9,9 @@ import anneal_memory as _core
 
 if not str(getattr(_core, "__version__", "")).startswith("2."):
     raise ImportError(
-        "anneal_llamaindex needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        "anneal_llamaindex needs anneal-memory 2.x, but anneal-memory "
         f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
-        'from the same release: pip install "anneal-memory[llamaindex]>=2.0.0.dev0"'
+        'from the same release: pip install "anneal-memory[llamaindex]"'
     )
 
 try:
@@ -19,13 +19,13 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "anneal_llamaindex needs LlamaIndex: pip install anneal-llamaindex "
-        '(or pip install "anneal-memory[llamaindex]>=2.0.0.dev0")'
+        '(or pip install "anneal-memory[llamaindex]")'
     ) from exc
 
 from anneal_llamaindex._adapter import AnnealLlamaIndex
 from anneal_llamaindex._block import AnnealMemoryBlock
 from anneal_llamaindex._handler import AnnealSpanHandler
 
-__version__ = "2.0.0.dev0"
+__version__ = "2.0.0"
 
 __all__ = ["AnnealLlamaIndex", "AnnealMemoryBlock", "AnnealSpanHandler", "__version__"]

@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory import AgentMemory, InvalidInputError, RecordingPolicy, Store, WrapOutcome
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory.scopes import scope_for
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 from llama_index.core.memory import Memory
@@ -91,8 +91,8 @@ class AnnealLlamaIndex:
         tb: TracebackType | None,
     ) -> None:
         self.handler.detach()
-        if self._owns_memory:
-            self.memory.close()
+        if self._owns_memory:  # inside an event loop, closed by the writer after its records
+            self.memory.offloop.record(self.memory.close)
 
     # -- recall --------------------------------------------------------------------------
 
@@ -105,14 +105,15 @@ class AnnealLlamaIndex:
         """Return a LlamaIndex ``Memory`` with an :class:`AnnealMemoryBlock`.
 
         ``kwargs`` go to ``Memory.from_defaults`` (``session_id``, ``token_limit``,
-        ``insert_method``, more ``memory_blocks`` ...). With a ``session_id`` the runs with
-        this ``Memory`` record into and recall from that session's scope; without one
-        (LlamaIndex then makes up a random id) they use the ``AgentMemory``'s own scope,
-        shared by every such conversation.
+        ``insert_method``, more ``memory_blocks`` ...), except ``user_id``: with it the runs
+        with this ``Memory`` record into and recall from ``user:<id>``, the user's memory in
+        every framework. Else, with a ``session_id``, that session's scope
+        ``thread:<id>``; without one (LlamaIndex then makes up a random id) the
+        ``AgentMemory``'s own scope, shared by every such conversation.
         """
         by_session = self.scope_by_session and kwargs.get("session_id") is not None
         blocks = [
-            self.memory_block(scope_by_session=by_session),
+            self.memory_block(scope_by_session=by_session, user_id=kwargs.pop("user_id", None)),
             *(kwargs.pop("memory_blocks", None) or ()),
         ]
         return Memory.from_defaults(memory_blocks=blocks, **kwargs)
@@ -125,8 +126,9 @@ class AnnealLlamaIndex:
 
         async def recall_memory(ctx: Context, query: str) -> str:
             chat_memory = await ctx.store.get("memory", default=None)
-            scope = self.handler.scope_of(chat_memory)
-            return self.memory.context_for(query, scope=scope) or "Nothing relevant in memory."
+            scope, memory = self.handler.scope_of(chat_memory), self.memory
+            found = await memory.offloop.read(memory.context_for, query, scope=scope, default="")
+            return found or "Nothing relevant in memory."
 
         # LlamaIndex finds the workflow-context parameter by its (evaluated) annotation.
         recall_memory.__annotations__ = {"ctx": Context, "query": str, "return": str}
@@ -138,7 +140,9 @@ class AnnealLlamaIndex:
 
     # -- session end -------------------------------------------------------------------
 
-    def scope_of(self, memory: object = None, session_id: str | None = None) -> str | None:
+    def scope_of(
+        self, memory: object = None, session_id: str | None = None, user_id: str | None = None
+    ) -> str | None:
         """The scope the runs with ``memory`` (their ``memory=``), or in ``session_id``, use.
 
         What :meth:`wrap` covers: the scope those runs recorded in and recalled from (see
@@ -147,16 +151,19 @@ class AnnealLlamaIndex:
         Raises:
             InvalidInputError: Both ``memory`` and ``session_id`` were given.
         """
-        if memory is not None and session_id is not None:
-            raise InvalidInputError("wrap: pass memory= or session_id=, not both")
+        if memory is not None and (session_id is not None or user_id is not None):
+            raise InvalidInputError("wrap: pass memory= or session_id= / user_id=, not both")
         if memory is not None:
             return self.handler.scope_of(memory)
-        if session_id is None or not self.scope_by_session:
-            return None
-        return scope_from_keys([("session_id", session_id)], base=self.memory.scope)
+        return scope_for(user=user_id, thread=session_id if self.scope_by_session else None)
 
     async def awrap(
-        self, llm: LLM, *, memory: object = None, session_id: str | None = None
+        self,
+        llm: LLM,
+        *,
+        memory: object = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
     ) -> WrapOutcome:
         """Wrap the session now, with ``llm`` (the agent's LLM) as the compressor.
 
@@ -167,7 +174,7 @@ class AnnealLlamaIndex:
         Raises:
             InvalidInputError: Both ``memory`` and ``session_id`` were given.
         """
-        scope = self.scope_of(memory, session_id)
+        scope = self.scope_of(memory, session_id, user_id)
 
         async def compress(package: str) -> str:
             return (await llm.achat(_wrap_messages(package))).message.content or ""
@@ -175,14 +182,19 @@ class AnnealLlamaIndex:
         return self._done(await self.memory.awrap(compress, affect=self.affect, scope=scope))
 
     def wrap(
-        self, llm: LLM, *, memory: object = None, session_id: str | None = None
+        self,
+        llm: LLM,
+        *,
+        memory: object = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
     ) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
 
         Raises:
             InvalidInputError: Both ``memory`` and ``session_id`` were given.
         """
-        scope = self.scope_of(memory, session_id)
+        scope = self.scope_of(memory, session_id, user_id)
 
         def compress(package: str) -> str:
             return llm.chat(_wrap_messages(package)).message.content or ""

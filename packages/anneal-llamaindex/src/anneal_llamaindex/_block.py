@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from anneal_memory import AgentMemory
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory.scopes import scope_for
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
@@ -27,10 +27,10 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
     Recall runs once per user turn: later model calls of the same turn (after tool calls)
     get the same block, so what the turn itself just recorded is not echoed back.
 
-    Recall stays inside the ``Memory``'s session: the scope is ``session_id=<its id>``
-    (after the ``AgentMemory``'s own scope, when it has one; see :meth:`scope_for`), so two
+    Recall stays inside the user's memory (``user_id``: the scope ``user:<id>``), else the
+    ``Memory``'s session (``thread:<its id>``; see :meth:`scope_for`), so two users or
     sessions on one store do not see each other's episodes. With ``scope_by_session=False``
-    every session shares the ``AgentMemory``'s scope.
+    and no ``user_id`` every session shares the ``AgentMemory``'s scope.
 
     Args:
         memory: The ``AgentMemory`` to recall from.
@@ -38,7 +38,8 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
         priority: ``Memory`` truncation priority; 0 means the block is never truncated.
             When truncated, recalled episodes are dropped before the continuity.
         scope_by_session: Recall (and, through ``AnnealSpanHandler``, record) in the scope of
-            the ``Memory``'s session id.
+            the ``Memory``'s session id when no user is named.
+        user_id: The user this memory belongs to: recall and record in ``user:<id>``.
     """
 
     memory: AgentMemory = Field(exclude=True, description="The AgentMemory to recall from.")
@@ -53,6 +54,9 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
     scope_by_session: bool = Field(
         default=True, description="Recall and record in the scope of the Memory's session id."
     )
+    user_id: str | None = Field(
+        default=None, description="The user whose memory this is (scope user:<id>)."
+    )
     # Tells this block's turns apart from other users of the same AgentMemory.
     _token: object = PrivateAttr(default_factory=object)
 
@@ -60,19 +64,20 @@ class AnnealMemoryBlock(BaseMemoryBlock[str]):
         pairs = ((str(m.role.value), m.content or "") for m in messages or ())
         query, user_turns = last_user_text(pairs)
         session_id = block_kwargs.get("session_id")
-        turn = (self._token, session_id, user_turns, query)
-        return self.memory.turn_context(query, turn=turn, scope=self.scope_for(session_id))
+        turn, memory = (self._token, session_id, user_turns, query), self.memory
+        return await memory.offloop.read(
+            memory.turn_context, query, turn=turn, scope=self.scope_for(session_id), default=""
+        )
 
     def scope_for(self, session_id: object) -> str | None:
         """The scope this block recalls from in session ``session_id``.
 
-        None (the ``AgentMemory``'s own scope) with ``scope_by_session=False`` or without a
-        session id; else ``session_id=<id>`` after the ``AgentMemory``'s scope, hashed when
-        too long for a scope.
+        ``user:<user_id>`` when the block names a user (the same memory every adapter gives
+        that user), else ``thread:<session id>`` (hashed when too long for a scope), else
+        None: the ``AgentMemory``'s own scope (also with ``scope_by_session=False``).
         """
-        if not self.scope_by_session:
-            return None
-        return scope_from_keys([("session_id", session_id)], base=self.memory.scope)
+        thread = session_id if self.scope_by_session else None
+        return scope_for(user=self.user_id, thread=thread)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         # Recording goes through AnnealSpanHandler (tool results and final answers);

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from anneal_memory import AgentMemory
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory.scopes import scope_for
 from llama_index.core.agent.workflow.workflow_events import AgentOutput
 from llama_index.core.instrumentation import Dispatcher, get_dispatcher
 from llama_index.core.instrumentation.span.simple import SimpleSpan
@@ -83,8 +83,8 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
 
         A ``Memory`` holding an :class:`AnnealMemoryBlock` of this ``AgentMemory``: the scope
         that block recalls from (:meth:`AnnealMemoryBlock.scope_for` its session id). Another
-        ``Memory``: ``session_id=<its id>``; an older memory (``ChatMemoryBuffer``): its chat
-        store key unless it is the default one. None without a memory or with
+        ``Memory``: ``thread:<its id>``; an older memory (``ChatMemoryBuffer``): ``thread:`` its
+        chat store key unless it is the default one. None without a memory or with
         ``scope_by_session=False``.
         """
         if not self._by_session or chat_memory is None:
@@ -93,13 +93,11 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
             for block in chat_memory.memory_blocks:
                 if isinstance(block, AnnealMemoryBlock) and block.memory is self._memory:
                     return block.scope_for(chat_memory.session_id)
-            return scope_from_keys(
-                [("session_id", chat_memory.session_id)], base=self._memory.scope
-            )
+            return scope_for(thread=chat_memory.session_id)
         key = getattr(chat_memory, "chat_store_key", None)
         if key == DEFAULT_CHAT_STORE_KEY:
             return None
-        return scope_from_keys([("session_id", key)], base=self._memory.scope)
+        return scope_for(thread=key)
 
     def _serves(self, instance: Any) -> bool:
         """Whether a tool or workflow belongs to this handler's agents (always, without them)."""
@@ -208,20 +206,25 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
             name = instance.metadata.name or "tool"
             if name != RECALL_TOOL_NAME and err is not None:
                 error = f"{type(err).__name__}: {err}"
-                self._memory.record_tool_failure(name, error, scope=span.tags.get(_SCOPE))
+                memory = self._memory
+                memory.offloop.record(
+                    memory.record_tool_failure, name, error, scope=span.tags.get(_SCOPE)
+                )
         return span
 
     def _record_tool(self, tool: BaseTool, output: ToolOutput, scope: str | None) -> None:
         name = tool.metadata.name or output.tool_name
         if name == RECALL_TOOL_NAME:
             return
+        # Spans end on the agent's event loop: the records go to the writer thread.
+        memory = self._memory
         if output.is_error:
-            self._memory.record_tool_failure(name, output.content, scope=scope)
+            memory.offloop.record(memory.record_tool_failure, name, output.content, scope=scope)
         else:
-            self._memory.record_tool_result(name, output.content, scope=scope)
+            memory.offloop.record(memory.record_tool_result, name, output.content, scope=scope)
 
     def _record_answer(self, output: AgentOutput, scope: str | None) -> None:
-        if output.structured_response is not None:
-            self._memory.record_answer(output.structured_response, scope=scope)
-        else:
-            self._memory.record_answer(output.response.content or "", scope=scope)
+        answer = output.structured_response
+        if answer is None:
+            answer = output.response.content or ""
+        self._memory.offloop.record(self._memory.record_answer, answer, scope=scope)

@@ -27,7 +27,7 @@ from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
 from agents.tracing import get_current_trace
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
-from anneal_memory.scopes import scope_from_keys
+from anneal_memory.scopes import key_of, scope_for
 
 from anneal_openai_agents._convert import join_blocks, latest_user_text, tool_error
 
@@ -74,13 +74,14 @@ class AnnealHooks(RunHooks[Any]):
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool_name: Name of the tool :meth:`recall_tool` builds.
-        scope_from: Memory per user or conversation: called with the run's context object
-            (``Runner.run(..., context=...)``) and returns its scope (``ctx.user_id``, a
-            session id) or None for the ``AgentMemory``'s own scope.
-        scope_by_session: Memory per ``Session``: a run started with :meth:`run`,
-            :meth:`run_sync` or :meth:`run_streamed` and a ``session=`` records into and
-            recalls from the scope ``session_id=<its id>`` (after the ``scope_from`` scope,
-            when there is one). Run hooks never see the session of a plain ``Runner.run``.
+        scope_from: Called with the run's context object (``Runner.run(..., context=...)``),
+            returns the run's scope, or None. Default: the scope ``user:<id>`` of the
+            context's ``user_id`` (attribute or key), the same memory every adapter gives
+            that user (``anneal_memory.scopes.scope_for``).
+        scope_by_session: Memory per ``Session`` for runs that name no user: a run started
+            with :meth:`run`, :meth:`run_sync` or :meth:`run_streamed` and a ``session=``
+            records into and recalls from the scope ``thread:<its id>``. Run hooks never see
+            the session of a plain ``Runner.run`` (use :class:`AnnealSession` for that).
 
     Attributes:
         memory: The ``AgentMemory`` these hooks drive.
@@ -133,7 +134,7 @@ class AnnealHooks(RunHooks[Any]):
                 updated = user_filter(data)
                 model_data = await updated if inspect.isawaitable(updated) else updated
                 data = dataclasses.replace(data, model_data=model_data)
-            return self.filter_model_input(data)
+            return await self.afilter_model_input(data)
 
         call_model_input_filter.anneal_hooks = self  # type: ignore[attr-defined]
         self._config = dataclasses.replace(base, call_model_input_filter=call_model_input_filter)
@@ -145,18 +146,38 @@ class AnnealHooks(RunHooks[Any]):
         Recall runs once per user message: later calls of the same turn (after tool calls)
         get the same block, so what the run just recorded is not echoed back to the model.
         """
+        prompt, turn, scope = self._turn_args(data)
+        block = self.memory.turn_context(prompt, turn=turn, scope=scope)
+        return self._with_block(data, block)
+
+    async def afilter_model_input(self, data: CallModelData[Any]) -> ModelInputData:
+        """:meth:`filter_model_input` with the store read off the event loop (bounded wait)."""
+        prompt, turn, scope = self._turn_args(data)
+        memory = self.memory
+        block = await memory.offloop.read(
+            memory.turn_context, prompt, turn=turn, scope=scope, default=""
+        )
+        return self._with_block(data, block)
+
+    def _turn_args(self, data: CallModelData[Any]) -> tuple[str, object, str | None]:
         self._agent = data.agent
         items = data.model_data.input
         prompt = latest_user_text(items)
-        block = self.memory.turn_context(
-            prompt, turn=(self._run_key(items), prompt), scope=self._scope(data.context)
-        )
+        return prompt, (self._run_key(items), prompt), self._scope(data.context)
+
+    @staticmethod
+    def _with_block(data: CallModelData[Any], block: str) -> ModelInputData:
         instructions = join_blocks(data.model_data.instructions, block)
         return ModelInputData(input=data.model_data.input, instructions=instructions or None)
 
     def _scope(self, user_context: object) -> str | None:
-        own = None if self.scope_from is None else self.scope_from(user_context)
-        return self._scope_in_run(own)
+        return self._scope_in_run(self._own_scope(user_context))
+
+    def _own_scope(self, user_context: object) -> str | None:
+        """``scope_from(context)``, or ``user:<context.user_id>`` without ``scope_from``."""
+        if self.scope_from is not None:
+            return self.scope_from(user_context)
+        return scope_for(user=key_of(user_context))
 
     def _scope_in_run(self, own: str | None) -> str | None:
         running = _RUN_SESSION.get()
@@ -165,8 +186,7 @@ class AnnealHooks(RunHooks[Any]):
         return self._in_session_scope(own, running[1])
 
     def _in_session_scope(self, own: str | None, session_id: str) -> str | None:
-        base = own if own is not None else self.memory.scope
-        return scope_from_keys([("session_id", session_id)], base=base)
+        return own if own is not None else scope_for(thread=session_id)
 
     def _session_id(self, session: Session | None) -> str | None:
         """The id scoping runs in ``session`` (None when session scoping is off)."""
@@ -278,23 +298,30 @@ class AnnealHooks(RunHooks[Any]):
         """
         if tool.name == self.recall_tool_name:
             return
-        error, scope = tool_error(result), self._scope(context.context)
+        error, scope, memory = tool_error(result), self._scope(context.context), self.memory
         if error is not None:
-            self.memory.record_tool_failure(tool.name, error, scope=scope)
+            memory.offloop.record(memory.record_tool_failure, tool.name, error, scope=scope)
         else:
-            self.memory.record_tool_result(tool.name, result, scope=scope)
+            memory.offloop.record(memory.record_tool_result, tool.name, result, scope=scope)
 
     # -- session end -------------------------------------------------------------------
 
     async def on_agent_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], output: Any
     ) -> None:
-        """Record the final output, then wrap the session when ``wrap_on_end`` is set."""
-        self._agent = agent
-        self.memory.record_answer(output, scope=self._scope(context.context))
-        self._turn = object()
+        """Record the final output, then wrap the session when ``wrap_on_end`` is set.
+
+        The store is used off the event loop: while another process holds its write lock, the
+        records wait in the writer thread and nothing wraps (one bounded wait at most).
+        """
+        self._agent, memory = agent, self.memory
         scope = self._scope(context.context)
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=scope):
+        memory.offloop.record(memory.record_answer, output, scope=scope)
+        self._turn = object()
+        due = await memory.offloop.read(
+            memory.wrap_due, self.wrap_every, scope=scope, default=False
+        )
+        if due or (self.wrap_on_end and await memory.offloop.settle()):
             await self._awrap_scope(agent, scope)
 
     def _compressor(self, agent: Agent[Any] | None) -> Callable[[str], Awaitable[str]]:
@@ -319,8 +346,7 @@ class AnnealHooks(RunHooks[Any]):
 
     def _wrap_scope(self, context: object, session: Session | None) -> str | None:
         """The scope a run with ``context`` in ``session`` records in (see :meth:`awrap`)."""
-        asked = self.scope_from is not None and context is not _NO_CONTEXT
-        own = self.scope_from(context) if asked and self.scope_from else None
+        own = None if context is _NO_CONTEXT else self._own_scope(context)
         if session is None:
             return self._scope_in_run(own)
         session_id = self._session_id(session)
@@ -342,8 +368,8 @@ class AnnealHooks(RunHooks[Any]):
         """Wrap the session now with ``agent``'s model (default: the last agent that ran).
 
         The wrap covers the scope the runs with ``context`` (the ``Runner.run(context=...)``
-        object, given to ``scope_from``) in ``session`` recorded in: ``session_id=<its id>``
-        after the ``scope_from`` scope. Without ``session``, inside a :meth:`run` its session
+        object: its user, or ``scope_from``) in ``session`` recorded in: the user's scope,
+        else ``thread:<session id>``. Without ``session``, inside a :meth:`run` its session
         counts; without either argument, outside any run: the ``AgentMemory``'s own scope.
 
         Raises:

@@ -8,9 +8,9 @@ import anneal_memory as _core
 
 if not str(getattr(_core, "__version__", "")).startswith("2."):
     raise ImportError(
-        "anneal_pydantic_ai needs anneal-memory 2.x (2.0.0.dev0 or newer), but anneal-memory "
+        "anneal_pydantic_ai needs anneal-memory 2.x, but anneal-memory "
         f"{getattr(_core, '__version__', 'of unknown version')} is installed; install both "
-        'from the same release: pip install "anneal-memory[pydantic-ai]>=2.0.0.dev0"'
+        'from the same release: pip install "anneal-memory[pydantic-ai]"'
     )
 
 try:
@@ -18,11 +18,11 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "anneal_pydantic_ai needs Pydantic AI: pip install anneal-pydantic-ai "
-        '(or pip install "anneal-memory[pydantic-ai]>=2.0.0.dev0")'
+        '(or pip install "anneal-memory[pydantic-ai]")'
     ) from exc
 
 from anneal_pydantic_ai._adapter import AnnealCapability
 
-__version__ = "2.0.0.dev0"
+__version__ = "2.0.0"
 
 __all__ = ["AnnealCapability", "__version__"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory import AgentMemory, RecordingPolicy, Store, WrapOutcome
+from anneal_memory.scopes import key_of, scope_for
 from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ToolCallPart
@@ -57,9 +58,10 @@ class AnnealCapability(AbstractCapability[Any]):
         affect: Optional affect self-report passed to the save (see ``AgentMemory.wrap``).
         policy: Recording policy when ``memory`` is not an ``AgentMemory``.
         recall_tool: Also give the model a ``recall_memory`` tool to search memory itself.
-        scope_from: Memory per user or conversation: called with the run's ``RunContext``
-            and returns its scope (``lambda ctx: ctx.deps.user_id``), or None for the
-            ``AgentMemory``'s own scope.
+        scope_from: Called with the run's ``RunContext``, returns the run's scope, or None
+            for the ``AgentMemory``'s own scope. Default: the scope ``user:<id>`` of the
+            run's ``deps.user_id`` (attribute or key; ``anneal_memory.scopes.scope_for``),
+            the same memory every adapter gives that user.
         id: The capability's id within a run.
 
     Attributes:
@@ -138,11 +140,16 @@ class AnnealCapability(AbstractCapability[Any]):
         # stream left unclosed keeps that thread (and the process at exit) alive.
         # Recall once per run and prompt: later requests of the run (after tool calls) get
         # the same block, so what the run itself just recorded is not echoed back.
-        query = prompt_text(ctx.prompt)
-        return self.memory.turn_context(query, turn=(self._turn, query), scope=self._scope(ctx))
+        query, memory = prompt_text(ctx.prompt), self.memory
+        turn, scope = (self._turn, query), self._scope(ctx)
+        return await memory.offloop.read(
+            memory.turn_context, query, turn=turn, scope=scope, default=""
+        )
 
     def _scope(self, ctx: RunContext[Any]) -> str | None:
-        return None if self.scope_from is None else self.scope_from(ctx)
+        if self.scope_from is not None:
+            return self.scope_from(ctx)
+        return scope_for(user=key_of(getattr(ctx, "deps", None)))
 
     async def _recall_memory(self, ctx: RunContext[Any], query: str) -> str:  # noqa: D417 - ctx is not for the model
         """Search long-term memory for episodes relevant to a query.
@@ -150,7 +157,10 @@ class AnnealCapability(AbstractCapability[Any]):
         Args:
             query: What to look for, in a few words.
         """
-        found = self.memory.context_for(query, scope=self._scope(ctx))
+        memory = self.memory
+        found = await memory.offloop.read(
+            memory.context_for, query, scope=self._scope(ctx), default=""
+        )
         return found or "Nothing relevant in memory."
 
     # -- recording ---------------------------------------------------------------------
@@ -166,7 +176,10 @@ class AnnealCapability(AbstractCapability[Any]):
     ) -> Any:
         """Record a tool result (what the recall tool returns is not new knowledge)."""
         if call.tool_name != RECALL_TOOL_NAME:
-            self.memory.record_tool_result(call.tool_name, result, scope=self._scope(ctx))
+            memory = self.memory  # the record goes to the writer thread, off the event loop
+            memory.offloop.record(
+                memory.record_tool_result, call.tool_name, result, scope=self._scope(ctx)
+            )
         return result
 
     # -- session end -------------------------------------------------------------------
@@ -174,13 +187,19 @@ class AnnealCapability(AbstractCapability[Any]):
     async def after_run(
         self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
     ) -> AgentRunResult[Any]:
-        """Record the run's output, then wrap the session when ``wrap_on_end`` is set."""
+        """Record the run's output, then wrap the session when ``wrap_on_end`` is set.
+
+        The store is used off the event loop: while another process holds its write lock, the
+        records wait in the writer thread and nothing wraps (one bounded wait at most).
+        """
         self._run_model = self._root._run_model = ctx.model
-        output = result.output
-        self.memory.record_answer(output, scope=self._scope(ctx))
+        memory, scope = self.memory, self._scope(ctx)
+        memory.offloop.record(memory.record_answer, result.output, scope=scope)
         self._turn = object()
-        scope = self._scope(ctx)
-        if self.wrap_on_end or self.memory.wrap_due(self.wrap_every, scope=scope):
+        due = await memory.offloop.read(
+            memory.wrap_due, self.wrap_every, scope=scope, default=False
+        )
+        if due or (self.wrap_on_end and await memory.offloop.settle()):
             await self.awrap(scope=scope)
         return result
 
@@ -196,30 +215,35 @@ class AnnealCapability(AbstractCapability[Any]):
         return compress
 
     async def awrap(
-        self, model: Model | str | None = None, *, scope: str | None = None
+        self, model: Model | str | None = None, *, scope: str | None = None, user: object = None
     ) -> WrapOutcome:
         """Wrap the session now with ``model`` (default: ``wrap_model``, else the last run's).
 
-        The wrap covers ``scope``: pass what ``scope_from`` returned for the conversation's
-        runs (``scope=deps.user_id``); default: the ``AgentMemory``'s own scope.
+        The wrap covers one scope: ``user=`` names a user (the scope ``user:<id>`` its runs
+        recorded in by default), ``scope=`` any scope (what ``scope_from`` returned); with
+        neither, the ``AgentMemory``'s own scope.
 
         Raises:
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        outcome = await self.memory.awrap(compress, affect=self.affect, scope=scope)
+        where = scope if scope is not None else scope_for(user=user)
+        outcome = await self.memory.awrap(compress, affect=self.affect, scope=where)
         self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
         return outcome
 
-    def wrap(self, model: Model | str | None = None, *, scope: str | None = None) -> WrapOutcome:
+    def wrap(
+        self, model: Model | str | None = None, *, scope: str | None = None, user: object = None
+    ) -> WrapOutcome:
         """Synchronous :meth:`awrap`, for code outside an event loop.
 
         Raises:
             RuntimeError: No run has happened yet and no model was given.
         """
         compress = self._compressor(model)
-        outcome = self.memory.wrap(compress, affect=self.affect, scope=scope)
+        where = scope if scope is not None else scope_for(user=user)
+        outcome = self.memory.wrap(compress, affect=self.affect, scope=where)
         self.last_wrap = self._root.last_wrap = outcome
         self._turn = object()
         return outcome

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         WrapOutcome,
         WrapOutcomeStatus,
     )
+    from anneal_memory.agent._offloop import OffLoop
     from anneal_memory.agent._types import AffectSource, Compressor
 
 _EXPORTS: dict[str, str] = {
@@ -28,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "Compressor": "anneal_memory.agent._types",
     "FailureCounts": "anneal_memory.agent._memory",
     "MemoryFailure": "anneal_memory.agent._memory",
+    "OffLoop": "anneal_memory.agent._offloop",
     "RecordingPolicy": "anneal_memory.agent._memory",
     "WrapOutcome": "anneal_memory.agent._memory",
     "WrapOutcomeStatus": "anneal_memory.agent._memory",
@@ -39,6 +41,7 @@ __all__ = [
     "Compressor",
     "FailureCounts",
     "MemoryFailure",
+    "OffLoop",
     "RecordingPolicy",
     "WrapOutcome",
     "WrapOutcomeStatus",

@@ -10,6 +10,7 @@ one :class:`RecordingPolicy` shared by every adapter.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -20,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
 from anneal_memory.agent._blocks import context_block, startup_block
-from anneal_memory.agent._failures import FailureCounts, FailureKind, FailurePolicy, MemoryFailure
+from anneal_memory.agent._failures import (
+    FailureCounts,
+    FailureKind,
+    FailurePolicy,
+    MemoryFailure,
+    logger,
+)
+from anneal_memory.agent._offloop import OffLoop, holds_for_retry
 from anneal_memory.agent._recording import (
     RecordingPolicy,
     has_content_words,
@@ -37,7 +45,7 @@ from anneal_memory.agent._wrapflow import (
     run_sync,
     wrap_steps,
 )
-from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
+from anneal_memory.errors import BackendNotSupportedError, InvalidInputError, StoreDatabaseError
 from anneal_memory.store import DEFAULT_PROJECT_NAME, Store, location_of
 from anneal_memory.types import Episode, EpisodeType, Trust
 
@@ -123,6 +131,7 @@ class AgentMemory:
         self._turns: OrderedDict[tuple[str, object], str] = OrderedDict()
         self._turn_lock = threading.Lock()
         self._failures = FailurePolicy(strict=strict)
+        self._offloop = OffLoop()
         self.scope = scope
 
     @classmethod
@@ -153,12 +162,25 @@ class AgentMemory:
         return self._failures.strict
 
     @property
+    def offloop(self) -> OffLoop:
+        """The writer thread and bounded reads that keep store work off an event loop.
+
+        Async adapters record with ``offloop.record(memory.record_answer, ...)`` and read with
+        ``await offloop.read(memory.turn_context, ..., default="")``; see ``agent/_offloop.py``.
+        """
+        return self._offloop
+
+    @property
     def failures(self) -> FailureCounts:
         """How many records, recalls and wraps failed so far, and the last failure."""
         return self._failures.counts
 
     def close(self) -> None:
-        """Close the store if this object opened it. Safe to call twice."""
+        """Wait (bounded) for queued records, then close the store if this object opened it.
+
+        Safe to call twice.
+        """
+        self._offloop.close()
         if self._owns_store:
             self._store.close()
 
@@ -206,7 +228,9 @@ class AgentMemory:
         Blank text and text this session already recorded with the same type are skipped;
         text over ``policy.max_chars`` is cut with a marker saying how much was cut.
 
-        A store failure returns None (logged and counted, see ``strict``).
+        A store failure returns None (logged and counted, see ``strict``); a store locked by
+        another process returns None too, and the record is queued on :attr:`offloop`, whose
+        writer thread retries it until it is written.
 
         Raises:
             InvalidEpisodeError: The type, source or metadata is invalid.
@@ -223,15 +247,28 @@ class AgentMemory:
         with self._seen_lock:
             if self.policy.skip_duplicates and key in self._seen:
                 return None
+            write = functools.partial(
+                self._store.record,
+                content,
+                kind,
+                source=source,
+                metadata=metadata,
+                trust=trust,
+                scope=where,
+            )
             try:
-                episode = self._store.record(
-                    content, kind, source=source, metadata=metadata, trust=trust, scope=where
-                )
+                episode = write()
             except InvalidInputError:
                 raise
             except Exception as exc:
-                self._failures.absorb(FailureKind.RECORD, "record", exc)
-                return None
+                if holds_for_retry(exc):  # the writer thread tries it again
+                    raise
+                if not (isinstance(exc, StoreDatabaseError) and exc.retryable) or self.strict:
+                    self._failures.absorb(FailureKind.RECORD, "record", exc)
+                    return None
+                self._offloop.submit(write)  # locked by another process: retried, not dropped
+                logger.warning("anneal-memory: the store is locked; the record is queued")
+                episode = None
             self._seen.add(key)
         return episode
 
@@ -409,6 +446,7 @@ class AgentMemory:
             InvalidInputError: ``compress`` returned something other than text, or an async
                 callable was used from inside a running event loop.
         """
+        self._offloop.drain(self._offloop.wait)
         try:
             return run_sync(self._steps(affect, scope), compress, affect)
         except Exception as exc:
@@ -417,7 +455,12 @@ class AgentMemory:
     async def awrap(
         self, compress: Compressor, *, affect: AffectSource = None, scope: str | None = None
     ) -> WrapOutcome:
-        """Async :meth:`wrap`: ``compress`` and ``affect`` may be sync or async."""
+        """Async :meth:`wrap`: ``compress`` and ``affect`` may be sync or async.
+
+        Its store steps run in a worker thread, never on the event loop; records queued by
+        ``offloop`` are given ``offloop.wait`` seconds to land first.
+        """
+        await self._offloop.settle()
         try:
             return await run_async(self._steps(affect, scope), compress, affect)
         except Exception as exc:

@@ -9,6 +9,7 @@ open cancels that wrap first, so a failed model call never leaves a wrap blockin
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import enum
 import inspect
@@ -43,6 +44,8 @@ __all__ = [
 ]
 
 _MIN_RETRY_ROOM = 1000
+# Wrap steps of every AgentMemory in the process (made on the first async wrap).
+_STEPS: list[concurrent.futures.ThreadPoolExecutor] = []
 
 
 class WrapOutcomeStatus(str, enum.Enum):
@@ -281,14 +284,17 @@ def run_sync(
 async def run_async(
     gen: Generator[Ask, Any, WrapOutcome], compress: Compressor, affect: AffectSource
 ) -> WrapOutcome:
-    """Drive ``wrap_steps`` with sync or async callables, awaiting what they return."""
+    """Drive ``wrap_steps`` with sync or async callables, awaiting what they return.
+
+    The generator's steps (the store's prepare, save and cancel) run in a worker thread, so
+    the event loop never waits on the store.
+    """
     reply: object = None
     error: BaseException | None = None
     while True:
-        try:
-            ask = gen.throw(error) if error is not None else gen.send(reply)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+        ask = await _step_off_loop(gen, reply, error)
+        if isinstance(ask, _Done):
+            return ask.outcome
         error = None
         try:
             reply = _handler(ask, compress, affect)(ask.text)
@@ -296,3 +302,49 @@ async def run_async(
                 reply = await reply
         except BaseException as exc:  # even a task cancellation must close the open wrap
             error = exc
+
+
+async def _step_off_loop(
+    gen: Generator[Ask, Any, WrapOutcome], reply: object, error: BaseException | None
+) -> Ask | _Done:
+    """One step of ``gen`` in a worker thread; a cancelled caller still closes the open wrap."""
+
+    def step() -> Ask | _Done:
+        try:
+            return gen.throw(error) if error is not None else gen.send(reply)
+        except StopIteration as stop:  # a future cannot carry StopIteration across threads
+            return _Done(stop.value)
+
+    import asyncio  # only async wraps get here: importing the package stays light
+
+    if not _STEPS:
+        _STEPS.append(
+            concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="anneal-wrap")
+        )
+    future = _STEPS[0].submit(step)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        # The step finishes in its thread; then the open wrap is cancelled before this
+        # cancellation goes on, so a wrap started next never finds it still open.
+        closing = concurrent.futures.Future[None]()
+        future.add_done_callback(lambda _: _close_into(gen, closing))
+        await asyncio.shield(asyncio.wrap_future(closing))
+        raise
+
+
+@dataclass(frozen=True)
+class _Done:
+    outcome: WrapOutcome
+
+
+def _close_into(
+    gen: Generator[Ask, Any, WrapOutcome], done: concurrent.futures.Future[None]
+) -> None:
+    import asyncio
+
+    with contextlib.suppress(BaseException):
+        gen.throw(asyncio.CancelledError())
+    with contextlib.suppress(BaseException):
+        gen.close()
+    done.set_result(None)

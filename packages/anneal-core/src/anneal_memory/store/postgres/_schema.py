@@ -236,11 +236,23 @@ _LIBRARY_TABLES_V2: Sequence[str] = (
     "DROP TABLE baton",
 )
 
+# Conversation items of framework sessions (anneal_memory.sessions), bounded per session.
+SESSION_ITEMS_V5 = (
+    f"""CREATE TABLE session_items (
+        session_id {_T} NOT NULL,
+        position bigint NOT NULL,
+        item text NOT NULL,
+        created_at {_T} NOT NULL,
+        PRIMARY KEY (session_id, position)
+    )""",
+)
+
 PG_MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_AUDIT_V1,
     _LIBRARY_TABLES_V2,
     SUPERSESSION_CLEANUP_V3,
     SCOPED_WRAPS_V4,
+    SESSION_ITEMS_V5,
 )
 """The PostgreSQL schema as numbered steps (append new ones; never edit a released one)."""
 PG_SCHEMA_VERSION = len(PG_MIGRATIONS)

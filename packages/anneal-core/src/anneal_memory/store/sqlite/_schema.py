@@ -401,6 +401,19 @@ _SCOPED_WRAPS: Sequence[str] = (
     "CREATE INDEX pattern_history_identity ON pattern_history(scope, identity, wrap_id)",
 )
 
+# Conversation items of framework sessions (anneal_memory.sessions), bounded per session.
+_SESSION_ITEMS = (
+    """
+    CREATE TABLE session_items (
+        session_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, position)
+    ) WITHOUT ROWID
+    """,
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
@@ -411,6 +424,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _AUDIT_OUTBOX,
     _EPISODE_SCOPES,
     _SCOPED_WRAPS,
+    _SESSION_ITEMS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
