@@ -8,6 +8,7 @@ stdlib-only contract test names it as the one allowed exception.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,8 +62,14 @@ def loopback_origins(port: int) -> frozenset[str]:
     return frozenset(f"http://{h}:{port}" for h in hosts)
 
 
-def serve_http(app: McpHttpApp, host: str, port: int, *, log_level: str = "warning") -> None:
-    """Serve ``app`` on ``host:port`` until interrupted.
+def serve_http(
+    app: McpHttpApp | Callable[..., Awaitable[None]],
+    host: str,
+    port: int,
+    *,
+    log_level: str = "warning",
+) -> None:
+    """Serve ``app`` (the MCP app, or an ASGI app in front of it) on ``host:port``.
 
     Raises:
         ModuleNotFoundError: uvicorn is not installed (the message says what to install).

@@ -8,9 +8,10 @@ both backends run.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from anneal_memory.store._params import SQLITE_INT_MAX
+from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.types import SupersessionLink
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Tombstone",
     "episode_place",
     "links_touching",
+    "scopes_of",
     "slot_members",
     "tombstone",
 ]
@@ -85,3 +87,16 @@ def slot_members(conn: sqlite3.Connection, key: str, *, limit: int) -> tuple[lis
     ).fetchall()
     total = conn.execute("SELECT count(*) FROM episodes WHERE state_key = ?", (key,)).fetchone()
     return [str(r[0]) for r in ids], int(total[0]) if total else 0
+
+
+def scopes_of(conn: sqlite3.Connection, episode_ids: Sequence[str]) -> dict[str, str]:
+    """Id -> scope of the live episodes among ``episode_ids`` (at most a page of them)."""
+    wanted = sorted(set(episode_ids))
+    found: dict[str, str] = {}
+    for chunk, marks in in_chunks(wanted, 500):
+        rows = conn.execute(
+            f"SELECT id, scope FROM episodes WHERE id IN ({marks})",  # noqa: S608
+            tuple(chunk),
+        )
+        found.update((str(ident), str(scope)) for ident, scope in rows)
+    return found

@@ -19,6 +19,7 @@ __all__ = [
     "PatternRow",
     "PatternStepRow",
     "count_patterns",
+    "episode_scopes",
     "open_wraps",
     "pattern_row",
     "pattern_steps",
@@ -200,3 +201,15 @@ def open_wraps(conn: sqlite3.Connection, *, limit: int) -> list[OpenWrap]:
         )
         for r in rows
     ]
+
+
+def episode_scopes(conn: sqlite3.Connection, *, limit: int) -> list[str]:
+    """The first ``limit`` distinct scopes of the stored episodes, in order ("" first)."""
+    from anneal_memory.store.wraps._rows import _SCOPES
+
+    found = []
+    for (scope,) in conn.execute(_SCOPES):
+        found.append(str(scope))
+        if len(found) >= limit:
+            break
+    return found
