@@ -1,5 +1,5 @@
 /* DOM helpers: every text goes in with textContent, every attribute through an allowlist.
-   No function of the page ever assigns innerHTML or builds markup from strings. */
+   No function of the page parses a string as HTML or builds markup from strings. */
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
