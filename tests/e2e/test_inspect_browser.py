@@ -160,8 +160,8 @@ class Page:
     def view(self, hash_route: str, shot: str) -> Any:
         self.page.evaluate("document.body.removeAttribute('data-ready')")
         self.page.evaluate(
-            "h => { if (location.hash === h) window.dispatchEvent(new HashChangeEvent('hashchange'));"
-            " else location.hash = h; }",
+            "h => { if (location.hash === h)"
+            " window.dispatchEvent(new HashChangeEvent('hashchange')); else location.hash = h; }",
             hash_route,
         )
         name = hash_route[2:].split("?", 1)[0]
