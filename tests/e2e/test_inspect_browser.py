@@ -131,8 +131,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Playwright is a dev dependency; an isolated run without it (other Pythons) skips.
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     path = _browser_path()
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as driver:
         launched = driver.chromium.launch(executable_path=path, args=ARGS)
