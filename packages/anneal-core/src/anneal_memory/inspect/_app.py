@@ -21,10 +21,11 @@ import asyncio
 import json
 import sys
 import urllib.parse
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from anneal_memory._asgi import Receive, Scope, Send, headers_of, lifespan
 from anneal_memory.errors import AnnealMemoryError, InvalidInputError, StoreDatabaseError
 from anneal_memory.inspect import _episodes, _memory, _overview
 from anneal_memory.inspect._params import Params
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CSP", "ENDPOINTS", "InspectSettings", "InspectorApp", "StoreAccess"]
 
-Scope = Mapping[str, Any]
-Receive = Callable[[], Awaitable[Mapping[str, Any]]]
-Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 Endpoint = Callable[["Store", Params], dict[str, Any]]
 
 CSP = (
@@ -106,13 +104,6 @@ class _RefusedError(Exception):
 _Reply = tuple[int, bytes, list[tuple[bytes, bytes]]]
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for raw_name, raw_value in scope.get("headers", ()):
-        found[raw_name.decode("latin-1").lower()] = raw_value.decode("latin-1")
-    return found
-
-
 def _json(status: int, data: Any) -> _Reply:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return status, body, [(b"content-type", b"application/json; charset=utf-8")]
@@ -152,7 +143,7 @@ class InspectorApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection scope."""
         if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
+            await lifespan(receive, send, self.close)
             return
         if scope["type"] != "http":
             return
@@ -164,20 +155,10 @@ class InspectorApp:
             body = b""
         await _respond(send, status, body, extra)
 
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                self.close()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
     def _check(self, scope: Scope) -> tuple[str, dict[str, str]]:
         if scope.get("method") not in {"GET", "HEAD"}:
             raise _RefusedError(405, "Method not allowed: the inspector only reads")
-        headers = _headers(scope)
+        headers = headers_of(scope)
         hosts = self._settings.allowed_hosts
         if hosts is not None and headers.get("host") not in hosts:
             raise _RefusedError(403, "Forbidden: this Host is not the inspector's address")

@@ -1,8 +1,7 @@
 """Run the inspector on uvicorn (the optional ``anneal-memory[http]`` extra), on a bound socket.
 
-The only module of this room that imports a third-party package, inside :func:`serve_socket`.
-The socket is bound by the caller, so the URL (with the port the system chose) is printed
-before the server starts.
+The socket is bound first, so the URL (with the port the system chose) is printed before the
+server starts.
 """
 
 from __future__ import annotations
@@ -10,9 +9,10 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-__all__ = ["HTTP_EXTRA_HINT", "bind_loopback", "serve_socket"]
+from anneal_memory._asgi import run_uvicorn
 
-HTTP_EXTRA_HINT = "install the HTTP extra: pip install 'anneal-memory[http]'"
+__all__ = ["bind_loopback", "serve_socket"]
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -33,22 +33,10 @@ def bind_loopback(port: int) -> socket.socket:
     return sock
 
 
-def serve_socket(app: Any, sock: socket.socket, *, log_level: str = "warning") -> None:
+def serve_socket(app: Any, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` until interrupted.
 
     Raises:
         ModuleNotFoundError: uvicorn is not installed (the message says what to install).
     """
-    try:
-        import uvicorn
-    except ModuleNotFoundError:
-        raise ModuleNotFoundError(HTTP_EXTRA_HINT) from None
-    config = uvicorn.Config(
-        app,
-        log_level=log_level,
-        lifespan="on",
-        server_header=False,
-        access_log=False,
-        timeout_graceful_shutdown=2,
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    run_uvicorn(app, sock=sock, graceful_seconds=2)
