@@ -198,3 +198,29 @@ def test_the_mount_sends_its_prefix_to_the_inspector(reader: Store) -> None:
         ).status
         == 200
     )
+
+
+def test_token_scopes_open_each_scope_once_read_only(tmp_path: Any) -> None:
+    from anneal_memory.inspect import TokenScopes
+
+    db = tmp_path / "default.db"
+    with Store(db) as writer:
+        writer.record("the default scope's episode", "observation")
+    opened: list[str] = []
+
+    def open_scope(scope: str) -> Store:
+        opened.append(scope)
+        return Store(db if scope == "default" else tmp_path / f"{scope}.db", read_only=True)
+
+    access = TokenScopes({"good": "default", "lost": "nowhere"}.get, open_scope)
+    app = InspectorApp(access, InspectSettings())
+    first = request(app, "/api/overview", headers={"Authorization": "Bearer good"})
+    second = request(app, "/api/overview", headers={"Authorization": "Bearer good"})
+    assert first.status == second.status == 200
+    assert first.json()["status"]["total_episodes"] == 1
+    assert opened == ["default"]
+    assert request(app, "/api/overview", headers={"Authorization": "Bearer bad"}).status == 401
+    missing = request(app, "/api/overview", headers={"Authorization": "Bearer lost"})
+    assert missing.status == 503
+    assert "database" in missing.json()["error"]
+    app.close()
