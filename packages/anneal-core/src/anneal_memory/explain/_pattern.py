@@ -19,6 +19,7 @@ from anneal_memory.explain._cited import cite, episode_facts, grounds
 from anneal_memory.explain._rules import outcome_of, rules_of
 from anneal_memory.explain._trail import trail_of, verdict_of
 from anneal_memory.explain._types import AuditSlice, CitedEpisode, PatternExplanation, PatternStep
+from anneal_memory.store.provenance._reads import episode_place
 from anneal_memory.store.wraps._reads import (
     PatternStepRow,
     pattern_row,
@@ -105,31 +106,38 @@ def _citations(
     return [], "", None
 
 
+def _members(store: Store, scope: str, row: PatternStepRow, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` belong to the snapshot of ``row``'s wrap (its scope and seq range)."""
+    found = set()
+    with store.reading("explain pattern") as r:
+        for ident in ids:
+            place = episode_place(r.conn, ident)
+            inside = place is not None and row.after_seq < place.seq <= row.through_seq
+            if inside and place is not None and place.scope == scope:
+                found.add(ident)
+    return found
+
+
 def _steps(
     store: Store, scope: str, rows: Sequence[PatternStepRow], line: PatternLine | None
 ) -> tuple[PatternStep, ...]:
     snapshots = _snapshots(store, scope, rows)
+    facts_wanted: set[str] = set()
     plans = []
     for index, row in enumerate(rows):
         snapshot = snapshots.get(row.wrap_id)
-        if index == 0 and snapshot is None and line is not None and line.has_evidence:
-            snapshot = _snapshot_of(store, scope, row)
         ids, explanation, source = _citations(row, index == 0, line, snapshot)
-        plans.append((row, ids, explanation, source, snapshot))
-    facts = episode_facts(store, {i for plan in plans for i in plan[1]})
+        members = _members(store, scope, row, ids) if source == "continuity" else set(ids)
+        facts_wanted.update(ids)
+        truncated = snapshot is not None and len(snapshot) > SNAPSHOT_READ
+        plans.append((row, ids, explanation, source, members, truncated))
+    facts = episode_facts(store, facts_wanted)
     steps = []
-    for index, (row, ids, explanation, source, snapshot) in enumerate(plans):
-        members = {i for i, _t in (snapshot or [])}
+    for index, (row, ids, explanation, source, members, truncated) in enumerate(plans):
         cited = tuple(cite(i, explanation, facts.get(i), i in members) for i in ids)
         prior = rows[index + 1] if index + 1 < len(rows) else None
-        truncated = snapshot is not None and len(snapshot) > SNAPSHOT_READ
         steps.append(_step(row, prior, cited, source, truncated))
     return tuple(steps)
-
-
-def _snapshot_of(store: Store, scope: str, row: PatternStepRow) -> list[tuple[str, str]]:
-    with store.reading("explain pattern") as r:
-        return snapshot_page(r.conn, scope, row.after_seq, row.through_seq, limit=SNAPSHOT_READ + 1)
 
 
 def _crystal(store: Store, name: str) -> dict[str, Any] | None:
