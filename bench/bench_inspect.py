@@ -14,7 +14,8 @@ Prints ONE JSON summary on stdout. ``--quick``: 2,000 episodes, one rep (CI); th
 10,000; ``--million`` adds 1,000,000 (a few minutes to build).
 
 Usage:
-  .venv/bin/python bench/bench_inspect.py [--quick] [--million] [--reps 3] [--out f.json]
+  .venv/bin/python bench/bench_inspect.py [--quick] [--million] [--sizes N,M] [--reps 3]
+      [--keep DIR] [--out f.json]
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -79,10 +81,10 @@ def _iso(n: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".000000Z"
 
 
-def serve(db: Path) -> tuple[subprocess.Popen[str], str]:
+def serve(db: Path, errors: Path) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "anneal_memory", "--db", str(db), "inspect", "--no-open"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE, stderr=errors.open("w", encoding="utf-8"), text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     assert process.stdout is not None
@@ -114,10 +116,15 @@ def endpoints(url: str, reps: int) -> dict[str, Any]:
                 f"{base}/api/{path}?{query}", headers={"Authorization": f"Bearer {token}"}
             )
             start = time.perf_counter()
-            with urllib.request.urlopen(request, timeout=600) as response:
-                size = len(response.read())
+            try:
+                with urllib.request.urlopen(request, timeout=600) as response:
+                    size = len(response.read())
+            except urllib.error.HTTPError as exc:
+                out[name] = {"status": exc.code, "error": exc.read().decode()[:300]}
+                break
             times.append(time.perf_counter() - start)
-        out[name] = {"ms": round(statistics.median(times) * 1000, 1), "bytes": size}
+        else:
+            out[name] = {"ms": round(statistics.median(times) * 1000, 1), "bytes": size}
     return out
 
 
@@ -149,21 +156,26 @@ def page_loads(url: str) -> dict[str, Any] | None:
     return out
 
 
-def run_size(size: int, reps: int) -> dict[str, Any]:
-    folder = Path(tempfile.mkdtemp(prefix="anneal-inspect-bench-"))
+def run_size(size: int, reps: int, keep: Path | None) -> dict[str, Any]:
+    folder = Path(tempfile.mkdtemp(prefix="anneal-inspect-bench-")) if keep is None else keep
+    folder = folder / str(size) if keep is not None else folder
     try:
         db = folder / "memory.db"
-        start = time.perf_counter()
-        build(db, size)
-        log(f"{size:,} episodes built in {time.perf_counter() - start:.0f} s")
-        process, url = serve(db)
+        if not db.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            start = time.perf_counter()
+            build(db, size)
+            log(f"{size:,} episodes built in {time.perf_counter() - start:.0f} s")
+        process, url = serve(db, folder / "server.err")
         try:
             return {"episodes": size, "api": endpoints(url, reps), "page_ms": page_loads(url)}
         finally:
             process.terminate()
             process.wait(timeout=30)
+            log((folder / "server.err").read_text(encoding="utf-8")[-2000:])
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def main() -> None:
@@ -171,16 +183,20 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2,000 episodes, one rep (CI)")
     ap.add_argument("--million", action="store_true", help="add a 1,000,000-episode stage")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--keep", type=Path, help="build the stores here once and keep them")
+    ap.add_argument("--sizes", help="comma-separated sizes instead of the default ones")
     ap.add_argument("--out", help="also write the summary to this file")
     args = ap.parse_args()
     sizes = [2_000] if args.quick else [10_000]
     if args.million:
         sizes.append(1_000_000)
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
     reps = 1 if args.quick else args.reps
     summary = {
         "bench": "inspect",
         "machine": machine_facts(),
-        "sizes": [run_size(size, reps) for size in sizes],
+        "sizes": [run_size(size, reps, args.keep) for size in sizes],
     }
     emit(summary, args.out)
 

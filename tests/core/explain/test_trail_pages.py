@@ -44,3 +44,25 @@ def test_needles_match_a_value_anywhere_and_numbers_exactly(store: Store) -> Non
 def test_a_missing_trail_is_an_empty_page(tmp_path: Path) -> None:
     page = page_entries(tmp_path / "none.db", limit=10)
     assert (page.entries, page.matched) == ((), 0)
+
+
+def test_pages_cross_sealed_weeks_and_since_skips_the_older_ones(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from anneal_memory.testing import FrozenClock
+
+    clock = FrozenClock(
+        dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc), step=dt.timedelta(minutes=1)
+    )
+    with Store(tmp_path / "weeks.db", clock=clock) as store:
+        old = store.record("recorded in the first week", "observation")
+        clock.advance(days=7)
+        new = store.record("recorded in the second week", "observation")
+        trail = trail_of(store)
+        both = trail.page(limit=10, event="record")
+        assert [e["data"]["episode_id"] for e in both.entries] == [new.id, old.id]
+        later = trail.page(limit=10, event="record", since=new.timestamp)
+        assert [e["data"]["episode_id"] for e in later.entries] == [new.id]
+        assert (
+            trail.page(limit=10, needles=value_needles([old.id]), since=old.timestamp).matched == 1
+        )

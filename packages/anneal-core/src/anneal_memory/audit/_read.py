@@ -17,14 +17,17 @@ from anneal_memory.errors import AuditError
 __all__ = ["file_bytes", "iter_entries", "read_entries"]
 
 
-def file_bytes(paths: AuditPaths) -> Iterator[tuple[str, bytes]]:
-    """``(file name, bytes)`` of every walked file of the trail, oldest first."""
+def file_bytes(paths: AuditPaths, *, since: str | None = None) -> Iterator[tuple[str, bytes]]:
+    """``(file name, bytes)`` of every walked file of the trail, oldest first.
+
+    With ``since`` (a store timestamp), sealed weeks whose last entry is older are skipped.
+    """
     try:
         manifest = load_manifest(paths.manifest)
     except (OSError, ValueError) as exc:
         raise AuditError(f"cannot read the audit manifest: {exc}") from None
     for sealed in manifest.files if manifest else ():
-        if sealed.set_aside is not None:
+        if sealed.set_aside is not None or (since is not None and sealed.last_ts < since):
             continue
         try:
             yield sealed.filename, gzip.decompress(paths.beside(sealed.filename).read_bytes())

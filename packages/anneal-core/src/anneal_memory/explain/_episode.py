@@ -59,9 +59,11 @@ def _uses(store: Store, episode_id: str, scope: str) -> tuple[PatternUse, ...]:
     return tuple(uses)
 
 
-def _audit(store: Store, episode_id: str, limit: int, *, verify: bool) -> AuditSlice:
+def _audit(
+    store: Store, episode_id: str, limit: int, *, verify: bool, since: str | None = None
+) -> AuditSlice:
     trail = trail_of(store)
-    page = trail.page(limit=limit, needles=value_needles([episode_id]))
+    page = trail.page(limit=limit, needles=value_needles([episode_id]), since=since)
     verdict = verdict_of(trail.verify()) if verify else None
     return AuditSlice(entries=page.entries, matched=page.matched, verdict=verdict)
 
@@ -92,6 +94,14 @@ def _missing(store: Store, episode_id: str, limit: int, *, verify: bool) -> Epis
         deleted=None if gone is None else {"deleted_at": gone.deleted_at, "reason": gone.reason},
         audit=_audit(store, episode_id, limit, verify=verify),
     )
+
+
+def _since(store: Store, episode: Episode) -> str | None:
+    """The episode's time when it is past: its audit entries are no older (else None)."""
+    from anneal_memory._clock import format_timestamp
+
+    now = format_timestamp(store.clock.now())
+    return episode.timestamp if episode.timestamp <= now else None
 
 
 def explain_episode(
@@ -134,5 +144,5 @@ def explain_episode(
         patterns=_uses(store, episode_id, place.scope),
         crystals=crystals_citing(store, [episode_id]),
         associations=tuple(link.to_dict() for link in links),
-        audit=_audit(store, episode_id, limit, verify=verify),
+        audit=_audit(store, episode_id, limit, verify=verify, since=_since(store, episode)),
     )

@@ -158,13 +158,15 @@ def _crystal(store: Store, name: str) -> dict[str, Any] | None:
 
 
 def _audit(
-    store: Store, wrap_ids: Sequence[int], crystal: str | None, *, verify: bool
+    store: Store, steps: Sequence[PatternStepRow], crystal: str | None, *, verify: bool
 ) -> AuditSlice:
-    needles = field_needles("wrap_id", wrap_ids)
+    needles = field_needles("wrap_id", [s.wrap_id for s in steps])
+    since = min((s.started_at for s in steps), default=None)
     if crystal is not None:
         needles += field_needles("name", [crystal])
+        since = None  # a crystal's entries may be older than the wraps shown
     trail = trail_of(store)
-    page = trail.page(limit=_AUDIT_LIMIT, needles=needles) if needles else None
+    page = trail.page(limit=_AUDIT_LIMIT, needles=needles, since=since) if needles else None
     verdict = verdict_of(trail.verify()) if verify else None
     if page is None:
         return AuditSlice(verdict=verdict)
@@ -199,7 +201,7 @@ def explain_pattern(
     shown = rows[:limit]
     audit = _audit(
         store,
-        [r.wrap_id for r in shown],
+        shown,
         None if crystal is None else summary.name,
         verify=verify,
     )

@@ -31,6 +31,7 @@ class Trail(Protocol):
         offset: int = 0,
         event: str | None = None,
         needles: Sequence[bytes] = (),
+        since: str | None = None,
     ) -> TrailPage:
         """Entries newest first (see ``audit._search.page_entries``)."""
         ...  # pragma: no cover - protocol
@@ -51,8 +52,11 @@ class _FileTrail:
         offset: int = 0,
         event: str | None = None,
         needles: Sequence[bytes] = (),
+        since: str | None = None,
     ) -> TrailPage:
-        return page_entries(self._db, limit=limit, offset=offset, event=event, needles=needles)
+        return page_entries(
+            self._db, limit=limit, offset=offset, event=event, needles=needles, since=since
+        )
 
     def verify(self) -> AuditVerifyResult:
         from anneal_memory.audit import AuditTrail
@@ -78,7 +82,9 @@ class _TableTrail:
         offset: int = 0,
         event: str | None = None,
         needles: Sequence[bytes] = (),
+        since: str | None = None,
     ) -> TrailPage:
+        del since  # one table: no file to skip by age
         clauses: list[str] = []
         params: list[Any] = []
         if event is not None:

@@ -59,6 +59,7 @@ class PatternStepRow:
     validated: bool
     marks: tuple[str, ...]
     today: str
+    started_at: str
     completed_at: str | None
     after_seq: int
     through_seq: int
@@ -127,7 +128,7 @@ def count_patterns(conn: sqlite3.Connection, scope: str) -> int:
 
 _STEP_COLUMNS = (
     "h.wrap_id, h.identity, h.level, h.written_level, h.line_date, h.explanation, h.validated,"
-    " h.marks, w.today, w.completed_at, w.after_seq, w.through_seq"
+    " h.marks, w.today, w.completed_at, w.after_seq, w.through_seq, w.started_at"
 )
 
 
@@ -146,6 +147,7 @@ def _step(row: Sequence[Any]) -> PatternStepRow:
         completed_at=None if row[9] is None else str(row[9]),
         after_seq=int(row[10]),
         through_seq=int(row[11]),
+        started_at=str(row[12]),
     )
 
 
