@@ -128,3 +128,17 @@ def test_the_json_shape_is_stable(store: Store) -> None:
         "rules", "explanation", "citations", "cited", "snapshot_truncated", "corroborated",
     }  # fmt: skip
     assert set(data["audit"]) == {"entries", "matched", "verdict"}
+
+
+def test_a_climb_grounded_only_by_tool_episodes_is_shown_uncorroborated(store: Store) -> None:
+    record_all(store, SESSION, trust="tool")
+    demo_wrap(store)
+    record_all(store, FOLLOW_UP, trust="tool")
+    demo_wrap(store)
+    step = explain_pattern(store, DEMO_GROUNDED).steps[0]
+    assert (step.level, step.claimed_level, step.outcome) == (1, 2, "demoted")
+    assert "uncorroborated" in [r["code"] for r in step.rules]
+    assert step.citations == "continuity"  # the line keeps its evidence for a later confirmation
+    assert step.cited
+    assert {c.effective_trust for c in step.cited} == {"tool"}
+    assert all(c.grounds for c in step.cited)

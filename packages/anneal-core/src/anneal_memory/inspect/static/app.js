@@ -8,7 +8,9 @@
   function takeToken() {
     const hash = location.hash || "";
     if (hash.startsWith("#token=")) {
-      sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(hash.slice(7)));
+      let value = hash.slice(7);
+      try { value = decodeURIComponent(value); } catch (err) { /* kept as given */ }
+      sessionStorage.setItem(TOKEN_KEY, value);
       history.replaceState(null, "", location.pathname + location.search + "#/overview");
     }
   }
