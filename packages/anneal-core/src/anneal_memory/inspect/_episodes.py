@@ -106,7 +106,7 @@ def episodes(store: Store, params: Params) -> dict[str, Any]:
     total: int | None
     if trust is None:
         result = store.recall(**query, limit=limit, offset=offset)
-        found, total, more, cut = list(result.episodes), result.total_matching, False, False
+        found, total, cut = list(result.episodes), result.total_matching, False
         more = offset + len(found) < total
     else:
         found, more, cut = _with_trust(store, query, trust, limit, offset)
