@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
-from anneal_memory.explain import trail_of
 from anneal_memory.testing import DEMO_GROUNDED, demo_compress
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -218,7 +217,7 @@ def test_every_view_loads_and_its_numbers_match_the_store(
     page = tab.view("#/audit", "audit")
     page.wait_for_selector("#verdict .badge.ok")
     with Store(served["db"], read_only=True) as store:
-        entries = trail_of(store).page(limit=50).entries
+        entries = store.audit_page(limit=50).entries
     assert page.locator("table.audit tr").count() == 1 + len(entries)
     tab.assert_nothing_ran()
 

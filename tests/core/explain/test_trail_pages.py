@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from anneal_memory import Store
-from anneal_memory.audit._search import field_needles, page_entries, value_needles
-from anneal_memory.explain import trail_of
+from anneal_memory.audit import field_needles, page_entries, value_needles
 
 
 def _store_with_entries(store: Store, count: int) -> list[str]:
@@ -16,8 +15,7 @@ def _store_with_entries(store: Store, count: int) -> list[str]:
 def test_pages_run_newest_first_with_offset_and_event(store: Store) -> None:
     ids = _store_with_entries(store, 12)
     store.set_trust(ids[0], "tool")
-    trail = trail_of(store)
-    first = trail.page(limit=5)
+    first = store.audit_page(limit=5)
     assert first.matched == 13
     assert [e["event"] for e in first.entries] == [
         "trust_set",
@@ -26,19 +24,21 @@ def test_pages_run_newest_first_with_offset_and_event(store: Store) -> None:
         "record",
         "record",
     ]
-    second = trail.page(limit=5, offset=5, event="record")
+    second = store.audit_page(limit=5, offset=5, event="record")
     assert [e["data"]["episode_id"] for e in second.entries] == ids[6:1:-1]
     assert second.matched == 12
-    assert trail.page(limit=5, offset=20).entries == ()
+    assert store.audit_page(limit=5, offset=20).entries == ()
 
 
 def test_needles_match_a_value_anywhere_and_numbers_exactly(store: Store) -> None:
     ids = _store_with_entries(store, 3)
-    trail = trail_of(store)
-    found = trail.page(limit=10, needles=value_needles([ids[1]]))
+    found = store.audit_page(limit=10, needles=value_needles([ids[1]]))
     assert [e["data"]["episode_id"] for e in found.entries] == [ids[1]]
-    seqs = trail.page(limit=10, needles=field_needles("seq", [1]))
+    seqs = store.audit_page(limit=10, needles=field_needles("seq", [1]))
     assert [e["seq"] for e in seqs.entries] == [1]
+    # Needles are literal text on both backends: no LIKE wildcard ("_" would match "o").
+    assert store.audit_page(limit=10, needles=value_needles(["record"])).matched == 3
+    assert store.audit_page(limit=10, needles=value_needles(["rec_rd", "rec%"])).matched == 0
 
 
 def test_a_missing_trail_is_an_empty_page(tmp_path: Path) -> None:
@@ -58,11 +58,11 @@ def test_pages_cross_sealed_weeks_and_since_skips_the_older_ones(tmp_path: Path)
         old = store.record("recorded in the first week", "observation")
         clock.advance(days=7)
         new = store.record("recorded in the second week", "observation")
-        trail = trail_of(store)
-        both = trail.page(limit=10, event="record")
+        both = store.audit_page(limit=10, event="record")
         assert [e["data"]["episode_id"] for e in both.entries] == [new.id, old.id]
-        later = trail.page(limit=10, event="record", since=new.timestamp)
+        later = store.audit_page(limit=10, event="record", since=new.timestamp)
         assert [e["data"]["episode_id"] for e in later.entries] == [new.id]
         assert (
-            trail.page(limit=10, needles=value_needles([old.id]), since=old.timestamp).matched == 1
+            store.audit_page(limit=10, needles=value_needles([old.id]), since=old.timestamp).matched
+            == 1
         )

@@ -172,9 +172,7 @@ def test_nothing_is_written_by_any_endpoint(app: InspectorApp, reader: Store, ta
 
 
 def _trail(store: Store) -> list[dict[str, Any]]:
-    from anneal_memory.explain import trail_of
-
-    return list(trail_of(store).page(limit=100).entries)
+    return list(store.audit_page(limit=100).entries)
 
 
 def test_the_mount_sends_its_prefix_to_the_inspector(reader: Store) -> None:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from anneal_memory.explain._episode import explain_episode
     from anneal_memory.explain._pattern import explain_pattern
     from anneal_memory.explain._render import render_episode, render_pattern
-    from anneal_memory.explain._trail import Trail, trail_of
     from anneal_memory.explain._types import (
         AuditSlice,
         CitedEpisode,
@@ -38,13 +37,11 @@ _EXPORTS: dict[str, str] = {
     "PatternExplanation": _TYPES,
     "PatternStep": _TYPES,
     "PatternUse": _TYPES,
-    "Trail": "anneal_memory.explain._trail",
     "TrustReport": _TYPES,
     "explain_episode": "anneal_memory.explain._episode",
     "explain_pattern": "anneal_memory.explain._pattern",
     "render_episode": "anneal_memory.explain._render",
     "render_pattern": "anneal_memory.explain._render",
-    "trail_of": "anneal_memory.explain._trail",
 }
 
 __all__ = [
@@ -54,13 +51,11 @@ __all__ = [
     "PatternExplanation",
     "PatternStep",
     "PatternUse",
-    "Trail",
     "TrustReport",
     "explain_episode",
     "explain_pattern",
     "render_episode",
     "render_pattern",
-    "trail_of",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,7 +1,7 @@
 """``explain_episode``: an episode's trust, replacements, scope, uses and audit entries.
 
 Reads only: the episode, its place and tombstone, its supersession links and state-key slot
-(``store/provenance/_reads``), the effective trust of it and its sources, the lines of its
+(``anneal_memory.store.provenance``), the effective trust of it and its sources, the lines of its
 scope's continuity that cite it, the crystals citing it, its association links and the
 audit entries that name it.
 """
@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anneal_memory.audit._search import value_needles
+from anneal_memory.audit import value_needles
 from anneal_memory.document._markers import parse_pattern_line
+from anneal_memory.explain._audit import audit_slice
 from anneal_memory.explain._checks import check_episode_id, check_limit
-from anneal_memory.explain._trail import trail_of, verdict_of
 from anneal_memory.explain._types import (
     AuditSlice,
     EpisodeExplanation,
     PatternUse,
     TrustReport,
 )
-from anneal_memory.store.provenance._reads import (
+from anneal_memory.store.provenance import (
     episode_place,
     links_touching,
     slot_members,
@@ -62,10 +62,7 @@ def _uses(store: Store, episode_id: str, scope: str) -> tuple[PatternUse, ...]:
 def _audit(
     store: Store, episode_id: str, limit: int, *, verify: bool, since: str | None = None
 ) -> AuditSlice:
-    trail = trail_of(store)
-    page = trail.page(limit=limit, needles=value_needles([episode_id]), since=since)
-    verdict = verdict_of(trail.verify()) if verify else None
-    return AuditSlice(entries=page.entries, matched=page.matched, verdict=verdict)
+    return audit_slice(store, value_needles([episode_id]), limit=limit, since=since, verify=verify)
 
 
 def _links(

@@ -1,6 +1,6 @@
 """``explain_pattern``: a pattern's level over every wrap, the rule behind each step, its proof.
 
-Assembled from reads only: the pattern's summary and history rows (``store/wraps/_reads``),
+Assembled from reads only: the pattern's summary and history rows (``anneal_memory.store.wraps``),
 the wraps' snapshots, the current continuity line, the episodes it cites, the crystal of the
 same name and the audit entries of its wraps. The immune system's own word lists and
 thresholds (``immune._grounding``) recompute which words an explanation shares with an
@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.audit._search import field_needles
+from anneal_memory.audit import field_needles
 from anneal_memory.document._markers import PatternLine, parse_pattern_line
+from anneal_memory.explain._audit import audit_slice
 from anneal_memory.explain._checks import check_limit, check_name, check_scope
 from anneal_memory.explain._cited import cite, episode_facts, grounds
 from anneal_memory.explain._rules import outcome_of, rules_of
-from anneal_memory.explain._trail import trail_of, verdict_of
 from anneal_memory.explain._types import AuditSlice, CitedEpisode, PatternExplanation, PatternStep
-from anneal_memory.store.provenance._reads import episode_place
-from anneal_memory.store.wraps._reads import (
+from anneal_memory.store.provenance import episode_place
+from anneal_memory.store.wraps import (
     PatternStepRow,
     pattern_row,
     pattern_steps,
@@ -165,12 +165,7 @@ def _audit(
     if crystal is not None:
         needles += field_needles("name", [crystal])
         since = None  # a crystal's entries may be older than the wraps shown
-    trail = trail_of(store)
-    page = trail.page(limit=_AUDIT_LIMIT, needles=needles, since=since) if needles else None
-    verdict = verdict_of(trail.verify()) if verify else None
-    if page is None:
-        return AuditSlice(verdict=verdict)
-    return AuditSlice(entries=page.entries, matched=page.matched, verdict=verdict)
+    return audit_slice(store, needles, limit=_AUDIT_LIMIT, since=since, verify=verify)
 
 
 def explain_pattern(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from anneal_memory.immune._graduation import CARRYFORWARD_DAYS
 from anneal_memory.immune._grounding import GROUNDING_MIN_SHARED, REPHRASE_MIN_SHARED
-from anneal_memory.store.wraps._reads import PatternStepRow
+from anneal_memory.store.wraps import PatternStepRow
 
 __all__ = ["RULES", "outcome_of", "rules_of"]
 

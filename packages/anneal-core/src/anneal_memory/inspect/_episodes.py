@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.inspect._params import Params, scope_param
-from anneal_memory.store.provenance._reads import scopes_of
+from anneal_memory.store.provenance import scopes_of
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.document._markers import parse_pattern_line
 from anneal_memory.inspect._params import Params, scope_param
-from anneal_memory.store.wraps._reads import count_patterns, patterns_page, wrap_lines
+from anneal_memory.store.wraps import count_patterns, patterns_page, wrap_lines
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store

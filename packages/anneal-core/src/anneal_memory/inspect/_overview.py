@@ -11,9 +11,9 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.errors import InvalidInputError
-from anneal_memory.explain._trail import trail_of, verdict_of
+from anneal_memory.explain._audit import verdict_of
 from anneal_memory.inspect._params import Params
-from anneal_memory.store.wraps._reads import count_patterns, episode_scopes, open_wraps
+from anneal_memory.store.wraps import count_patterns, episode_scopes, open_wraps
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store
@@ -23,8 +23,8 @@ __all__ = ["audit", "overview", "verify"]
 _SCOPES_SHOWN = 50
 
 
-def _label(path: str) -> dict[str, str]:
-    if path.startswith(("postgresql://", "postgres://")):
+def _label(store: Store, path: str) -> dict[str, str]:
+    if store.url is not None:  # a database server, not a file
         return {"backend": "postgresql", "name": "PostgreSQL"}
     return {"backend": "sqlite", "name": path.replace("\\", "/").rsplit("/", 1)[-1]}
 
@@ -49,7 +49,7 @@ def overview(store: Store, params: Params) -> dict[str, Any]:
     from anneal_memory.gate import baton_status
 
     status = store.status().to_dict()
-    store_label = _label(str(status.pop("path")))
+    store_label = _label(store, str(status.pop("path")))
     waiting, more = unwrapped_scopes(store, limit=_SCOPES_SHOWN)
     with store.reading("inspect overview") as r:
         opened = open_wraps(r.conn, limit=_SCOPES_SHOWN)
@@ -76,7 +76,7 @@ def audit(store: Store, params: Params) -> dict[str, Any]:
     event = params.text("event")
     if event is not None and event not in {e.value for e in AuditEvent}:
         raise InvalidInputError(f"unknown audit event {event!r}")
-    page = trail_of(store).page(limit=limit, offset=offset, event=event)
+    page = store.audit_page(limit=limit, offset=offset, event=event)
     return {
         "entries": list(page.entries),
         "matched": page.matched,
@@ -88,5 +88,5 @@ def audit(store: Store, params: Params) -> dict[str, Any]:
 def verify(store: Store, params: Params) -> dict[str, Any]:
     """Walk the whole audit chain: its verdict and the full report."""
     del params
-    result = trail_of(store).verify()
+    result = store.verify_audit()
     return {"verdict": verdict_of(result), "report": result.to_dict()}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._trail import AuditTrail
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.recall._recall import Ranker
@@ -325,6 +326,18 @@ class Backend(Protocol):
         self, *, since: str | None, event: str | None, limit: int | None
     ) -> list[dict[str, Any]]:
         """The newest ``limit`` entries matching the filters, oldest first."""
+        ...
+
+    def audit_page(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        event: str | None,
+        needles: Sequence[bytes],
+        since: str | None,
+    ) -> TrailPage:
+        """Entries newest first, filtered on their canonical lines (see ``Store.audit_page``)."""
         ...
 
     def export_audit(self, out: IO[str]) -> int:

@@ -33,6 +33,7 @@ from anneal_memory.store.postgres._schema import PG_SCHEMA_VERSION, ensure_schem
 if TYPE_CHECKING:
     import psycopg
 
+    from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._trail import EventCallback
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store._contract import SqlConnection
@@ -289,6 +290,23 @@ class PostgresBackend:
         """The newest ``limit`` entries matching the filters, oldest first."""
         with self._open_pool("read audit").read("read audit") as raw:
             return _audit.read_entries(raw, since=since, event=event, limit=limit)
+
+    def audit_page(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        event: str | None,
+        needles: Sequence[bytes],
+        since: str | None,
+    ) -> TrailPage:
+        """Entries newest first from one snapshot (``since`` skips nothing: one table)."""
+        del since
+        with self._open_pool("audit page").transaction("audit page") as raw:
+            raw.execute(_SNAPSHOT)
+            return _audit.page_entries(
+                raw, limit=limit, offset=offset, event=event, needles=needles
+            )
 
     def export_audit(self, out: IO[str]) -> int:
         """Write the chain as JSONL (the lines a SQLite store's trail holds)."""

@@ -7,10 +7,10 @@ both backends run.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.types import SupersessionLink
 
@@ -45,13 +45,13 @@ def _limit(value: int) -> int:
     return max(0, min(int(value), SQLITE_INT_MAX))
 
 
-def episode_place(conn: sqlite3.Connection, episode_id: str) -> EpisodePlace | None:
+def episode_place(conn: SqlConnection, episode_id: str) -> EpisodePlace | None:
     """The scope and seq of a live episode, or None."""
     row = conn.execute("SELECT scope, seq FROM episodes WHERE id = ?", (episode_id,)).fetchone()
     return None if row is None else EpisodePlace(scope=str(row[0]), seq=int(row[1]))
 
 
-def tombstone(conn: sqlite3.Connection, episode_id: str) -> Tombstone | None:
+def tombstone(conn: SqlConnection, episode_id: str) -> Tombstone | None:
     """The tombstone of a deleted episode, or None (never deleted, or tombstones dropped)."""
     row = conn.execute(
         "SELECT deleted_at, reason FROM tombstones WHERE id = ?", (episode_id,)
@@ -60,7 +60,7 @@ def tombstone(conn: sqlite3.Connection, episode_id: str) -> Tombstone | None:
 
 
 def links_touching(
-    conn: sqlite3.Connection, episode_id: str, *, limit: int
+    conn: SqlConnection, episode_id: str, *, limit: int
 ) -> tuple[list[SupersessionLink], list[SupersessionLink]]:
     """Explicit and wrap links: ``(replaced by this episode, replacing it)``, oldest first."""
     older = conn.execute(
@@ -79,7 +79,7 @@ def links_touching(
     )
 
 
-def slot_members(conn: sqlite3.Connection, key: str, *, limit: int) -> tuple[list[str], int]:
+def slot_members(conn: SqlConnection, key: str, *, limit: int) -> tuple[list[str], int]:
     """The newest ``limit`` episode ids of a state key (newest first) and the slot's size."""
     ids = conn.execute(
         "SELECT id FROM episodes WHERE state_key = ? ORDER BY ts DESC, seq DESC LIMIT ?",
@@ -89,7 +89,7 @@ def slot_members(conn: sqlite3.Connection, key: str, *, limit: int) -> tuple[lis
     return [str(r[0]) for r in ids], int(total[0]) if total else 0
 
 
-def scopes_of(conn: sqlite3.Connection, episode_ids: Sequence[str]) -> dict[str, str]:
+def scopes_of(conn: SqlConnection, episode_ids: Sequence[str]) -> dict[str, str]:
     """Id -> scope of the live episodes among ``episode_ids`` (at most a page of them)."""
     wanted = sorted(set(episode_ids))
     found: dict[str, str] = {}

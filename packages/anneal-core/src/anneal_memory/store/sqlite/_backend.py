@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from anneal_memory._clock import Clock
+    from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.sqlite._check import CheckReport
     from anneal_memory.types import ImportReport, StoreStatus
@@ -333,6 +334,22 @@ class SqliteBackend:
         from anneal_memory.audit._read import read_entries
 
         return read_entries(self._path, since=since, event=event, limit=limit)
+
+    def audit_page(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        event: str | None,
+        needles: Sequence[bytes],
+        since: str | None,
+    ) -> TrailPage:
+        """Entries newest first from the trail files (sealed weeks before ``since`` unread)."""
+        from anneal_memory.audit import page_entries
+
+        return page_entries(
+            self._path, limit=limit, offset=offset, event=event, needles=needles, since=since
+        )
 
     def export_audit(self, out: IO[str]) -> int:
         """Write the trail's complete lines, oldest first; the line count."""

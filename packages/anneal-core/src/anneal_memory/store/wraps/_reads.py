@@ -7,11 +7,11 @@ a store with a long history answers with a page, never a whole table. The SQL is
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._params import SQLITE_INT_MAX
 
 __all__ = [
@@ -99,7 +99,7 @@ def _limit(value: int) -> int:
     return max(0, min(int(value), SQLITE_INT_MAX))
 
 
-def pattern_row(conn: sqlite3.Connection, identity: str, scope: str) -> PatternRow | None:
+def pattern_row(conn: SqlConnection, identity: str, scope: str) -> PatternRow | None:
     """The summary of pattern ``identity`` (case-folded name) in ``scope``, or None."""
     row = conn.execute(
         f"SELECT {_PATTERN_COLUMNS} FROM patterns WHERE scope = ? AND identity = ?",  # noqa: S608
@@ -109,7 +109,7 @@ def pattern_row(conn: sqlite3.Connection, identity: str, scope: str) -> PatternR
 
 
 def patterns_page(
-    conn: sqlite3.Connection, scope: str, *, limit: int, offset: int = 0
+    conn: SqlConnection, scope: str, *, limit: int, offset: int = 0
 ) -> list[PatternRow]:
     """Patterns of ``scope``, most recently written first, then highest level, then name."""
     rows = conn.execute(
@@ -120,7 +120,7 @@ def patterns_page(
     return [_pattern(row) for row in rows]
 
 
-def count_patterns(conn: sqlite3.Connection, scope: str) -> int:
+def count_patterns(conn: SqlConnection, scope: str) -> int:
     """How many patterns ``scope`` holds."""
     row = conn.execute("SELECT count(*) FROM patterns WHERE scope = ?", (scope,)).fetchone()
     return int(row[0]) if row else 0
@@ -152,7 +152,7 @@ def _step(row: Sequence[Any]) -> PatternStepRow:
 
 
 def pattern_steps(
-    conn: sqlite3.Connection, identity: str, scope: str, *, limit: int
+    conn: SqlConnection, identity: str, scope: str, *, limit: int
 ) -> list[PatternStepRow]:
     """The newest ``limit`` saved lines of one pattern of ``scope``, newest first."""
     rows = conn.execute(
@@ -163,7 +163,7 @@ def pattern_steps(
     return [_step(row) for row in rows]
 
 
-def wrap_lines(conn: sqlite3.Connection, wrap_id: int, *, limit: int) -> list[PatternStepRow]:
+def wrap_lines(conn: SqlConnection, wrap_id: int, *, limit: int) -> list[PatternStepRow]:
     """The pattern lines one wrap saved (its immune decisions), in the order written."""
     rows = conn.execute(
         f"SELECT {_STEP_COLUMNS} FROM pattern_history h JOIN wraps w ON w.id = h.wrap_id"  # noqa: S608
@@ -174,7 +174,7 @@ def wrap_lines(conn: sqlite3.Connection, wrap_id: int, *, limit: int) -> list[Pa
 
 
 def snapshot_page(
-    conn: sqlite3.Connection, scope: str, after_seq: int, through_seq: int, *, limit: int
+    conn: SqlConnection, scope: str, after_seq: int, through_seq: int, *, limit: int
 ) -> list[tuple[str, str]]:
     """``(id, text)`` of the first ``limit`` episodes still stored in a wrap's snapshot."""
     rows = conn.execute(
@@ -185,7 +185,7 @@ def snapshot_page(
     return [(str(ident), str(text)) for ident, text in rows]
 
 
-def open_wraps(conn: sqlite3.Connection, *, limit: int) -> list[OpenWrap]:
+def open_wraps(conn: SqlConnection, *, limit: int) -> list[OpenWrap]:
     """The open wraps (one per scope at most), oldest first."""
     rows = conn.execute(
         "SELECT id, scope, started_at, session_id, episode_count, lease_expires_at"
@@ -205,7 +205,7 @@ def open_wraps(conn: sqlite3.Connection, *, limit: int) -> list[OpenWrap]:
     ]
 
 
-def episode_scopes(conn: sqlite3.Connection, *, limit: int) -> list[str]:
+def episode_scopes(conn: SqlConnection, *, limit: int) -> list[str]:
     """The first ``limit`` distinct scopes of the stored episodes, in order ("" first)."""
     from anneal_memory.store.wraps._rows import _SCOPES
 
