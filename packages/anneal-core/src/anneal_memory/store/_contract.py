@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -231,11 +230,6 @@ class Backend(Protocol):
     """One engine behind ``Store``: transactions, the audit chain and engine-only reads."""
 
     @property
-    def lock(self) -> threading.RLock:
-        """Serialises this process's threads around the store's shared connection."""
-        ...
-
-    @property
     def location(self) -> str:
         """What ``--db`` names: the file, or the URL without its password."""
         ...
@@ -251,17 +245,8 @@ class Backend(Protocol):
         ...
 
     @property
-    def audit_after_commit(self) -> bool:
-        """True when staged entries reach a trail file after their commit (worth a flush)."""
-        ...
-
-    @property
     def local(self) -> LocalFiles | None:
         """The files beside the database, or None (a database server)."""
-        ...
-
-    def connection(self, operation: str) -> SqlConnection:
-        """The store's shared connection (for callers that manage their own transaction)."""
         ...
 
     def writing(
@@ -275,7 +260,7 @@ class Backend(Protocol):
         ...
 
     def reading(self, operation: str) -> contextlib.AbstractContextManager[Reader]:
-        """Reads on the shared connection under :attr:`lock`."""
+        """Reads on the shared connection (this process's threads one at a time)."""
         ...
 
     def recalling(
@@ -302,20 +287,6 @@ class Backend(Protocol):
 
     def load_continuity(self, scope: str) -> str | None:
         """``scope``'s continuity text, None before a save (``scope`` already checked)."""
-        ...
-
-    def stage_audit(
-        self, conn: SqlConnection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> object | None:
-        """Stage one entry in ``conn``'s open transaction (see ``Store.stage_audit``)."""
-        ...
-
-    def flush_audit(self, committed: Sequence[object]) -> None:
-        """After a commit: append what was staged (never raises)."""
-        ...
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """One entry in a transaction of its own, or the open one (never raises)."""
         ...
 
     def verify_audit(self) -> AuditVerifyResult:

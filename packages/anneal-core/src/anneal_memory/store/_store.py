@@ -132,7 +132,6 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin)
                 "read_only": read_only,
             },
         )
-        self._lock = self._backend.lock
         try:
             self._apply_section_schema(section_schema)
             if retention_days is not None:

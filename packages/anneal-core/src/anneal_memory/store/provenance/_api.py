@@ -147,7 +147,7 @@ class ProvenanceMixin:
         @property
         def url(self) -> str | None: ...
         @property
-        def _path(self) -> Path: ...
+        def path(self) -> Path: ...
         def writing(
             self, operation: str, *, durable: bool = True
         ) -> contextlib.AbstractContextManager[Tx]: ...
@@ -202,7 +202,7 @@ class ProvenanceMixin:
             raise EpisodeNotFoundError(
                 f"no episode with id {episode_id!r}",
                 operation=operation,
-                path=None if self.url is not None else self._path,
+                path=None if self.url is not None else self.path,
             )
         return episode
 
