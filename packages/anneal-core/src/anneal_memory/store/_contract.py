@@ -98,6 +98,10 @@ class Dialect(Protocol):
         """Run one ``INSERT`` and return the new row's integer key ``column``."""
         ...
 
+    def content_bytes(self) -> tuple[int, int]:
+        """UTF-8 bytes of every live episode's text together, and of the longest one."""
+        ...
+
     def keep_identity_ahead(self, table: str, column: str) -> None:
         """After inserts with explicit keys: the next generated key is above them all."""
         ...
