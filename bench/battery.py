@@ -370,17 +370,13 @@ def _raw_delete_ms(db: Path, ids: list[str]) -> float:
 def delete(folder: Path, sizes: list[int], corpus: Corpus, canaries: int) -> None:
     for size in sizes:
         db = folder / f"delete-{size}.db"
-        with Store(db, audit=False) as store:
-            conn = store.connection("bench")
-            with store._lock:
-                conn.execute("BEGIN IMMEDIATE")
-                for i, text in enumerate(corpus.texts(0, size)):
-                    conn.execute(
-                        "INSERT INTO episodes (id, ts, type, content, source) VALUES "
-                        "(?, '2026-01-01T00:00:00.000000Z', 'observation', ?, 'agent')",
-                        (f"{i:08x}", text),
-                    )
-                conn.execute("COMMIT")
+        with Store(db, audit=False) as store, store.writing("bench") as tx:
+            for i, text in enumerate(corpus.texts(0, size)):
+                tx.conn.execute(
+                    "INSERT INTO episodes (id, ts, type, content, source) VALUES "
+                    "(?, '2026-01-01T00:00:00.000000Z', 'observation', ?, 'agent')",
+                    (f"{i:08x}", text),
+                )
         raw = db.with_name(f"raw-{size}.db")
         shutil.copy(db, raw)
         log(f"delete at {size}")

@@ -100,12 +100,9 @@ def sqlite_store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
 
 def put_continuity(store: Store, text: str) -> None:
     """Replace the store's continuity text as a save would (its file, or its row)."""
-    from anneal_memory.store.sqlite._connection import write_transaction
-
     place = store.continuity_place()
-    conn = store.connection("test")
-    with place.lock(), write_transaction(conn, operation="test"):
-        place.write(conn, text, now="2026-03-02T09:00:00.000Z")
+    with place.lock(), store.writing("test") as tx:
+        place.write(tx.conn, text, now="2026-03-02T09:00:00.000Z")
 
 
 def audit_entries(store: Store, event: str | None = None) -> list[dict[str, Any]]:

@@ -371,10 +371,15 @@ def test_session_two_in_a_new_process_gets_session_one(
 # -- failures: memory never takes the run or the answer down ---------------------------------
 
 
+def _busy_timeout(store: Store, ms: int) -> None:
+    with store.reading("test") as reader:
+        reader.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+
+
 @contextlib.contextmanager
 def write_locked(store: Store) -> Iterator[None]:
     """Hold the store's write lock from a second, real connection (the store waits briefly)."""
-    store.connection("test").execute("PRAGMA busy_timeout = 20")
+    _busy_timeout(store, 20)
     other = sqlite3.connect(store.path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
@@ -382,7 +387,7 @@ def write_locked(store: Store) -> Iterator[None]:
     finally:
         other.execute("ROLLBACK")
         other.close()
-        store.connection("test").execute("PRAGMA busy_timeout = 5000")
+        _busy_timeout(store, 5000)
 
 
 def _logged(caplog: Any) -> list[str]:

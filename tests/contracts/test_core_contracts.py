@@ -15,7 +15,7 @@ MAX_MODULE_LINES = 500
 # The optional extras: each module named here may import these packages, inside functions
 # only, so SQLite-over-stdio users never need them (the wheel smoke test installs none).
 OPTIONAL_IMPORTS = {
-    "mcp/_http/_serve.py": {"uvicorn"},  # anneal-memory[http]
+    "_asgi.py": {"uvicorn"},  # anneal-memory[http]
     "store/postgres/_driver.py": {"psycopg", "psycopg_pool"},  # anneal-memory[postgres]
     "store/postgres/_schema.py": {"psycopg"},
     "store/postgres/_audit.py": {"psycopg"},

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "anneal_memory.errors", "anneal_memory.types", "anneal_memory._clock",
         "anneal_memory._fsio", "anneal_memory._locks", "anneal_memory._lazy",
         "anneal_memory._fields", "anneal_memory._hebbian", "anneal_memory._owner",
-        "anneal_memory._scope_files", "anneal_memory.redaction",
+        "anneal_memory._scope_files", "anneal_memory.redaction", "anneal_memory._asgi",
     ),
     ("anneal_memory.document",),
     ("anneal_memory.immune",),
@@ -41,8 +41,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("anneal_memory.crystal", "anneal_memory.spores"),
     ("anneal_memory.continuity",),
     ("anneal_memory.agent",),
+    ("anneal_memory.explain",),  # reads only: explanations assembled from the rooms below
     ("anneal_memory",),  # the package's public facade (lazy exports of the rooms below)
-    ("anneal_memory.mcp", "anneal_memory.cli", "anneal_memory.__main__"),
+    (  # transports: MCP, the CLI, the inspector's web page
+        "anneal_memory.mcp", "anneal_memory.cli", "anneal_memory.__main__",
+        "anneal_memory.inspect",
+    ),
     ("anneal_memory.testing",),
 )  # fmt: skip
 

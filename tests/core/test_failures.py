@@ -17,10 +17,15 @@ from anneal_memory import AgentMemory, Store, StoreDatabaseError, WrapOutcomeSta
 SESSION = "failure-session"
 
 
+def _busy_timeout(store: Store, ms: int) -> None:
+    with store.reading("test") as reader:
+        reader.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+
+
 @contextlib.contextmanager
 def write_locked(store: Store) -> Iterator[None]:
     """Hold the store's write lock from a second connection; the store waits only briefly."""
-    store.connection("test").execute("PRAGMA busy_timeout = 20")
+    _busy_timeout(store, 20)
     other = sqlite3.connect(store.path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
@@ -28,7 +33,7 @@ def write_locked(store: Store) -> Iterator[None]:
     finally:
         other.execute("ROLLBACK")
         other.close()
-        store.connection("test").execute("PRAGMA busy_timeout = 5000")
+        _busy_timeout(store, 5000)
 
 
 def test_a_locked_store_queues_the_record_and_writes_it_later(

@@ -206,8 +206,8 @@ def test_the_commit_transaction_rechecks_the_baton(gated: Store):
     claim_baton(gated, "laptop")
     prepared = prepare_wrap(gated, session_id="laptop")
     assert prepared.wrap_token is not None
-    conn = gated.connection("test")
-    recheck_save(conn, wrap_session="laptop", open_token=prepared.wrap_token)  # still allowed
+    with gated.reading("test") as reader:  # still allowed
+        recheck_save(reader.conn, wrap_session="laptop", open_token=prepared.wrap_token)
     claim_baton(gated, "desktop", take=True)  # as if it landed between check and commit
-    with pytest.raises(SaveAuthorityError, match="revoked"):
-        recheck_save(conn, wrap_session="laptop", open_token=prepared.wrap_token)
+    with pytest.raises(SaveAuthorityError, match="revoked"), gated.reading("test") as reader:
+        recheck_save(reader.conn, wrap_session="laptop", open_token=prepared.wrap_token)

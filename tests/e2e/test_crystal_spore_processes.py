@@ -89,8 +89,8 @@ def test_sigkill_mid_write_leaves_every_crystal_and_spore_whole(tmp_path: Path) 
     proc.wait(timeout=60)
     proc.stdout.close()
     with Store(db) as store:
-        conn = store.connection("check")
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        with store.reading("check") as reader:
+            assert reader.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         crystals = list_crystals(store)
         assert len(crystals) >= 40
         assert all(len(c.evidence) == 1 for c in crystals)

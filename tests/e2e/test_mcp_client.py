@@ -136,6 +136,7 @@ def test_handshake_and_tool_schemas(tmp_path: Path, mode: str) -> None:
             "spore_descend",
             "spore_ascend",
             "spore_surface",
+            "explain",
         ]
         for tool in tools:
             for schema in (tool["inputSchema"], tool.get("outputSchema", {})):

@@ -34,6 +34,9 @@ def test_cli_commands_on_postgresql(pg_url: str, run_cli, tmp_path: Path) -> Non
     status = pg("--json", "status").assert_ok().json()
     assert status["total_episodes"] == 2
     assert status["path"].startswith("postgresql://")
+    stats = pg("--json", "stats").assert_ok().json()  # measured by the backend's own SQL
+    texts = "Moved the fleet memory to PostgreSQL" + "kept on the laptop first"
+    assert stats["content_bytes"]["total"] == len(texts.encode())
     verified = pg("--json", "verify").assert_ok().json()
     assert (verified["valid"], verified["total_entries"]) == (True, 2)
     trail = pg("--json", "audit", "--event", "record", "--limit", "5").assert_ok().json()

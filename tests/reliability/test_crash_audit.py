@@ -52,15 +52,9 @@ def test_an_idempotent_retry_adds_no_second_record_entry(tmp_path: Path):
 
 def test_an_entry_staged_before_a_crash_is_appended_on_the_next_open(tmp_path: Path):
     db = tmp_path / "memory.db"
-    store = Store(db)
-    conn = store.connection("test")
-    with store._lock:
-        conn.execute("BEGIN IMMEDIATE")
-        store.stage_audit(conn, "delete", actor="agent", data={"episode_id": "cafebabe"})
-        conn.execute("COMMIT")
-    # No flush: as if the process died right after the commit.
-    store._backend._outbox = None  # type: ignore[attr-defined]
-    store.close()
+    Store(db).close()
+    # The process dies right after the commit, before the entry reaches the trail.
+    assert _kill_after_commit(db) == -9
     assert not [e for e in iter_entries(db) if e["event"] == "delete"]
     Store(db).close()
     deletes = [e for e in iter_entries(db) if e["event"] == "delete"]
@@ -83,16 +77,10 @@ def test_a_kill_between_commit_and_append_only_delays_the_entry(tmp_path: Path, 
 
 def test_verify_names_pending_and_missing_entries(tmp_path: Path):
     db = tmp_path / "memory.db"
-    store = Store(db)
-    for i in range(3):
-        store.record(f"note {i}", "observation")
-    conn = store.connection("test")
-    with store._lock:
-        conn.execute("BEGIN IMMEDIATE")
-        store.stage_audit(conn, "delete", actor="agent", data={"episode_id": "cafebabe"})
-        conn.execute("COMMIT")
-    store._backend._outbox = None  # type: ignore[attr-defined]
-    store.close()
+    with Store(db) as store:
+        for i in range(3):
+            store.record(f"note {i}", "observation")
+    assert _kill_after_commit(db) == -9
     pending = AuditTrail.verify(db)
     assert pending.valid
     assert pending.pending_entries == 1
@@ -110,6 +98,29 @@ def test_verify_names_pending_and_missing_entries(tmp_path: Path):
     assert result.missing_entries == 1
     assert not result.complete
     assert "GAP" in result.summary()
+
+
+# Stages a delete entry in one unit of work and dies once it committed, before the append.
+_KILL_AFTER_COMMIT = r"""
+import os, signal, sys
+from anneal_memory import Store
+from anneal_memory.audit import _trail
+def write_all(fd, payload):
+    os.kill(os.getpid(), signal.SIGKILL)
+_trail.write_all = write_all
+with Store(sys.argv[1]) as store, store.writing("test") as tx:
+    tx.audit("delete", actor="agent", data={"episode_id": "cafebabe"})
+"""
+
+
+def _kill_after_commit(db: Path) -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.run(
+        [sys.executable, "-c", _KILL_AFTER_COMMIT, str(db)], timeout=60, check=False
+    )
+    return child.returncode
 
 
 def _relink(lines: list[bytes]) -> list[bytes]:

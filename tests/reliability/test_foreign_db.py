@@ -106,9 +106,9 @@ def test_new_stores_are_marked_and_old_unmarked_ones_get_stamped(tmp_path: Path)
     db = tmp_path / "memory.db"
     with Store(db) as store:
         store.record("hello", "observation")
-        assert store.connection("t").execute("PRAGMA application_id").fetchone() == (
-            APPLICATION_ID,
-        )
+        with store.reading("t") as reader:
+            stamp = reader.conn.execute("PRAGMA application_id").fetchone()
+        assert stamp == (APPLICATION_ID,)
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA application_id=0")
     conn.close()
@@ -117,10 +117,8 @@ def test_new_stores_are_marked_and_old_unmarked_ones_get_stamped(tmp_path: Path)
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA application_id").fetchone() == (0,)
     conn.close()
-    with Store(db) as writer:
-        assert writer.connection("t").execute("PRAGMA application_id").fetchone() == (
-            APPLICATION_ID,
-        )
+    with Store(db) as writer, writer.reading("t") as reader:
+        assert reader.conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
 
 
 def test_a_store_whose_tables_vanished_is_refused_not_recreated(tmp_path: Path):
@@ -143,8 +141,8 @@ _KEEP_WAL = r"""
 import os, signal, sys
 from anneal_memory import Store
 store = Store(sys.argv[1], audit=False)
-conn = store.connection("test")
-conn.execute("PRAGMA wal_autocheckpoint=0")
+with store.reading("test") as reader:
+    reader.conn.execute("PRAGMA wal_autocheckpoint=0")
 for i in range(300):
     store.record(f"note {i}", "observation")
 print("done", flush=True)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from anneal_memory import Store
-from anneal_memory.audit import AuditTrail, iter_entries
+from anneal_memory.audit import AuditPaths, AuditTrail, iter_entries
 
 
 def _outbox_reads(store: Store) -> list[str]:
     reads: list[str] = []
-    conn = store.connection("test")
+    with store.reading("test") as reader:
+        conn = reader.conn  # SQLite's own connection: it can trace statements
 
     def trace(sql: str) -> None:
         if "FROM audit_outbox" in sql and sql.lstrip().upper().startswith("SELECT"):
@@ -38,12 +40,14 @@ def test_a_record_does_not_read_its_entry_back_from_the_outbox(store: Store):
 
 def test_older_staged_entries_go_first_when_the_committed_ones_are_not_next(db_path: Path):
     store = Store(db_path)
-    conn = store.connection("test")
-    with store._lock:
-        conn.execute("BEGIN IMMEDIATE")
-        store.stage_audit(conn, "delete", actor="agent", data={"episode_id": "cafebabe"})
-        conn.execute("COMMIT")
-    # Not flushed (as if another process died after its commit); the record that follows
+    store.record("before", "observation")
+    manifest = AuditPaths.for_db(db_path).manifest
+    kept = manifest.read_bytes()
+    manifest.write_text("{corrupt", encoding="utf-8")  # the append after the commit fails
+    with store.writing("test") as tx:
+        tx.audit("delete", actor="agent", data={"episode_id": "cafebabe"})
+    manifest.write_bytes(kept)
+    # Not appended (as if another process died after its commit); the record that follows
     # carries only its own entry, which is not the next the trail needs.
     episode = store.record("after the crash", "observation")
     store.close()
@@ -55,14 +59,19 @@ def test_older_staged_entries_go_first_when_the_committed_ones_are_not_next(db_p
     assert (result.pending_entries, result.missing_entries, result.repeated_entries) == (0, 0, 0)
 
 
+def _stage_then_fail(store: Store, staged: list[object]) -> None:
+    with store.writing("test") as tx:
+        tx.audit("delete", actor="agent", data={"episode_id": "deadbeef"})
+        staged += tx.staged
+        raise RuntimeError("the change fails after staging its entry")
+
+
 def test_an_entry_staged_in_a_rolled_back_transaction_never_reaches_the_trail(db_path: Path):
     store = Store(db_path)
-    conn = store.connection("test")
-    with store._lock:
-        conn.execute("BEGIN IMMEDIATE")
-        lost = store.stage_audit(conn, "delete", actor="agent", data={"episode_id": "deadbeef"})
-        conn.execute("ROLLBACK")
-    assert lost is not None
+    staged: list[object] = []
+    with pytest.raises(RuntimeError, match="after staging"):
+        _stage_then_fail(store, staged)
+    assert staged
     store.record("next", "observation")
     store.close()
     lines = [json.dumps(e) for e in iter_entries(db_path)]
@@ -75,9 +84,11 @@ def test_an_entry_staged_in_a_rolled_back_transaction_never_reaches_the_trail(db
 def test_the_staged_entry_appended_directly_matches_the_outbox_row(db_path: Path):
     with Store(db_path) as store:
         store.record("a note", "observation", trust="tool", source="tool")
-        conn = store.connection("test")
-        row = conn.execute("SELECT id, event, actor, data FROM audit_outbox ORDER BY id DESC")
-        ident, event, actor, data = row.fetchone()
+        with store.reading("test") as reader:
+            row = reader.conn.execute(
+                "SELECT id, event, actor, data FROM audit_outbox ORDER BY id DESC"
+            )
+            ident, event, actor, data = row.fetchone()
     entry = next(e for e in iter_entries(db_path) if e.get("intent") == ident)
     assert (entry["event"], entry["actor"], entry["data"]) == (event, actor, json.loads(data))
 
@@ -85,7 +96,35 @@ def test_the_staged_entry_appended_directly_matches_the_outbox_row(db_path: Path
 def test_the_outbox_keeps_only_a_few_appended_rows(store: Store):
     for i in range(100):
         store.record(f"note {i}", "observation")
-    conn = store.connection("test")
-    rows = conn.execute("SELECT count(*) FROM audit_outbox").fetchone()[0]
+    with store.reading("test") as reader:
+        rows = reader.conn.execute("SELECT count(*) FROM audit_outbox").fetchone()[0]
     assert 1 <= rows <= 9  # deleted in batches of 8; the newest appended row always stays
     assert AuditTrail.verify(store.path).pending_entries == 0
+
+
+def test_a_non_durable_write_is_flushed_to_disk_before_the_trail_gets_its_entry(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import os
+
+    wal = db_path.with_name(db_path.name + "-wal")
+    log_syncs: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        found, log = os.fstat(fd), wal.stat()
+        if (found.st_dev, found.st_ino) == (log.st_dev, log.st_ino):
+            log_syncs.append("wal")
+        real_fsync(fd)
+
+    with Store(db_path) as store:
+        store.record("warm up", "observation")
+        monkeypatch.setattr(os, "fsync", fsync)
+        with store.writing("test", durable=False) as tx:  # no entry: harmless to lose
+            tx.conn.execute("INSERT INTO meta (key, value) VALUES ('probe', '1')")
+        assert log_syncs == []
+        with store.writing("test", durable=False) as tx:  # the trail gets an entry
+            tx.audit("section_schema_set", actor="operator", data={"schema": "x"})
+        assert log_syncs == ["wal"]
+        assert [e["event"] for e in iter_entries(db_path)][-1] == "section_schema_set"
+    assert AuditTrail.verify(db_path).pending_entries == 0

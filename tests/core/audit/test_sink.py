@@ -37,12 +37,12 @@ def test_the_trail_never_contains_episode_text_only_a_salted_hash(db_path: Path,
     with Store(db_path, clock=clock) as store:
         episode = store.record(CANARY, EpisodeType.OBSERVATION)
         store.delete(episode.id)
-        store.emit_audit("continuity_saved", actor="agent", data={"text": CANARY, "chars": 5})
-        salt_hex = (
-            store.connection("t")
-            .execute("SELECT value FROM meta WHERE key = 'audit_content_salt'")
-            .fetchone()[0]
-        )
+        with store.writing("t") as tx:
+            tx.audit("continuity_saved", actor="agent", data={"text": CANARY, "chars": 5})
+        with store.reading("t") as reader:
+            salt_hex = reader.conn.execute(
+                "SELECT value FROM meta WHERE key = 'audit_content_salt'"
+            ).fetchone()[0]
     blob = _audit_bytes(db_path)
     assert b"canary" not in blob.lower()
     assert b"HUNTER2" not in blob
@@ -109,8 +109,8 @@ def test_a_failed_append_never_fails_the_operation_and_only_delays_the_entry(
 
 
 def test_an_unknown_event_from_library_code_is_a_loud_bug(store: Store):
-    with pytest.raises(InvalidInputError, match="AuditEvent"):
-        store.emit_audit("made_up", actor="agent", data={})
+    with pytest.raises(InvalidInputError, match="AuditEvent"), store.writing("t") as tx:
+        tx.audit("made_up", actor="agent", data={})
 
 
 def test_status_counts_zero_failures_on_a_fresh_store(store: Store):

@@ -21,7 +21,6 @@ from anneal_memory.errors import (
     WrapInProgressError,
     WrapTokenMismatchError,
 )
-from anneal_memory.store.sqlite._connection import write_transaction
 from anneal_memory.testing import FrozenClock
 from backends import audit_entries
 from test_save import build_text
@@ -33,9 +32,8 @@ def _cancels(store: Store) -> list[dict]:
 
 def _hand_to(store: Store, pid: int, start: str | None = None) -> None:
     """Make the open wrap look prepared by process ``pid`` of this host."""
-    conn = store.connection("test")
-    with write_transaction(conn, operation="test"):
-        conn.execute(
+    with store.writing("test") as tx:
+        tx.conn.execute(
             "UPDATE wraps SET owner_pid = ?, owner_start = ? WHERE status = 'open'", (pid, start)
         )
 

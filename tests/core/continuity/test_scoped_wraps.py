@@ -43,7 +43,8 @@ def _places(store: Store) -> set[str]:
     """Where a continuity text was written: the ``.md`` files, or the labels of the rows."""
     if store.url is None:
         return {str(p) for p in store.path.parent.iterdir() if p.name.endswith(".md")}
-    rows = store.connection("test").execute("SELECT scope FROM continuity").fetchall()
+    with store.reading("test") as reader:
+        rows = reader.conn.execute("SELECT scope FROM continuity").fetchall()
     return {str(store.continuity_place(str(scope)).label) for (scope,) in rows}
 
 

@@ -110,19 +110,19 @@ def test_an_old_postgresql_store_upgrades_with_its_wraps_in_the_shared_scope(pg_
         )
         assert saved.episodes_compressed == 1
         assert unwrapped_in_scope(store) == 0
-        conn = store.connection("probe")
-        indexes = {
-            str(r[0])
-            for r in conn.execute(
-                "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
-            )
-        }
-        key = conn.execute(
-            "SELECT array_to_string(array_agg(a.attname ORDER BY k.n), ',')"
-            " FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(att, n)"
-            " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.att"
-            " WHERE i.indrelid = 'patterns'::regclass AND i.indisprimary"
-        ).fetchone()
+        with store.reading("probe") as probe:
+            indexes = {
+                str(r[0])
+                for r in probe.conn.execute(
+                    "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+                )
+            }
+            key = probe.conn.execute(
+                "SELECT array_to_string(array_agg(a.attname ORDER BY k.n), ',')"
+                " FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(att, n)"
+                " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.att"
+                " WHERE i.indrelid = 'patterns'::regclass AND i.indisprimary"
+            ).fetchone()
     assert "wraps_one_open_per_scope" in indexes
     assert "wraps_one_open" not in indexes
     assert key is not None

@@ -47,7 +47,8 @@ POOL = "Size the connection pool to the worker count; an undersized pool throttl
 
 
 def _count(store: Store) -> int:
-    return int(store.connection("t").execute("SELECT count(*) FROM crystals").fetchone()[0])
+    with store.reading("t") as reader:
+        return int(reader.conn.execute("SELECT count(*) FROM crystals").fetchone()[0])
 
 
 def test_crystallize_and_get_round_trip(store: Store) -> None:
@@ -66,13 +67,16 @@ def test_crystallize_and_get_round_trip(store: Store) -> None:
 
 def test_tables_come_from_one_migration(db_path: Path) -> None:
     store = Store(db_path)
-    conn = store.connection("t")
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"crystals", "crystal_evidence", "spores", "spore_notes"} <= tables
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    with store.reading("t") as reader:
+        tables = {
+            r[0] for r in reader.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        assert {"crystals", "crystal_evidence", "spores", "spore_notes"} <= tables
+        assert reader.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     ep = store.record("evidence", "observation")
     crystallize(store, "pool_sizing", level=2, explanation=POOL, evidence=[ep.id])
-    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    with store.reading("t") as reader:
+        assert reader.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     store.close()
 
 
@@ -253,11 +257,16 @@ def test_a_failed_write_leaves_nothing(store: Store) -> None:
 
 
 def test_schema_refuses_level_one_even_in_raw_sql(db_path: Path) -> None:
-    with Store(db_path) as store, pytest.raises(sqlite3.IntegrityError):
-        store.connection("t").execute(
-            "INSERT INTO crystals VALUES ('x', 1, 'e', 'timeless', 'just-in-time', '[]',"
-            " '2026-01-01', '2026-01-01', '', '[]', 1, 'now', NULL, NULL, NULL, NULL)"
-        )
+    Store(db_path).close()
+    raw = sqlite3.connect(db_path)  # any connection to the file, not the library's
+    try:
+        with pytest.raises(sqlite3.IntegrityError):
+            raw.execute(
+                "INSERT INTO crystals VALUES ('x', 1, 'e', 'timeless', 'just-in-time', '[]',"
+                " '2026-01-01', '2026-01-01', '', '[]', 1, 'now', NULL, NULL, NULL, NULL)"
+            )
+    finally:
+        raw.close()
 
 
 def test_dates_use_the_stores_clock_in_utc(target: str) -> None:  # noqa: F811

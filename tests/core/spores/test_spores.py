@@ -39,7 +39,8 @@ def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
 
 
 def _rows(store: Store) -> int:
-    return int(store.connection("t").execute("SELECT count(*) FROM spores").fetchone()[0])
+    with store.reading("t") as reader:
+        return int(reader.conn.execute("SELECT count(*) FROM spores").fetchone()[0])
 
 
 def test_ids_are_sequential_and_never_reused(store: Store) -> None:

@@ -358,7 +358,7 @@ def test_pg_store_refuses_options_it_does_not_have_and_sqlite_internals(
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
         store.sidecar(".anything")
     with Store(pg_url) as store, pytest.raises(BackendNotSupportedError):
-        _ = store._path
+        _ = store.path
 
 
 def test_the_audit_trail_reads_alike_on_both_backends(store: Store) -> None:

@@ -25,8 +25,8 @@ def _kinds(report: ImportReport) -> dict[str, tuple[int, int, int, int]]:
 
 
 def _by_content(store: Store) -> dict[str, str]:
-    rows = store.connection("t").execute("SELECT content, id FROM episodes")
-    return dict(rows)
+    with store.reading("t") as reader:
+        return dict(reader.conn.execute("SELECT content, id FROM episodes"))
 
 
 def test_a_1_0_2_database_brings_its_provenance_crystals_and_spores(v1_store: Path, store: Store):

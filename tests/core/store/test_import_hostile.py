@@ -240,12 +240,12 @@ def test_1_0_2_wraps_become_consecutive_ranges_over_their_episodes(target, tmp_p
         encoding="utf-8",
     )  # fmt: skip
     assert target.import_from(source).count("wraps").imported == 3
-    rows = (
-        target.connection("t")
-        .execute("SELECT after_seq, through_seq, save_no FROM wraps ORDER BY id")
-        .fetchall()
-    )
+    with target.reading("t") as reader:
+        rows = reader.conn.execute(
+            "SELECT after_seq, through_seq, save_no FROM wraps ORDER BY id"
+        ).fetchall()
     assert rows == [(0, 2, 1), (2, 3, 2), (3, 4, 3)]
     assert target.status().episodes_since_wrap == 2  # session 4 (not wrapped yet) and None
-    order = target.connection("t").execute("SELECT id FROM episodes ORDER BY seq").fetchall()
+    with target.reading("t") as reader:
+        order = reader.conn.execute("SELECT id FROM episodes ORDER BY seq").fetchall()
     assert [r[0] for r in order][:4] == ["00000001", "00000004", "00000003", "00000000"]

@@ -59,8 +59,14 @@ def test_a_1_0_2_database_comes_across_and_is_never_modified(v1_store: Path, sto
     assert store.status().episodes_since_wrap == expected["unwrapped"]
     source_text = (v1_store.parent / "mem.continuity.md").read_text(encoding="utf-8")
     assert store.load_continuity() == source_text
-    links = store.connection("test").execute("SELECT a, b, strength FROM associations")
+    with store.reading("test") as reader:
+        links = reader.conn.execute("SELECT a, b, strength FROM associations").fetchall()
     assert [(a, b, s) for a, b, s in links] == [(*expected["associated"], 2.5)]
+
+
+def _wrap_count(store: Store) -> int:
+    with store.reading("t") as reader:
+        return int(reader.conn.execute("SELECT count(*) FROM wraps").fetchone()[0])
 
 
 def test_a_dry_run_counts_the_same_and_writes_nothing(v1_store: Path, store: Store):
@@ -70,7 +76,7 @@ def test_a_dry_run_counts_the_same_and_writes_nothing(v1_store: Path, store: Sto
     assert dry.dry_run
     assert store.status().total_episodes == 0
     assert store.load_continuity() is None
-    assert store.connection("t").execute("SELECT count(*) FROM wraps").fetchone()[0] == 0
+    assert _wrap_count(store) == 0
     assert "import" not in events
 
     real = audited.import_from(v1_store)
@@ -116,16 +122,17 @@ def test_a_1_0_2_json_export_comes_across(v1_store: Path, store: Store):
 
 def test_an_id_that_collides_with_other_content_refuses_everything(v1_store: Path, store: Store):
     victim = next(iter(_v1_rows(v1_store)))
-    store.connection("t").execute(
-        "INSERT INTO episodes (id, ts, type, content, source) VALUES"
-        " (?, '2026-01-01T00:00:00.000000Z', 'observation', 'something else', 'agent')",
-        (victim,),
-    )
+    with store.writing("t") as tx:
+        tx.conn.execute(
+            "INSERT INTO episodes (id, ts, type, content, source) VALUES"
+            " (?, '2026-01-01T00:00:00.000000Z', 'observation', 'something else', 'agent')",
+            (victim,),
+        )
     with pytest.raises(ImportFormatError, match=rf"{victim} already exists .*different content"):
         store.import_from(v1_store)
     assert store.status().total_episodes == 1
     assert store.load_continuity() is None
-    assert store.connection("t").execute("SELECT count(*) FROM wraps").fetchone()[0] == 0
+    assert _wrap_count(store) == 0
 
 
 def test_a_continuity_that_does_not_fit_refuses_everything(v1_store: Path, store: Store):
@@ -209,12 +216,11 @@ def test_imported_pattern_levels_let_the_next_save_climb_from_them(v1_store: Pat
         assert result.graduations_validated == 1
         assert "embedded_store | 2x" in (moved.load_continuity() or "")
         # the line joins the imported history (whose explanation guards against rephrasing)
-        assert (
-            moved.connection("t")
-            .execute("SELECT count(*) FROM pattern_history WHERE identity = 'embedded_store'")
-            .fetchone()[0]
-            == 2
-        )
+        with moved.reading("t") as reader:
+            history = reader.conn.execute(
+                "SELECT count(*) FROM pattern_history WHERE identity = 'embedded_store'"
+            ).fetchone()[0]
+        assert history == 2
 
 
 def test_a_hostile_crystal_file_is_refused_by_name(v1_store: Path, store: Store):

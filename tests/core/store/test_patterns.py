@@ -1,32 +1,35 @@
 from __future__ import annotations
 
 from anneal_memory import Store
-from anneal_memory.store.wraps._patterns import load_prior
+from anneal_memory.store.wraps import load_prior
 
 
 def _wrap(store: Store, token: str) -> int:
-    cursor = store.connection("test").execute(
-        "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
-        " episode_count) VALUES (?, 'completed', 't', '2026-01-01', 'default', 20000, 1)",
-        (token,),
-    )
-    return int(cursor.lastrowid or 0)
+    with store.writing("test") as tx:
+        return tx.inserted_id(
+            "INSERT INTO wraps (token, status, started_at, today, schema_name, max_chars,"
+            " episode_count) VALUES (?, 'completed', 't', '2026-01-01', 'default', 20000, 1)",
+            (token,),
+            "id",
+        )
 
 
 def _history(store: Store, identity: str, wrap_id: int, explanation: str, validated: int) -> None:
-    store.connection("test").execute(
-        "INSERT INTO pattern_history (identity, wrap_id, level, written_level, line_date,"
-        " explanation, validated, marks) VALUES (?, ?, 2, 2, NULL, ?, ?, '')",
-        (identity, wrap_id, explanation, validated),
-    )
+    with store.writing("test") as tx:
+        tx.conn.execute(
+            "INSERT INTO pattern_history (identity, wrap_id, level, written_level, line_date,"
+            " explanation, validated, marks) VALUES (?, ?, 2, 2, NULL, ?, ?, '')",
+            (identity, wrap_id, explanation, validated),
+        )
 
 
 def _pattern(store: Store, identity: str, last_wrap_id: int) -> None:
-    store.connection("test").execute(
-        "INSERT INTO patterns (identity, name, level, max_level, first_wrap_id, last_wrap_id,"
-        " last_grounded) VALUES (?, ?, 2, 3, 1, ?, '2026-01-01')",
-        (identity, identity, last_wrap_id),
-    )
+    with store.writing("test") as tx:
+        tx.conn.execute(
+            "INSERT INTO patterns (identity, name, level, max_level, first_wrap_id, last_wrap_id,"
+            " last_grounded) VALUES (?, ?, 2, 3, 1, ?, '2026-01-01')",
+            (identity, identity, last_wrap_id),
+        )
 
 
 def test_load_prior_keeps_the_newest_twenty_validated_explanations(store: Store) -> None:
@@ -41,7 +44,8 @@ def test_load_prior_keeps_the_newest_twenty_validated_explanations(store: Store)
     _pattern(store, "pool", wraps[0])
     _pattern(store, "other", wraps[1])
 
-    prior = load_prior(store.connection("test"), {"pool", "absent"}, wraps[-1])
+    with store.reading("test") as reader:
+        prior = load_prior(reader.conn, {"pool", "absent"}, wraps[-1])
 
     assert sorted(prior) == ["cache", "pool"]
     assert prior["cache"].explanations == tuple(f"reason {i}" for i in range(29, 9, -1))
@@ -56,7 +60,8 @@ def test_load_prior_without_a_saved_wrap_reads_only_what_is_asked(store: Store) 
     _pattern(store, "seen", wrap_id)
     _pattern(store, "unasked", wrap_id)
 
-    prior = load_prior(store.connection("test"), {"seen"}, None)
+    with store.reading("test") as reader:
+        prior = load_prior(reader.conn, {"seen"}, None)
 
     assert list(prior) == ["seen"]
     assert prior["seen"].explanations == ()

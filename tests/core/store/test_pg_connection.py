@@ -7,7 +7,6 @@ must agree.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -15,8 +14,8 @@ from pathlib import Path
 import pytest
 from anneal_memory import Store
 from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.store import SqlConnection, Tx
 from anneal_memory.store.postgres._sql import SqlTextError, arrange, translate
-from anneal_memory.store.sqlite._connection import write_transaction
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
@@ -62,7 +61,7 @@ def test_translate_refuses_text_it_cannot_translate_safely(sql: str) -> None:
         translate(sql)
 
 
-def _fill(conn: sqlite3.Connection) -> None:
+def _fill(conn: SqlConnection) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -75,10 +74,10 @@ def _fill(conn: sqlite3.Connection) -> None:
 
 
 def test_library_sql_runs_alike_on_both_backends(target: str) -> None:  # noqa: F811
-    with Store(target) as store:
-        conn = store.connection("probe")
-        with write_transaction(conn, operation="probe"):
-            _fill(conn)
+    with Store(target) as store, store.writing("probe") as tx:
+        _fill(tx.conn)
+    with Store(target) as store, store.writing("probe") as tx:
+        conn = tx.conn
         cursor = conn.execute(
             "SELECT key, value FROM meta WHERE key LIKE ? ORDER BY key", ("row %",)
         )
@@ -93,47 +92,50 @@ def test_library_sql_runs_alike_on_both_backends(target: str) -> None:  # noqa: 
         assert same[0] == "aba"
 
 
-def _twice(conn: sqlite3.Connection) -> None:
-    with write_transaction(conn, operation="probe"):
-        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("half", "1"))
-        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("half", "2"))
+def _twice(store: Store) -> None:
+    with store.writing("probe") as tx:
+        tx.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("half", "1"))
+        tx.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("half", "2"))
 
 
-def _given_up(conn: sqlite3.Connection, then: object) -> None:
-    with write_transaction(conn, operation="probe"):
-        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("half", "1"))
+def _given_up(store: Store, then: object) -> None:
+    with store.writing("probe") as tx:
+        tx.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("half", "1"))
         if callable(then):
-            then(conn)
+            then(tx)
         raise RuntimeError("the caller gave up")
+
+
+def _meta(store: Store, key: str) -> str | None:
+    with store.reading("probe") as reader:
+        row = reader.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def test_a_failed_write_transaction_leaves_nothing(target: str) -> None:  # noqa: F811
     with Store(target) as store:
-        conn = store.connection("probe")
         with pytest.raises(StoreDatabaseError):
-            _twice(conn)
+            _twice(store)
         with pytest.raises(RuntimeError):
-            _given_up(conn, None)
-        assert conn.execute("SELECT value FROM meta WHERE key = 'half'").fetchone() is None
-        with write_transaction(conn, operation="probe"):  # the connection is usable again
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("whole", "1"))
-        assert conn.execute("SELECT value FROM meta WHERE key = 'whole'").fetchone()[0] == "1"
+            _given_up(store, None)
+        assert _meta(store, "half") is None
+        with store.writing("probe") as tx:  # the connection is usable again
+            tx.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("whole", "1"))
+        assert _meta(store, "whole") == "1"
 
 
 def test_library_writes_on_pg_are_serialised_by_the_advisory_lock(pg_url: str) -> None:  # noqa: F811
     """A second store (another host, as far as the database knows) waits for the first."""
     with Store(pg_url) as first, Store(pg_url) as second:
-        conn = first.connection("probe")
         entered = threading.Event()
         order: list[str] = []
 
         def other() -> None:
-            other_conn = second.connection("probe")
             entered.set()
-            with write_transaction(other_conn, operation="probe"):
+            with second.writing("probe"):
                 order.append("second")
 
-        with write_transaction(conn, operation="probe"):
+        with first.writing("probe"):
             worker = threading.Thread(target=other)
             worker.start()
             entered.wait(timeout=30)
@@ -153,21 +155,19 @@ def test_library_writes_on_pg_are_serialised_by_the_advisory_lock(pg_url: str) -
         assert order == ["first", "second"]
 
 
-def test_stage_audit_on_pg_commits_with_the_change_or_not_at_all(pg_url: str) -> None:  # noqa: F811
+def _schema_set(tx: Tx, schema: str) -> None:
+    tx.audit("section_schema_set", actor="operator", data={"schema": schema})
+
+
+def test_tx_audit_on_pg_commits_with_the_change_or_not_at_all(pg_url: str) -> None:  # noqa: F811
     with Store(pg_url) as store:
-        conn = store.connection("probe")
-        with write_transaction(conn, operation="probe"):
-            conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
-            store.stage_audit(conn, "section_schema_set", actor="operator", data={"schema": "x"})
+        with store.writing("probe") as tx:
+            tx.conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
+            _schema_set(tx, "x")
         with pytest.raises(RuntimeError):
-            _given_up(
-                conn,
-                lambda c: store.stage_audit(
-                    c, "section_schema_set", actor="operator", data={"schema": "y"}
-                ),
-            )
-        with write_transaction(conn, operation="probe"):  # emit inside joins the transaction
-            store.emit_audit("section_schema_set", actor="operator", data={"schema": "z"})
+            _given_up(store, lambda tx: _schema_set(tx, "y"))
+        with store.writing("probe", durable=False) as tx:  # an entry alone, not flushed
+            _schema_set(tx, "z")
         entries = store.read_audit()
         assert [e["data"]["schema"] for e in entries] == ["x", "z"]
         assert store.verify_audit().valid
@@ -199,12 +199,7 @@ def test_an_upgrade_from_the_first_pg_schema_keeps_the_baton(pg_url: str) -> Non
         assert (status.consolidate_requires_baton, status.holder) == (True, "alice")
         assert store.status().schema_version == PG_SCHEMA_VERSION
         assert [e["event"] for e in store.read_audit()] == ["schema_migrated"]
-        row = (
-            store.connection("probe")
-            .execute("SELECT value FROM meta WHERE key = 'baton_epoch'")
-            .fetchone()
-        )
-        assert row[0] == "3"
+        assert _meta(store, "baton_epoch") == "3"
 
 
 def test_a_writer_stuck_behind_the_lock_fails_retryably_instead_of_waiting_forever(
@@ -215,8 +210,7 @@ def test_a_writer_stuck_behind_the_lock_fails_retryably_instead_of_waiting_forev
 
     monkeypatch.setattr(_conn, "LOCK_TIMEOUT_S", 0.2)
     with Store(pg_url) as holder, Store(pg_url) as writer:
-        conn = holder.connection("probe")
-        with write_transaction(conn, operation="probe"):  # a wrap holding the lock, stuck
+        with holder.writing("probe"):  # a wrap holding the lock, stuck
             with pytest.raises(StoreDatabaseError) as caught:
                 writer.record("waits behind the wrap", "observation")
             assert caught.value.retryable

@@ -16,7 +16,6 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 from backends import (  # noqa: F401 - fixtures
     backend_store,
     pg_url,
-    sqlite_store,
     store_on_both_backends,
     target,
 )
@@ -45,10 +44,7 @@ def test_prune_preview_refuses_what_prune_refuses(store: Store, days: object) ->
             call()
 
 
-def test_episode_stats_count_by_source_and_day_and_measure_bytes(
-    sqlite_store: Store,  # noqa: F811 - the fixture
-) -> None:
-    store = sqlite_store
+def test_episode_stats_count_by_source_and_day_and_measure_bytes(store: Store) -> None:
     store.record("café", "context", source="tool", timestamp="2026-02-27T10:00:00Z")
     store.record("ab", "context", source="agent", timestamp="2026-02-28T10:00:00Z")
     store.record("abc", "context", source="agent", timestamp="2026-02-28T11:00:00Z")

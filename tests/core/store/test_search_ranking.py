@@ -41,14 +41,14 @@ def test_single_word_ranking_is_fts5_bm25_order(sqlite_store: Store) -> None:  #
     ]
     rows += [("nothing relevant here at all", "observation")] * 5
     bulk(sqlite_store, rows)
-    conn = sqlite_store.connection("test")
-    expected = [
-        row[0]
-        for row in conn.execute(
-            "SELECT e.id FROM episodes_fts AS f JOIN episodes AS e ON e.seq = f.rowid "
-            "WHERE episodes_fts MATCH '\"cache\"' ORDER BY f.rank, f.rowid DESC"
-        )
-    ]
+    with sqlite_store.reading("test") as reader:
+        expected = [
+            row[0]
+            for row in reader.conn.execute(
+                "SELECT e.id FROM episodes_fts AS f JOIN episodes AS e ON e.seq = f.rowid "
+                "WHERE episodes_fts MATCH '\"cache\"' ORDER BY f.rank, f.rowid DESC"
+            )
+        ]
     result = sqlite_store.recall(keyword="cache", limit=100)
     assert [e.id for e in result.episodes] == expected
     assert result.total_matching == 40
@@ -74,19 +74,19 @@ def test_filters_apply_before_candidates_are_chosen(store: Store) -> None:
 
 def _exhaustive(store: Store, terms: list[str]) -> list[str]:
     """The ranking by definition: every match of every word scored, no candidate limit."""
-    conn = store.connection("test")
     sums: dict[int, float] = {}
     held: dict[int, int] = {}
-    for term in terms:
-        for seq, score in conn.execute(
-            "SELECT rowid, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ?",
-            (f'"{term}"',),
-        ):
-            sums[seq] = sums.get(seq, 0.0) + score
-            held[seq] = held.get(seq, 0) + 1
+    with store.reading("test") as reader:
+        for term in terms:
+            for seq, score in reader.conn.execute(
+                "SELECT rowid, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ?",
+                (f'"{term}"',),
+            ):
+                sums[seq] = sums.get(seq, 0.0) + score
+                held[seq] = held.get(seq, 0) + 1
+        ids = dict(reader.conn.execute("SELECT seq, id FROM episodes"))
     final = {seq: s * (1 + 0.25 * (held[seq] - 1)) for seq, s in sums.items()}
     order = sorted(final, key=lambda seq: (final[seq], -seq))
-    ids = dict(conn.execute("SELECT seq, id FROM episodes"))
     return [ids[seq] for seq in order]
 
 

@@ -119,14 +119,14 @@ def test_ids_are_unique_and_never_reused_after_deletion(store: Store) -> None:
     assert len(ids) == 300
     victim = sorted(ids)[0]
     assert store.delete(victim) is True
-    conn = store.connection("test")
-    assert conn.execute("SELECT count(*) FROM tombstones WHERE id = ?", (victim,)).fetchone() == (
-        1,
-    )
+    with store.reading("test") as reader:
+        tombstones = reader.conn.execute(
+            "SELECT count(*) FROM tombstones WHERE id = ?", (victim,)
+        ).fetchone()
+    assert tombstones == (1,)
     # Re-inserting under a tombstoned id is refused by the insert itself.
     from anneal_memory.store import _episodes
     from anneal_memory.store._validate import validate_episode
-    from anneal_memory.store.sqlite._dialect import SqliteDialect
 
     item = validate_episode(
         "again",
@@ -137,9 +137,9 @@ def test_ids_are_unique_and_never_reused_after_deletion(store: Store) -> None:
         idempotency_key=None,
         clock=store.clock,
     )
-    dialect = SqliteDialect(conn)
-    assert dialect.insert_episode_row(_episodes._values(victim, item)) is False
-    assert dialect.insert_episode_row(_episodes._values(sorted(ids)[1], item)) is False
+    with store.writing("test") as tx:
+        assert tx.dialect.insert_episode_row(_episodes._values(victim, item)) is False
+        assert tx.dialect.insert_episode_row(_episodes._values(sorted(ids)[1], item)) is False
 
 
 def test_delete_removes_row_and_full_text_entry(store: Store) -> None:
@@ -151,11 +151,12 @@ def test_delete_removes_row_and_full_text_entry(store: Store) -> None:
     assert store.recall(keyword="quokka").episodes == ()
     assert store.recall(keyword="quokka").total_matching == 0
     assert store.recall(keyword="zanzibarian quokka").episodes == ()
-    conn = store.connection("test")
-    assert conn.execute("PRAGMA secure_delete").fetchone() == (1,)
-    vocab = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, episodes_fts, row)"
-    conn.execute(vocab)
-    assert conn.execute("SELECT count(*) FROM temp.v WHERE term = 'quokka'").fetchone() == (0,)
+    with store.reading("test") as reader:
+        conn = reader.conn
+        assert conn.execute("PRAGMA secure_delete").fetchone() == (1,)
+        vocab = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, episodes_fts, row)"
+        conn.execute(vocab)
+        assert conn.execute("SELECT count(*) FROM temp.v WHERE term = 'quokka'").fetchone() == (0,)
     assert store.get(keep.id) == keep
     assert store.delete(gone.id) is False
     assert store.status().deleted_episodes == 1
@@ -212,11 +213,12 @@ def test_existing_folder_mode_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_store_uses_wal_full_sync_and_a_schema_version(store: Store) -> None:
-    conn = store.connection("test")
-    assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    assert conn.execute("PRAGMA synchronous").fetchone() == (2,)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
-    assert conn.execute("PRAGMA page_size").fetchone() == (2048,)
+    with store.reading("test") as reader:
+        conn = reader.conn
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert conn.execute("PRAGMA synchronous").fetchone() == (2,)
+        assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
+        assert conn.execute("PRAGMA page_size").fetchone() == (2048,)
 
 
 def test_a_store_made_with_4k_pages_keeps_them(db_path: Path) -> None:
@@ -230,9 +232,9 @@ def test_a_store_made_with_4k_pages_keeps_them(db_path: Path) -> None:
     assert db_path.stat().st_size > 0
     with Store(db_path) as store:
         store.record("still works", "observation")
-        conn = store.connection("test")
-        assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
-        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        with store.reading("test") as reader:
+            assert reader.conn.execute("PRAGMA page_size").fetchone() == (4096,)
+            assert reader.conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_reopen_keeps_everything(db_path: Path, clock: FrozenClock) -> None:

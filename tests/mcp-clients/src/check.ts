@@ -42,6 +42,7 @@ const TOOLS = [
   "spore_descend",
   "spore_ascend",
   "spore_surface",
+  "explain",
 ];
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 
@@ -93,6 +94,7 @@ const INVALID: Record<string, Args> = {
   spore_descend: { spore_id: "spore-001" },
   spore_ascend: { spore_id: "spore-001", kind: "project" },
   spore_surface: { verbose: true },
+  explain: { pattern: 5 },
 };
 
 function document(decision: string): string {

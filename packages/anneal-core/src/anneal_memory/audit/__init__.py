@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from anneal_memory.audit._files import AuditPaths
     from anneal_memory.audit._read import iter_entries, read_entries
     from anneal_memory.audit._repair import AuditRepairResult
+    from anneal_memory.audit._search import (
+        TrailPage,
+        event_needle,
+        field_needles,
+        page_entries,
+        value_needles,
+    )
     from anneal_memory.audit._trail import AuditTrail, EventCallback
     from anneal_memory.audit._verify import AuditVerifyResult
 
@@ -27,8 +34,13 @@ _EXPORTS: dict[str, str] = {
     "AuditTrail": "anneal_memory.audit._trail",
     "AuditVerifyResult": "anneal_memory.audit._verify",
     "EventCallback": "anneal_memory.audit._trail",
+    "TrailPage": "anneal_memory.audit._search",
+    "event_needle": "anneal_memory.audit._search",
+    "field_needles": "anneal_memory.audit._search",
     "iter_entries": "anneal_memory.audit._read",
+    "page_entries": "anneal_memory.audit._search",
     "read_entries": "anneal_memory.audit._read",
+    "value_needles": "anneal_memory.audit._search",
 }
 
 __all__ = [
@@ -39,8 +51,13 @@ __all__ = [
     "AuditTrail",
     "AuditVerifyResult",
     "EventCallback",
+    "TrailPage",
+    "event_needle",
+    "field_needles",
     "iter_entries",
+    "page_entries",
     "read_entries",
+    "value_needles",
 ]
 
 

@@ -14,16 +14,20 @@ from anneal_memory.audit._chain import split_complete
 from anneal_memory.audit._files import AuditPaths, load_manifest
 from anneal_memory.errors import AuditError
 
-__all__ = ["iter_entries", "read_entries"]
+__all__ = ["file_bytes", "iter_entries", "read_entries"]
 
 
-def _file_bytes(paths: AuditPaths) -> Iterator[tuple[str, bytes]]:
+def file_bytes(paths: AuditPaths, *, since: str | None = None) -> Iterator[tuple[str, bytes]]:
+    """``(file name, bytes)`` of every walked file of the trail, oldest first.
+
+    With ``since`` (a store timestamp), sealed weeks whose last entry is older are skipped.
+    """
     try:
         manifest = load_manifest(paths.manifest)
     except (OSError, ValueError) as exc:
         raise AuditError(f"cannot read the audit manifest: {exc}") from None
     for sealed in manifest.files if manifest else ():
-        if sealed.set_aside is not None:
+        if sealed.set_aside is not None or (since is not None and sealed.last_ts < since):
             continue
         try:
             yield sealed.filename, gzip.decompress(paths.beside(sealed.filename).read_bytes())
@@ -41,7 +45,7 @@ def iter_entries(db_path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     Raises:
         AuditError: The manifest or a sealed week cannot be read.
     """
-    for _name, data in _file_bytes(AuditPaths.for_db(db_path)):
+    for _name, data in file_bytes(AuditPaths.for_db(db_path)):
         lines, _torn = split_complete(data)
         for raw in lines:
             try:

@@ -152,6 +152,8 @@ def run_list(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_http(ctx: Context, args: argparse.Namespace, tools: tuple[Tool, ...]) -> int:
     """Serve MCP over HTTP until interrupted."""
+    from anneal_memory.cli._http_inspect import INSPECT_PREFIX, http_inspector
+    from anneal_memory.inspect import Mount
     from anneal_memory.mcp._http import _serve as hs
     from anneal_memory.mcp._http._app import MAX_BODY_BYTES, HttpSettings, McpHttpApp
     from anneal_memory.mcp._http._scopes import ScopeServers
@@ -182,10 +184,15 @@ def run_http(ctx: Context, args: argparse.Namespace, tools: tuple[Tool, ...]) ->
     ctx.warn(f"anneal-memory MCP over HTTP on http://{host}:{port}/mcp (tokens: {tokens.path})")
     if isinstance(target, str):
         servers.open_default()  # a bad URL or missing driver fails now, not on the first call
+    inspector = http_inspector(tokens, target, ctx.project_name, settings.allowed_origins)
+    ctx.warn(f"memory inspector (read-only, per token scope): http://{host}:{port}/inspect/")
     try:
-        hs.serve_http(McpHttpApp(tokens, servers, settings), host, port)
+        hs.serve_http(
+            Mount(McpHttpApp(tokens, servers, settings), inspector, INSPECT_PREFIX), host, port
+        )
     except ModuleNotFoundError as exc:
         raise CommandError(str(exc)) from None
     finally:
         servers.close()
+        inspector.close()
     return ExitCode.OK

@@ -51,6 +51,8 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("anneal_memory.cli._cmd_baton", "baton"),
     ("anneal_memory.cli._cmd_redaction", "redaction"),
     ("anneal_memory.cli._cmd_audit", "verify", "audit", "audit-repair"),
+    ("anneal_memory.cli._cmd_explain", "explain"),
+    ("anneal_memory.cli._cmd_inspect", "inspect"),
     ("anneal_memory.cli._cmd_crystal", "crystal"),
     ("anneal_memory.cli._cmd_spore", "spore"),
     ("anneal_memory.cli._cmd_health", "check", "migrate"),

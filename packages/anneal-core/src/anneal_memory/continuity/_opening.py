@@ -142,10 +142,10 @@ def open_wrap(
             decision = authorize_prepare(reader.conn, request.session_id, location=location)
         if not decision.allowed:
             return decision
-    # Flushed to disk when it stages audit entries for a trail file (the trail gets them
-    # once it has committed). Otherwise a power cut before the save's durable commit only
-    # leaves no wrap open, which the save reports; no episode or continuity is at stake.
-    with store.writing("prepare_wrap", durable=store.audit_after_commit) as tx:
+    # A power cut before the save's durable commit only leaves no wrap open, which the save
+    # reports; no episode or continuity is at stake. (The store still flushes this commit
+    # to disk when a trail file gets its audit entries.)
+    with store.writing("prepare_wrap", durable=False) as tx:
         decision = authorize_prepare(tx.conn, request.session_id, location=location)
         if not decision.allowed:
             return decision

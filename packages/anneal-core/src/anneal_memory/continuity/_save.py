@@ -210,10 +210,10 @@ def _commit(
 def _renew_lease(store: Store, ctx: SaveContext, refusal: _judge.Refusal) -> None:
     """A refused save is the owner still at work: its wrap's lease starts again.
 
-    The refusal's audit entry commits with the renewal (durably when a trail file gets it
-    after the commit).
+    The refusal's audit entry commits with the renewal (the store flushes the commit to disk
+    when a trail file gets the entry).
     """
-    with store.writing("save_continuity", durable=store.audit_after_commit) as tx:
+    with store.writing("save_continuity", durable=False) as tx:
         renew_lease(tx.conn, ctx.wrap, until=lease_end(store.clock.now()))
         tx.audit(
             "continuity_refused",

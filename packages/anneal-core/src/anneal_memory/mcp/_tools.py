@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.mcp import _memory_tools, _read_tools, _text, _wrap_tools
+from anneal_memory.mcp import _explain_tools, _memory_tools, _read_tools, _text, _wrap_tools
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
 
@@ -356,6 +356,7 @@ TOOLS: tuple[Tool, ...] = (
     _DELETE,
     _STATUS,
     *(Tool(*row) for row in _memory_tools.ROWS),
+    _explain_tools.EXPLAIN,
 )
 """Every tool this server offers, in the order ``tools/list`` shows them."""
 

@@ -17,12 +17,12 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._trail import AuditTrail
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.recall._recall import Ranker
@@ -96,6 +96,10 @@ class Dialect(Protocol):
 
     def inserted_id(self, sql: str, params: Sequence[object], column: str) -> int:
         """Run one ``INSERT`` and return the new row's integer key ``column``."""
+        ...
+
+    def content_bytes(self) -> tuple[int, int]:
+        """UTF-8 bytes of every live episode's text together, and of the longest one."""
         ...
 
     def keep_identity_ahead(self, table: str, column: str) -> None:
@@ -230,11 +234,6 @@ class Backend(Protocol):
     """One engine behind ``Store``: transactions, the audit chain and engine-only reads."""
 
     @property
-    def lock(self) -> threading.RLock:
-        """Serialises this process's threads around the store's shared connection."""
-        ...
-
-    @property
     def location(self) -> str:
         """What ``--db`` names: the file, or the URL without its password."""
         ...
@@ -250,17 +249,8 @@ class Backend(Protocol):
         ...
 
     @property
-    def audit_after_commit(self) -> bool:
-        """True when staged entries reach a trail file after their commit (worth a flush)."""
-        ...
-
-    @property
     def local(self) -> LocalFiles | None:
         """The files beside the database, or None (a database server)."""
-        ...
-
-    def connection(self, operation: str) -> SqlConnection:
-        """The store's shared connection (for callers that manage their own transaction)."""
         ...
 
     def writing(
@@ -274,7 +264,7 @@ class Backend(Protocol):
         ...
 
     def reading(self, operation: str) -> contextlib.AbstractContextManager[Reader]:
-        """Reads on the shared connection under :attr:`lock`."""
+        """Reads on the shared connection (this process's threads one at a time)."""
         ...
 
     def recalling(
@@ -303,20 +293,6 @@ class Backend(Protocol):
         """``scope``'s continuity text, None before a save (``scope`` already checked)."""
         ...
 
-    def stage_audit(
-        self, conn: SqlConnection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> object | None:
-        """Stage one entry in ``conn``'s open transaction (see ``Store.stage_audit``)."""
-        ...
-
-    def flush_audit(self, committed: Sequence[object]) -> None:
-        """After a commit: append what was staged (never raises)."""
-        ...
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """One entry in a transaction of its own, or the open one (never raises)."""
-        ...
-
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the audit chain."""
         ...
@@ -325,6 +301,18 @@ class Backend(Protocol):
         self, *, since: str | None, event: str | None, limit: int | None
     ) -> list[dict[str, Any]]:
         """The newest ``limit`` entries matching the filters, oldest first."""
+        ...
+
+    def audit_page(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        event: str | None,
+        needles: Sequence[bytes],
+        since: str | None,
+    ) -> TrailPage:
+        """Entries newest first, filtered on their canonical lines (see ``Store.audit_page``)."""
         ...
 
     def export_audit(self, out: IO[str]) -> int:

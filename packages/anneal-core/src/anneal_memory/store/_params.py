@@ -11,8 +11,9 @@ from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 from anneal_memory._clock import format_timestamp
+from anneal_memory.errors import InvalidInputError
 
-__all__ = ["SQLITE_INT_MAX", "clamped_page", "in_chunks", "prune_cutoff"]
+__all__ = ["SQLITE_INT_MAX", "check_days", "clamped_page", "in_chunks", "prune_cutoff"]
 
 _V = TypeVar("_V")
 SQLITE_INT_MAX = 2**63 - 1  # the largest integer SQLite binds; a larger limit means "all"
@@ -23,6 +24,18 @@ def in_chunks(values: Sequence[_V], size: int) -> Iterator[tuple[Sequence[_V], s
     for start in range(0, len(values), size):
         chunk = values[start : start + size]
         yield chunk, ",".join("?" * len(chunk))
+
+
+def check_days(value: object, name: str, *, none_ok: bool = False) -> float:
+    """An age in days for ``prune`` or ``retention_days``: a number, 0 or more (infinite too).
+
+    Raises:
+        InvalidInputError: ``value`` is negative, not a number, NaN or a bool.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0):
+        also = " or None" if none_ok else ""
+        raise InvalidInputError(f"{name} must be a number of days (0 or more){also}, got {value!r}")
+    return float(value)
 
 
 def prune_cutoff(now: _dt.datetime, older_than_days: float) -> str:

@@ -48,11 +48,6 @@ class PlacesMixin:
         return self._local("Store.path (a PostgreSQL store has no file; use .url)").path
 
     @property
-    def _path(self) -> Path:
-        # The SQLite file, for code written for it; elsewhere the documented error.
-        return self._local("a SQLite file path").path
-
-    @property
     def created_dirs(self) -> tuple[Path, ...]:
         """Folders this ``Store`` created for the database (outermost first); none on a server."""
         local = self._backend.local

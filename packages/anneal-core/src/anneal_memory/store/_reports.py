@@ -8,14 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anneal_memory.errors import InvalidInputError
-from anneal_memory.store._params import SQLITE_INT_MAX, prune_cutoff
+from anneal_memory.store._params import SQLITE_INT_MAX, check_days, prune_cutoff
 from anneal_memory.store.provenance._evidence import citing_crystals_before
 
 if TYPE_CHECKING:
     from anneal_memory.store._store import Store
 
-__all__ = ["EpisodeStats", "PrunePreview", "check_older_than", "episode_stats", "prune_preview"]
+__all__ = ["EpisodeStats", "PrunePreview", "episode_stats", "prune_preview"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,30 +32,13 @@ class PrunePreview:
     crystals_losing_evidence: tuple[str, ...]
 
 
-def check_older_than(older_than_days: object) -> float:
-    """``prune``'s age: a number of days, 0 or more (any finite or infinite float).
-
-    Raises:
-        InvalidInputError: ``older_than_days`` is negative or not a number.
-    """
-    if (
-        isinstance(older_than_days, bool)
-        or not isinstance(older_than_days, (int, float))
-        or not (older_than_days >= 0)
-    ):
-        raise InvalidInputError(
-            f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
-        )
-    return float(older_than_days)
-
-
 def prune_preview(store: Store, older_than_days: float) -> PrunePreview:
     """Count what ``store.prune(older_than_days)`` would delete, without deleting.
 
     Raises:
         InvalidInputError: ``older_than_days`` is negative or not a number.
     """
-    cutoff = prune_cutoff(store.clock.now(), check_older_than(older_than_days))
+    cutoff = prune_cutoff(store.clock.now(), check_days(older_than_days, "older_than_days"))
     with store.reading("prune") as reader:
         row = reader.conn.execute(
             "SELECT count(*) FROM episodes WHERE ts < ?", (cutoff,)
@@ -98,10 +80,8 @@ def episode_stats(store: Store, *, days: int) -> EpisodeStats:
             "GROUP BY day ORDER BY day DESC LIMIT ?",
             (min(days, SQLITE_INT_MAX),),
         ).fetchall()
-        total, largest, first, last = conn.execute(
-            "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0), "
-            "coalesce(max(length(CAST(content AS BLOB))), 0), min(ts), max(ts) FROM episodes"
-        ).fetchone()
+        first, last = conn.execute("SELECT min(ts), max(ts) FROM episodes").fetchone()
+        total, largest = reader.dialect.content_bytes()
     return EpisodeStats(
         by_source=tuple((str(key), int(n)) for key, n in by_source),
         by_day=tuple((str(key), int(n)) for key, n in by_day),

@@ -20,7 +20,7 @@ from anneal_memory.store import _episodes, _redaction
 from anneal_memory.store._audit_api import AuditMixin
 from anneal_memory.store._backends import open_backend, refuse_options
 from anneal_memory.store._contract import Backend, Tx
-from anneal_memory.store._params import prune_cutoff
+from anneal_memory.store._params import check_days, prune_cutoff
 from anneal_memory.store._places import PlacesMixin
 from anneal_memory.store._redaction import Redactor
 from anneal_memory.store._unit import UnitOfWork
@@ -138,7 +138,6 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
                 "read_only": read_only,
             },
         )
-        self._lock = self._backend.lock
         try:
             self._apply_section_schema(section_schema)
             self._open_redaction(wanted)
@@ -351,16 +350,9 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         Raises:
             InvalidInputError: ``older_than_days`` is negative or not a number.
         """
-        if (
-            isinstance(older_than_days, bool)
-            or not isinstance(older_than_days, (int, float))
-            or not (older_than_days >= 0)
-        ):
-            raise InvalidInputError(
-                f"older_than_days must be a number of 0 or more, got {older_than_days!r}"
-            )
+        days = check_days(older_than_days, "older_than_days")
         moment = self._clock.now()
-        cutoff, now = prune_cutoff(moment, older_than_days), format_timestamp(moment)
+        cutoff, now = prune_cutoff(moment, days), format_timestamp(moment)
         with self._backend.writing("prune", shared=True) as tx:
             losing = citing_crystals_before(tx.conn, cutoff)
             deleted = tx.dialect.prune_before(cutoff, now)

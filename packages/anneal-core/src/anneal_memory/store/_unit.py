@@ -78,7 +78,7 @@ class Tx(Reader):
 
 
 class UnitOfWork:
-    """``Store.writing``, ``Store.reading`` and the old ``connection`` (a mixin of ``Store``)."""
+    """``Store.writing`` and ``Store.reading`` (a mixin of ``Store``)."""
 
     if TYPE_CHECKING:
         _backend: _contract.Backend
@@ -90,7 +90,9 @@ class UnitOfWork:
 
         Entries staged with ``tx.audit(...)`` are appended to the audit trail after the commit,
         never after a rollback. ``durable=False`` skips the commit's fsync (for writes whose
-        loss on power failure is harmless and visible). For the library's own modules.
+        loss on power failure is harmless and visible), except where the entries ``tx.audit``
+        staged go to a trail file after the commit (SQLite): then the commit is flushed to
+        disk before they are appended. For the library's own modules.
 
         Raises:
             StoreClosedError: The store was closed.
@@ -106,14 +108,3 @@ class UnitOfWork:
             StoreDatabaseError: The database failed.
         """
         return self._backend.reading(operation)
-
-    def connection(self, operation: str) -> Any:
-        """The store's shared connection, for library modules not yet on :meth:`writing`.
-
-        Not a public API (``sqlite3.Connection`` on SQLite, the backend's view on
-        PostgreSQL, whose ``write_transaction`` takes the store's write lock).
-
-        Raises:
-            StoreClosedError: The store was closed.
-        """
-        return self._backend.connection(operation)

@@ -31,6 +31,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
+from anneal_memory._asgi import headers_of, lifespan
 from anneal_memory.errors import AnnealMemoryError
 from anneal_memory.mcp import _eras
 from anneal_memory.mcp import _jsonrpc as rpc
@@ -81,13 +82,6 @@ class _Request(NamedTuple):
     token: HttpToken
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for raw_name, raw_value in scope.get("headers", ()):
-        found[raw_name.decode("latin-1").lower()] = raw_value.decode("latin-1")
-    return found
-
-
 def _header_value(value: str) -> str:
     if value.startswith("=?base64?") and value.endswith("?="):
         try:
@@ -120,7 +114,7 @@ class McpHttpApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection scope."""
         if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
+            await lifespan(receive, send, self._servers.close)
             return
         if scope["type"] != "http":
             return
@@ -133,20 +127,10 @@ class McpHttpApp:
                 extra["www-authenticate"] = 'Bearer realm="anneal-memory"'
         await _respond(send, status, body, extra)
 
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                self._servers.close()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
     def _check(self, scope: Scope) -> _Request:
         if scope.get("path") != self._settings.path:
             raise _RefusedError(404, f"Not found: the MCP endpoint is {self._settings.path}")
-        headers = _headers(scope)
+        headers = headers_of(scope)
         origin = headers.get("origin")
         if origin is not None and origin not in self._settings.allowed_origins:
             raise _RefusedError(403, f"Forbidden: origin {origin[:200]!r} is not allowed")

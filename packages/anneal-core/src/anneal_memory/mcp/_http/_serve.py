@@ -1,16 +1,17 @@
 """Run the HTTP application on uvicorn (the optional ``anneal-memory[http]`` extra).
 
-This is the only core module that imports a third-party package, and only inside
-:func:`serve_http`, so importing it (and everything else in the core) needs no extra; the
-stdlib-only contract test names it as the one allowed exception.
+uvicorn itself is imported only when serving (``anneal_memory._asgi.run_uvicorn``), so
+importing this module (and everything else in the core) needs no extra.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anneal_memory._asgi import HTTP_EXTRA_HINT, run_uvicorn
 from anneal_memory.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 DEFAULT_HOST = "127.0.0.1"
-HTTP_EXTRA_HINT = "install the HTTP extra: pip install 'anneal-memory[http]'"
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -61,27 +61,19 @@ def loopback_origins(port: int) -> frozenset[str]:
     return frozenset(f"http://{h}:{port}" for h in hosts)
 
 
-def serve_http(app: McpHttpApp, host: str, port: int, *, log_level: str = "warning") -> None:
-    """Serve ``app`` on ``host:port`` until interrupted.
+def serve_http(
+    app: McpHttpApp | Callable[..., Awaitable[None]],
+    host: str,
+    port: int,
+    *,
+    log_level: str = "warning",
+) -> None:
+    """Serve ``app`` (the MCP app, or an ASGI app in front of it) on ``host:port``.
 
     Raises:
         ModuleNotFoundError: uvicorn is not installed (the message says what to install).
     """
-    try:
-        import uvicorn
-    except ModuleNotFoundError:
-        raise ModuleNotFoundError(HTTP_EXTRA_HINT) from None
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        lifespan="on",
-        server_header=False,
-        access_log=False,
-        timeout_graceful_shutdown=5,
-    )
-    uvicorn.Server(config).run()
+    run_uvicorn(app, host=host, port=port, log_level=log_level)
 
 
 def default_token_path(db_path: Path) -> Path:

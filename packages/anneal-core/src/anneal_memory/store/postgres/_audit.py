@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.audit._chain import GENESIS_HASH, link_hash
 from anneal_memory.audit._events import encode_entry, parse_event
+from anneal_memory.audit._search import TrailPage, event_needle
 from anneal_memory.audit._verify import AuditVerifyResult
 from anneal_memory.store.postgres._schema import SALT_KEY
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["append_entry", "export_lines", "read_entries", "verify_chain"]
+__all__ = ["append_entry", "export_lines", "page_entries", "read_entries", "verify_chain"]
 
 _HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
 _BATCH = 1000
@@ -143,3 +144,30 @@ def read_entries(
         (*params, limit),
     ).fetchall()
     return [json.loads(str(row[0])) for row in reversed(rows)]
+
+
+def page_entries(
+    conn: psycopg.Connection[Any],
+    *,
+    limit: int,
+    offset: int,
+    event: str | None,
+    needles: Sequence[bytes],
+) -> TrailPage:
+    """Entries newest first, filtered on the canonical line's text (``audit.page_entries``)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if event is not None:
+        clauses.append("strpos(line, %s) > 0")
+        params.append(event_needle(event).decode())
+    if needles:
+        clauses.append("(" + " OR ".join(["strpos(line, %s) > 0"] * len(needles)) + ")")
+        params += [n.decode() for n in needles]
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    row = conn.execute(f"SELECT count(*) FROM audit_entries{where}", params).fetchone()  # noqa: S608
+    rows = conn.execute(
+        f"SELECT line FROM audit_entries{where} ORDER BY seq DESC LIMIT %s OFFSET %s",  # noqa: S608
+        (*params, max(0, limit), max(0, offset)),
+    ).fetchall()
+    entries = tuple(json.loads(str(r[0])) for r in rows)
+    return TrailPage(entries=entries, matched=int(row[0]) if row else 0)

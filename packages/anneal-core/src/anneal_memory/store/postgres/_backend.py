@@ -21,7 +21,13 @@ from anneal_memory.store._policy import POLICY_KEY
 from anneal_memory.store._target import redact_url
 from anneal_memory.store._unit import Reader, Stage, Tx
 from anneal_memory.store.postgres import _audit, _reads
-from anneal_memory.store.postgres._conn import PgConnection, Session, lock_key, lock_writes
+from anneal_memory.store.postgres._conn import (
+    PgConnection,
+    Session,
+    exclusive_transaction,
+    lock_key,
+    lock_writes,
+)
 from anneal_memory.store.postgres._continuity import RowPlace
 from anneal_memory.store.postgres._dialect import PgDialect
 from anneal_memory.store.postgres._driver import Pool
@@ -33,9 +39,9 @@ from anneal_memory.store.postgres._schema import PG_SCHEMA_VERSION, ensure_schem
 if TYPE_CHECKING:
     import psycopg
 
+    from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._trail import EventCallback
     from anneal_memory.audit._verify import AuditVerifyResult
-    from anneal_memory.store._contract import SqlConnection
     from anneal_memory.types import StoreStatus
 
 __all__ = ["PostgresBackend"]
@@ -139,11 +145,6 @@ class PostgresBackend:
         return self._created
 
     @property
-    def audit_after_commit(self) -> bool:
-        """False: audit entries are rows of their change's own transaction, no trail file."""
-        return False
-
-    @property
     def local(self) -> None:
         """None: no files beside a database server."""
         return None
@@ -155,8 +156,8 @@ class PostgresBackend:
             )
         return self._pool
 
-    def connection(self, operation: str) -> PgConnection:
-        """The session's connection view; ``write_transaction`` on it takes the write lock.
+    def _session_conn(self, operation: str) -> PgConnection:
+        """The session's connection view (callers hold :attr:`lock`).
 
         Raises:
             StoreClosedError: The store was closed.
@@ -174,6 +175,9 @@ class PostgresBackend:
     ) -> Iterator[Tx]:
         """One transaction under the store's advisory lock (shared: on a pool connection).
 
+        ``durable=False`` commits without waiting for the WAL flush even when ``tx.audit``
+        staged entries: they are rows of the same transaction, lost or kept with the change.
+
         Raises:
             StoreClosedError: The store was closed.
             StoreDatabaseError: PostgreSQL failed; nothing was committed.
@@ -184,15 +188,17 @@ class PostgresBackend:
                 yield self._tx(PgConnection(raw, self._session, operation), operation)
             return
         with self._lock:
-            conn = self.connection(operation)
-            with conn.backend_transaction(operation=operation, durable=durable):
+            conn = self._session_conn(operation)
+            with exclusive_transaction(
+                self._session, conn.raw, operation=operation, durable=durable
+            ):
                 yield self._tx(conn, operation)
 
     @contextlib.contextmanager
     def reading(self, operation: str) -> Iterator[Reader]:
         """Reads on the session's connection under the lock (autocommit: one per statement)."""
         with self._lock:
-            conn = self.connection(operation)
+            conn = self._session_conn(operation)
             yield Reader(conn, PgDialect(conn), operation)
 
     @contextlib.contextmanager
@@ -250,33 +256,6 @@ class PostgresBackend:
 
         return stage
 
-    def stage_audit(
-        self, conn: SqlConnection, event: str, *, actor: str, data: Mapping[str, Any]
-    ) -> None:
-        """Append one entry in the open write transaction of the session (it commits with it).
-
-        ``conn`` is the session's view: callers of the old ``write_transaction`` hold no other.
-
-        Raises:
-            InvalidInputError: ``event`` is outside the audit vocabulary.
-        """
-        del conn
-        self._append(self._session.raw("audit"), event, actor, data)
-
-    def flush_audit(self, committed: Sequence[object]) -> None:
-        """Nothing to flush: entries are rows written in their change's transaction."""
-        del committed
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """One entry in a transaction of its own (inside this thread's write: in that one)."""
-        if not self._audit_on:
-            return
-        if self._session.owner == threading.get_ident():
-            self._append(self._session.raw("audit"), event, actor, data)
-            return
-        with self._open_pool("audit").transaction("audit") as conn:
-            self._append(conn, event, actor, data)
-
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the database-held chain (one consistent snapshot)."""
         with self._open_pool("verify").transaction("verify") as raw:
@@ -289,6 +268,23 @@ class PostgresBackend:
         """The newest ``limit`` entries matching the filters, oldest first."""
         with self._open_pool("read audit").read("read audit") as raw:
             return _audit.read_entries(raw, since=since, event=event, limit=limit)
+
+    def audit_page(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        event: str | None,
+        needles: Sequence[bytes],
+        since: str | None,
+    ) -> TrailPage:
+        """Entries newest first from one snapshot (``since`` skips nothing: one table)."""
+        del since
+        with self._open_pool("audit page").transaction("audit page") as raw:
+            raw.execute(_SNAPSHOT)
+            return _audit.page_entries(
+                raw, limit=limit, offset=offset, event=event, needles=needles
+            )
 
     def export_audit(self, out: IO[str]) -> int:
         """Write the chain as JSONL (the lines a SQLite store's trail holds)."""

@@ -6,11 +6,10 @@ spores) write their SQL once with ``?`` placeholders and run it through ``execut
 ``rowcount`` behave as in ``sqlite3``. Between transactions the connection is in autocommit
 mode, so a read outside one is a single statement, as on SQLite.
 
-:meth:`PgConnection.backend_transaction` (``store.writing()``, and the old
-``write_transaction`` callers): one PostgreSQL transaction that first takes this
-store's transaction-level advisory lock in exclusive mode, so library-module writes are
-serialised across processes and hosts the way SQLite's ``BEGIN IMMEDIATE`` serialises them in
-one file. ``record`` and ``import`` take the same lock in shared mode (:func:`lock_writes`):
+:func:`exclusive_transaction` (``store.writing()``): one PostgreSQL transaction that first
+takes this store's transaction-level advisory lock in exclusive mode, so library-module writes
+are serialised across processes and hosts the way SQLite's ``BEGIN IMMEDIATE`` serialises them
+in one file. ``record`` and ``import`` take the same lock in shared mode (:func:`lock_writes`):
 they run side by side, but never while a wrap reads or closes its seq range, so an episode can
 never commit below a range already read.
 """
@@ -32,7 +31,14 @@ from anneal_memory.store.postgres._sql import arrange, translate
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["LOCK_TIMEOUT_S", "PgConnection", "Session", "lock_key", "lock_writes"]
+__all__ = [
+    "LOCK_TIMEOUT_S",
+    "PgConnection",
+    "Session",
+    "exclusive_transaction",
+    "lock_key",
+    "lock_writes",
+]
 
 LOCK_TIMEOUT_S = 30.0
 
@@ -72,7 +78,7 @@ class Session:
         self.url = url
         self.key = key
         self.read_only = read_only
-        self.owner: int | None = None
+        self.in_transaction = False
         self.notifier: AuditNotifier | None = None
         self._raw: psycopg.Connection[Any] | None = None
         self._guard = threading.Lock()
@@ -89,7 +95,7 @@ class Session:
             if self._closed:
                 raise StoreClosedError(f"cannot {operation}: the store is closed")
             raw = self._raw
-            if raw is not None and (raw.closed or raw.broken) and self.owner is None:
+            if raw is not None and (raw.closed or raw.broken) and not self.in_transaction:
                 raw = self._raw = None
             if raw is None:
                 psycopg = psycopg_module()
@@ -173,32 +179,30 @@ class PgConnection:
             raise database_error(exc, operation=self._operation, url=self._session.url) from None
         return cursor
 
-    @property
-    def in_transaction(self) -> bool:
-        """True inside a write transaction this thread opened."""
-        return self._session.owner == threading.get_ident()
 
-    @contextlib.contextmanager
-    def backend_transaction(self, *, operation: str, durable: bool = True) -> Iterator[None]:
-        """One transaction under the store's exclusive advisory lock; commit on success.
+@contextlib.contextmanager
+def exclusive_transaction(
+    session: Session, raw: psycopg.Connection[Any], *, operation: str, durable: bool = True
+) -> Iterator[None]:
+    """One transaction on the session's connection ``raw`` under the exclusive advisory lock.
 
-        ``durable=False`` commits without waiting for the WAL flush (``synchronous_commit``
-        off for this transaction only): atomic and visible, but a server crash right after
-        may undo it, like SQLite's ``synchronous=NORMAL`` commit.
+    Commits on success. ``durable=False`` commits without waiting for the WAL flush
+    (``synchronous_commit`` off for this transaction only): atomic and visible, but a server
+    crash right after may undo it, like SQLite's ``synchronous=NORMAL`` commit.
 
-        Raises:
-            StoreDatabaseError: PostgreSQL failed; nothing was committed.
-        """
-        psycopg = psycopg_module()
-        try:
-            with ended(self._session.notifier, self.raw), self.raw.transaction():
-                lock_writes(self.raw, self._session.key, shared=False)
-                if not durable:
-                    self.raw.execute("SET LOCAL synchronous_commit = off")
-                self._session.owner = threading.get_ident()
-                try:
-                    yield
-                finally:
-                    self._session.owner = None
-        except psycopg.Error as exc:
-            raise database_error(exc, operation=operation, url=self._session.url) from None
+    Raises:
+        StoreDatabaseError: PostgreSQL failed; nothing was committed.
+    """
+    psycopg = psycopg_module()
+    try:
+        with ended(session.notifier, raw), raw.transaction():
+            lock_writes(raw, session.key, shared=False)
+            if not durable:
+                raw.execute("SET LOCAL synchronous_commit = off")
+            session.in_transaction = True
+            try:
+                yield
+            finally:
+                session.in_transaction = False
+    except psycopg.Error as exc:
+        raise database_error(exc, operation=operation, url=session.url) from None

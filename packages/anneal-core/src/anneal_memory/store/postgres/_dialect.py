@@ -26,6 +26,10 @@ _PRUNE = (
     "INSERT INTO tombstones (id, deleted_at, reason) "
     "SELECT id, ?, 'prune' FROM gone ON CONFLICT DO NOTHING"
 )
+_CONTENT_BYTES = (
+    "SELECT coalesce(sum(octet_length(content)), 0), coalesce(max(octet_length(content)), 0)"
+    " FROM episodes"
+)
 
 
 class PgDialect:
@@ -55,6 +59,11 @@ class PgDialect:
         """Run the ``INSERT`` with ``RETURNING column``."""
         row = self._conn.execute(f"{sql} RETURNING {column}", params).fetchone()
         return int(row[0]) if row else 0
+
+    def content_bytes(self) -> tuple[int, int]:
+        """Bytes of the texts in the database's encoding (UTF-8): ``octet_length``."""
+        row = self._conn.execute(_CONTENT_BYTES).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     def keep_identity_ahead(self, table: str, column: str) -> None:
         """Move ``table``'s identity sequence to its highest key, never backwards.

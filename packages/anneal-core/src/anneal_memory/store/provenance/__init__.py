@@ -13,24 +13,47 @@ from anneal_memory._lazy import lazy_exports
 if TYPE_CHECKING:
     from anneal_memory.store.provenance._checks import effective_trusts
     from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
+    from anneal_memory.store.provenance._reads import (
+        EpisodePlace,
+        Tombstone,
+        episode_place,
+        links_touching,
+        scopes_of,
+        slot_members,
+        tombstone,
+    )
     from anneal_memory.store.provenance._supersession import VIA_WRAP, add_link, check_link
 
 _EXPORTS: dict[str, str] = {
+    "EpisodePlace": "anneal_memory.store.provenance._reads",
+    "Tombstone": "anneal_memory.store.provenance._reads",
     "VIA_WRAP": "anneal_memory.store.provenance._supersession",
     "add_link": "anneal_memory.store.provenance._supersession",
     "check_link": "anneal_memory.store.provenance._supersession",
     "citing_crystals": "anneal_memory.store.provenance._evidence",
     "citing_crystals_before": "anneal_memory.store.provenance._evidence",
     "effective_trusts": "anneal_memory.store.provenance._checks",
+    "episode_place": "anneal_memory.store.provenance._reads",
+    "links_touching": "anneal_memory.store.provenance._reads",
+    "scopes_of": "anneal_memory.store.provenance._reads",
+    "slot_members": "anneal_memory.store.provenance._reads",
+    "tombstone": "anneal_memory.store.provenance._reads",
 }
 
 __all__ = [
     "VIA_WRAP",
+    "EpisodePlace",
+    "Tombstone",
     "add_link",
     "check_link",
     "citing_crystals",
     "citing_crystals_before",
     "effective_trusts",
+    "episode_place",
+    "links_touching",
+    "scopes_of",
+    "slot_members",
+    "tombstone",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 from anneal_memory.errors import (
     EpisodeNotFoundError,
-    InvalidInputError,
     SupersessionError,
     TrustError,
 )
 from anneal_memory.store._contract import Reader, SqlConnection, Tx
 from anneal_memory.store._episodes import fetch_by_id
+from anneal_memory.store._params import check_days
 from anneal_memory.store.provenance import _supersession as _links
 from anneal_memory.store.provenance._checks import (
     effective_trusts,
@@ -73,14 +73,8 @@ def check_open_options(section_schema: object, retention_days: object) -> None:
         from anneal_memory.document._schema import schema_by_name  # pure table of schemas
 
         schema_by_name(str(section_schema))
-    if retention_days is not None and (
-        isinstance(retention_days, bool)
-        or not isinstance(retention_days, (int, float))
-        or not (retention_days >= 0)
-    ):
-        raise InvalidInputError(
-            f"retention_days must be a number of days (0 or more) or None, got {retention_days!r}"
-        )
+    if retention_days is not None:
+        check_days(retention_days, "retention_days", none_ok=True)
 
 
 def check_record_provenance(
@@ -147,7 +141,7 @@ class ProvenanceMixin:
         @property
         def url(self) -> str | None: ...
         @property
-        def _path(self) -> Path: ...
+        def path(self) -> Path: ...
         def writing(
             self, operation: str, *, durable: bool = True
         ) -> contextlib.AbstractContextManager[Tx]: ...
@@ -202,7 +196,7 @@ class ProvenanceMixin:
             raise EpisodeNotFoundError(
                 f"no episode with id {episode_id!r}",
                 operation=operation,
-                path=None if self.url is not None else self._path,
+                path=None if self.url is not None else self.path,
             )
         return episode
 

@@ -35,11 +35,16 @@ if TYPE_CHECKING:
     import sqlite3
 
     from anneal_memory._clock import Clock
+    from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.sqlite._check import CheckReport
     from anneal_memory.types import ImportReport, StoreStatus
 
 __all__ = ["SqliteBackend"]
+
+
+def _staged(entries: Sequence[object]) -> list[StagedEntry]:
+    return [e for e in entries if isinstance(e, StagedEntry)]
 
 
 class SqliteBackend:
@@ -147,11 +152,6 @@ class SqliteBackend:
         return self._audit_trail
 
     @property
-    def audit_after_commit(self) -> bool:
-        """True with a trail: staged entries are appended after their commit."""
-        return self._outbox is not None
-
-    @property
     def local(self) -> SqliteBackend:
         """Itself: a SQLite store has files beside its database."""
         return self
@@ -160,8 +160,8 @@ class SqliteBackend:
         """Path of a file beside the database, e.g. ``sidecar(".continuity.md")``."""
         return self._path.with_name(self._path.stem + suffix)
 
-    def connection(self, operation: str) -> sqlite3.Connection:
-        """The open connection.
+    def sqlite_connection(self, operation: str) -> sqlite3.Connection:
+        """The open connection (for this backend's own modules: the outbox, the checks).
 
         Raises:
             StoreClosedError: The store was closed.
@@ -180,7 +180,10 @@ class SqliteBackend:
     ) -> Iterator[Tx]:
         """The lock and one ``BEGIN IMMEDIATE`` transaction; staged audit appended after it.
 
-        ``shared`` changes nothing here: SQLite has one writer at a time.
+        ``durable=False`` commits without the fsync, unless ``tx.audit`` staged an entry: the
+        trail file gets it after the commit, so the commit is flushed to disk first (an entry
+        must never outlive its change). ``shared`` changes nothing here: SQLite has one
+        writer at a time.
 
         Raises:
             StoreClosedError: The store was closed.
@@ -188,25 +191,26 @@ class SqliteBackend:
         """
         del shared
         with self._lock:
-            conn = self.connection(operation)
-            stage = self.stage_audit if self._outbox is not None else None
-            tx = Tx(conn, self._dialect, operation, stage)
+            conn = self.sqlite_connection(operation)
+            outbox = self._outbox
+            tx = Tx(conn, self._dialect, operation, None if outbox is None else self._stage)
             with write_transaction(conn, operation=operation, path=self._path, durable=durable):
                 yield tx
-            self.flush_audit(tx.staged)
+            if outbox is not None:
+                outbox.flush(_staged(tx.staged), synced=durable)
 
     @contextlib.contextmanager
     def reading(self, operation: str) -> Iterator[Reader]:
         """The lock; SQLite errors become ``StoreDatabaseError``."""
         with self._lock:
-            conn = self.connection(operation)
+            conn = self.sqlite_connection(operation)
             with read_guard(conn, operation=operation, path=self._path):
                 yield Reader(conn, self._dialect, operation)
 
     @contextlib.contextmanager
     def _snapshot(self, operation: str) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            conn = self.connection(operation)
+            conn = self.sqlite_connection(operation)
             with read_guard(conn, operation=operation, path=self._path):
                 conn.execute("BEGIN")
                 try:
@@ -223,12 +227,12 @@ class SqliteBackend:
     def after_erase(self) -> None:
         """Checkpoint and truncate the ``-wal``, which still holds the deleted text."""
         with self._lock:
-            checkpoint_wal(self.connection("delete"))
+            checkpoint_wal(self.sqlite_connection("delete"))
 
     def status(self) -> StoreStatus:
         """Counts by type, deletions, unwrapped episodes, file sizes and the last write."""
         with self._lock:
-            conn = self.connection("status")
+            conn = self.sqlite_connection("status")
             with read_guard(conn, operation="status", path=self._path):
                 return _files.status(conn, self._path)
 
@@ -251,7 +255,7 @@ class SqliteBackend:
 
         with self._lock:
             report = apply_import(
-                self.connection("import"),
+                self.sqlite_connection("import"),
                 self._dialect,
                 source,
                 db_path=self._path,
@@ -260,8 +264,8 @@ class SqliteBackend:
                 dry_run=dry_run,
                 audit=self._stage_import,
             )
-            if not dry_run:
-                self.flush_audit(())
+            if not dry_run and self._outbox is not None:
+                self._outbox.flush()
         return report
 
     def _stage_import(self, conn: sqlite3.Connection, report: ImportReport) -> None:
@@ -273,14 +277,14 @@ class SqliteBackend:
         }
         if report.redacted:  # issue 30: episodes redacted per kind, never the secrets
             data["redacted"] = dict(report.redacted)
-        self.stage_audit(conn, "import", actor="operator", data=data)
+        self._stage(conn, "import", actor="operator", data=data)
 
     def check(self, *, full: bool) -> CheckReport:
         """Look for damage without writing anything (``_check.run_checks``)."""
         from anneal_memory.store.sqlite._check import run_checks
 
         with self._lock:
-            conn = self.connection("check")
+            conn = self.sqlite_connection("check")
             continuity = self.sidecar(".continuity.md")
             return run_checks(conn, self._path, continuity=continuity, full=full)
 
@@ -294,12 +298,12 @@ class SqliteBackend:
 
     # -- the audit trail ---------------------------------------------------------------------
 
-    def stage_audit(
+    def _stage(
         self, conn: object, event: str, *, actor: str, data: Mapping[str, Any]
     ) -> StagedEntry | None:
         """Stage one entry in the outbox inside the open write transaction (``_outbox``).
 
-        ``conn`` is the store's one connection (:meth:`connection`), whatever handed it over.
+        ``conn`` is the store's one connection, whatever handed it over.
 
         Raises:
             InvalidInputError: ``event`` is outside the audit vocabulary.
@@ -308,19 +312,7 @@ class SqliteBackend:
         outbox = self._outbox
         if outbox is None:
             return None
-        return outbox.stage(self.connection("audit"), event, actor, data)
-
-    def flush_audit(self, committed: Sequence[object]) -> None:
-        """Append staged entries to the trail. Never raises (failures are counted)."""
-        outbox = self._outbox
-        if outbox is not None:
-            outbox.flush([e for e in committed if isinstance(e, StagedEntry)])
-
-    def emit_audit(self, event: str, *, actor: str, data: Mapping[str, Any]) -> None:
-        """Stage one entry in its own transaction (or the open one) and append it."""
-        outbox = self._outbox
-        if outbox is not None:
-            outbox.emit(event, actor, data)
+        return outbox.stage(self.sqlite_connection("audit"), event, actor, data)
 
     def verify_audit(self) -> AuditVerifyResult:
         """Verify the trail files beside the database (``anneal_memory.audit``)."""
@@ -335,6 +327,22 @@ class SqliteBackend:
         from anneal_memory.audit._read import read_entries
 
         return read_entries(self._path, since=since, event=event, limit=limit)
+
+    def audit_page(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        event: str | None,
+        needles: Sequence[bytes],
+        since: str | None,
+    ) -> TrailPage:
+        """Entries newest first from the trail files (sealed weeks before ``since`` unread)."""
+        from anneal_memory.audit import page_entries
+
+        return page_entries(
+            self._path, limit=limit, offset=offset, event=event, needles=needles, since=since
+        )
 
     def export_audit(self, out: IO[str]) -> int:
         """Write the trail's complete lines, oldest first; the line count."""

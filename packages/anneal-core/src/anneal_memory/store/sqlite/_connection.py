@@ -184,18 +184,9 @@ def write_transaction(
     ``durable=False`` skips the commit's fsync: the transaction is atomic and visible to every
     reader at once, but a power cut before the next durable commit may undo it.
 
-    On a PostgreSQL store ``conn`` is the backend's connection view
-    (``store/postgres/_conn.py``), which runs the block as one transaction under the store's
-    exclusive advisory lock: the same serialisation, across hosts.
-
     Raises:
         StoreDatabaseError: SQLite failed, or the database stayed locked through every attempt.
     """
-    backend_transaction = getattr(conn, "backend_transaction", None)
-    if backend_transaction is not None:
-        with backend_transaction(operation=operation, durable=durable):
-            yield conn
-        return
     damage = damage_of(conn)
     if damage is not None:
         raise StoreDatabaseError(

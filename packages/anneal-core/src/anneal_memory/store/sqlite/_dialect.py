@@ -21,6 +21,11 @@ _INSERT = (
     " SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE id = ?)"
 )
 
+_CONTENT_BYTES = (
+    "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0),"
+    " coalesce(max(length(CAST(content AS BLOB))), 0) FROM episodes"
+)
+
 
 class SqliteDialect:
     """The engine's own statements on one SQLite connection."""
@@ -47,6 +52,11 @@ class SqliteDialect:
         """Run the ``INSERT``; its key is SQLite's ``lastrowid``."""
         del column
         return int(self._conn.execute(sql, params).lastrowid or 0)
+
+    def content_bytes(self) -> tuple[int, int]:
+        """Bytes of the texts as stored (UTF-8): ``length`` of each cast to a blob."""
+        row = self._conn.execute(_CONTENT_BYTES).fetchone()
+        return int(row[0]), int(row[1])
 
     def keep_identity_ahead(self, table: str, column: str) -> None:
         """Nothing to do: ``AUTOINCREMENT`` never hands out a key below one in use."""

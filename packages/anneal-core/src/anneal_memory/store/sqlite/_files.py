@@ -8,7 +8,7 @@ from typing import IO
 
 from anneal_memory.audit._chain import split_complete
 from anneal_memory.audit._files import AuditPaths
-from anneal_memory.audit._read import _file_bytes as file_bytes
+from anneal_memory.audit._read import file_bytes
 from anneal_memory.store._episodes import tombstone_count
 from anneal_memory.store.sqlite._outbox import read_failure_count
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION

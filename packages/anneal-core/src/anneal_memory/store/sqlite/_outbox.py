@@ -87,7 +87,7 @@ class SinkHost(Protocol):
         """The store's clock."""
         ...
 
-    def connection(self, operation: str) -> sqlite3.Connection:
+    def sqlite_connection(self, operation: str) -> sqlite3.Connection:
         """The open connection."""
         ...
 
@@ -129,6 +129,19 @@ def _load_staged(conn: sqlite3.Connection, after: int) -> list[StagedEntry]:
         )
         for ident, event, actor, data in rows
     ]
+
+
+def _sync_log(db: Path) -> None:
+    """Flush the write-ahead log of ``db`` to disk (what a ``synchronous=FULL`` commit does).
+
+    Raises:
+        OSError: The log could not be opened or flushed.
+    """
+    fd = os.open(db.with_name(db.name + "-wal"), os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _contiguous(entries: Sequence[StagedEntry]) -> bool:
@@ -197,19 +210,23 @@ class StoreAuditSink:
             intent=int(cursor.lastrowid or 0), event=kind, actor=actor, data=scrubbed
         )
 
-    def flush(self, committed: Sequence[StagedEntry] = ()) -> None:
+    def flush(self, committed: Sequence[StagedEntry] = (), *, synced: bool = True) -> None:
         """Append every staged entry the trail lacks. Never raises; failures are counted.
 
         ``committed``: entries :meth:`stage` returned in a transaction that has committed
         (never one that rolled back). When they are the next the trail needs, they are
         appended as they are, without reading the outbox; any other staged entry is
-        appended by a later flush or the next open.
+        appended by a later flush or the next open. ``synced=False``: that transaction
+        committed without its fsync, so the log is flushed to disk before the trail names
+        its entries (an entry must never outlive its change on a power cut).
         """
         if not self._dirty:
             return
         with self._host.lock:
             try:
-                mark = self._append_pending(self._host.connection("audit"), committed)
+                if committed and not synced:
+                    _sync_log(self._host.path)
+                mark = self._append_pending(self._host.sqlite_connection("audit"), committed)
             except Exception as exc:
                 self._count_failure(exc)
                 return
@@ -242,29 +259,6 @@ class StoreAuditSink:
             mark = self._trail.append_staged(load)
         return mark
 
-    def emit(self, event: str, actor: str, data: Mapping[str, Any]) -> None:
-        """Stage one entry in its own transaction (or the open one) and flush it.
-
-        Raises:
-            InvalidInputError: ``event`` is outside the audit vocabulary (a library bug).
-        """
-        parse_event(event)
-        host = self._host
-        with host.lock:
-            conn = host.connection("audit")
-            if conn.in_transaction:
-                # Called inside a write transaction: the entry commits with it.
-                self.stage(conn, event, actor, data)
-                return
-            try:
-                # Durable: the change it describes is already committed durably.
-                with write_transaction(conn, operation="audit", path=host.path):
-                    entry = self.stage(conn, event, actor, data)
-            except Exception as exc:
-                self._count_failure(exc)
-                return
-            self.flush((entry,))
-
     def close(self) -> None:
         """Flush, then drop outbox rows the trail holds (best effort; never raises)."""
         self.flush()
@@ -273,7 +267,7 @@ class StoreAuditSink:
         host = self._host
         try:
             with host.lock:
-                conn = host.connection("audit")
+                conn = host.sqlite_connection("audit")
                 if damage_of(conn) is not None:
                     return
                 with write_transaction(conn, operation="audit", path=host.path, durable=False):
@@ -321,7 +315,7 @@ class StoreAuditSink:
         host = self._host
         try:
             with host.lock:
-                conn = host.connection("audit")
+                conn = host.sqlite_connection("audit")
                 if conn.in_transaction:
                     return
                 with write_transaction(conn, operation="audit failure count", path=host.path):

@@ -1,0 +1,162 @@
+"""Plain text of an explanation, for people (the CLI and the MCP ``explain`` tool).
+
+Stored text (episode content, pattern lines, names) comes from agents and tools: control
+characters are escaped so a line cannot rewrite a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from anneal_memory.explain._types import (
+    AuditSlice,
+    CitedEpisode,
+    EpisodeExplanation,
+    PatternExplanation,
+    PatternStep,
+)
+
+__all__ = ["clean", "render_episode", "render_pattern"]
+
+_PREVIEW = 160
+
+
+def clean(text: str) -> str:
+    r"""``text`` with control characters (but not spaces) written as ``\xNN`` / ``\uNNNN``."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+        for c in text
+    )
+
+
+def _short(text: str, limit: int = _PREVIEW) -> str:
+    flat = clean(" ".join(text.split()))
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
+
+
+def _cited(item: CitedEpisode) -> str:
+    if not item.exists:
+        return f"      {item.id}  deleted since"
+    words = ", ".join(item.shared_words) or "no shared words"
+    flags = [
+        "grounds" if item.grounds else "does not ground",
+        "in the wrap" if item.in_snapshot else "not of this wrap",
+        f"trust {item.effective_trust}"
+        + ("" if item.effective_trust == item.trust else f" (recorded {item.trust})"),
+    ]
+    if item.superseded_by:
+        flags.append(f"superseded by {item.superseded_by}")
+    return f"      {item.id}  {'; '.join(flags)}  [{words}]"
+
+
+def _step(step: PatternStep) -> list[str]:
+    claimed = "" if step.claimed_level == step.level else f" (claimed {step.claimed_level}x)"
+    lines = [
+        f"  wrap {step.wrap_id} on {step.day}: {step.level}x{claimed}  {step.outcome}",
+        *(f"    {rule['code']}: {rule['rule']}" for rule in step.rules),
+    ]
+    if step.explanation:
+        lines.append(f'    explanation: "{_short(step.explanation)}"')
+    if step.citations is not None:
+        source = "cited on the line" if step.citations == "continuity" else "grounding (recomputed)"
+        lines.append(f"    episodes {source}:" + ("" if step.cited else " none"))
+        lines += [_cited(c) for c in step.cited]
+        if step.snapshot_truncated:
+            lines.append("      (the wrap's snapshot was larger than the part read)")
+    if step.corroborated is not None:
+        lines.append(
+            "    corroborated by an agent or operator episode"
+            if step.corroborated
+            else "    not corroborated: only tool or external episodes ground it"
+        )
+    return lines
+
+
+def _audit(audit: AuditSlice) -> list[str]:
+    lines = [f"Audit entries ({len(audit.entries)} of {audit.matched}, newest first):"]
+    for entry in audit.entries:
+        data = json.dumps(entry.get("data"), sort_keys=True, ensure_ascii=False)
+        lines.append(
+            clean(f"  {entry.get('seq')}  {entry.get('ts')}  {entry.get('event')}  {_short(data)}")
+        )
+    if audit.verdict is not None:
+        lines.append(f"Chain: {clean(str(audit.verdict['summary']))}")
+    return lines
+
+
+def render_pattern(found: PatternExplanation) -> str:
+    """The text of a pattern explanation."""
+    head = f"pattern {clean(found.name)}" + (
+        f" (scope {clean(found.scope)!r})" if found.scope else ""
+    )
+    if not found.found:
+        return f"{head}: no save ever wrote a pattern of that name."
+    lines = [
+        f"{head}: {found.level}x now, highest {found.max_level}x; first written by wrap "
+        f"{found.first_wrap_id}, last by wrap {found.last_wrap_id}; last grounded "
+        f"{found.last_grounded or 'never'}",
+        f"  line: {clean(found.line)}"
+        if found.line
+        else "  (the current continuity no longer holds it)",
+    ]
+    if found.crystal is not None:
+        crystal = found.crystal
+        lines.append(
+            f"  crystal: {crystal['status']} at {crystal['level']}x on "
+            f"{crystal['crystallized_on']}, evidence {', '.join(crystal['evidence']) or 'none'}"
+        )
+    lines.append("Steps, newest first:")
+    for step in found.steps:
+        lines += _step(step)
+    if found.more_steps:
+        lines.append("  (older steps left out: raise --limit)")
+    return "\n".join([*lines, *_audit(found.audit)])
+
+
+def _pairs(links: Iterable[dict[str, Any]], key: str) -> str:
+    return ", ".join(f"{link[key]} ({link['via']})" for link in links) or "none"
+
+
+def render_episode(found: EpisodeExplanation) -> str:
+    """The text of an episode explanation."""
+    if not found.found:
+        gone = found.deleted
+        head = (
+            f"episode {found.id}: deleted on {gone['deleted_at']} ({gone['reason']})"
+            if gone
+            else f"episode {found.id}: no such episode"
+        )
+        return "\n".join([head, *_audit(found.audit)])
+    episode, trust = found.episode or {}, found.trust
+    assert trust is not None
+    lines = [
+        f"episode {found.id}: {episode.get('type')} at {episode.get('timestamp')}, "
+        f"source {clean(str(episode.get('source')))}, scope {clean(found.scope or '')!r}",
+        f"  {_short(str(episode.get('content', '')))}",
+        f"trust: {trust.effective}"
+        + (
+            f" (recorded {trust.recorded}, capped by {', '.join(trust.capped_by)})"
+            if trust.capped_by
+            else ""
+        ),
+        f"replaced by: {found.superseded_by or 'nothing (current)'}",
+        f"replaces: {_pairs(found.replaces, 'old_id')}",
+    ]
+    if found.state_key is not None:
+        lines.append(
+            f"state key {clean(found.state_key)}: {found.slot_size} episode(s), newest first "
+            + ", ".join(found.slot)
+        )
+    uses = ", ".join(f"{clean(u.name)} ({u.level}x)" for u in found.patterns)
+    lines.append(f"cited by patterns: {uses or 'none'}")
+    lines.append(f"crystals citing it: {', '.join(found.crystals) or 'none'}")
+    links = [
+        f"{a['a'] if a['b'] == found.id else a['b']} {a['strength']:.2f}"
+        for a in found.associations
+    ]
+    lines.append(f"associations: {', '.join(links) or 'none'}")
+    return "\n".join([*lines, *_audit(found.audit)])

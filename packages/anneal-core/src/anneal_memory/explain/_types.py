@@ -1,0 +1,222 @@
+"""What an explanation holds: plain frozen records, each with a JSON-ready ``to_dict``.
+
+The JSON keys are public API (``explain --json``, the MCP ``explain`` tool, the inspector):
+add keys, never rename or drop them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+__all__ = [
+    "AuditSlice",
+    "CitedEpisode",
+    "EpisodeExplanation",
+    "PatternExplanation",
+    "PatternStep",
+    "PatternUse",
+    "TrustReport",
+]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _Record:
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditSlice(_Record):
+    """The audit entries an explanation rests on.
+
+    Attributes:
+        entries: The newest matching entries, newest first (at most the explanation's limit).
+        matched: How many entries of the whole trail matched.
+        verdict: The chain's verification (``valid``, ``entries``, ``summary``), or None when
+            it was not asked for.
+    """
+
+    entries: tuple[dict[str, Any], ...] = ()
+    matched: int = 0
+    verdict: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CitedEpisode(_Record):
+    """One episode a pattern line cited (or that grounds its saved explanation).
+
+    Attributes:
+        id: The episode id.
+        exists: False when it was deleted since.
+        in_snapshot: True when it belonged to the wrap that judged the line.
+        shared_words: Meaningful words it shares with the explanation.
+        grounds: True when it shares enough of them (two) to ground the line.
+        trust: Its recorded trust class (None when deleted).
+        effective_trust: Its trust once ``derived_from`` caps it (None when deleted).
+        superseded_by: The episode that replaced it, if any.
+    """
+
+    id: str
+    exists: bool
+    in_snapshot: bool
+    shared_words: tuple[str, ...]
+    grounds: bool
+    trust: str | None = None
+    effective_trust: str | None = None
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternStep(_Record):
+    """What one wrap did to a pattern.
+
+    Attributes:
+        wrap_id: The wrap.
+        day: The wrap's day (lines dated that day were judged).
+        completed_at: When the wrap was saved.
+        line_date: The date the line carried.
+        level: The level the save wrote.
+        claimed_level: The level the compressor claimed.
+        outcome: ``validated``, ``demoted``, ``carried``, ``capped``, ``new``, ``kept`` or
+            ``unjudged`` (a line not dated the wrap's day passes as written).
+        rules: ``{"code", "rule"}`` for each immune rule that decided it.
+        explanation: The explanation the save kept ("" unless validated).
+        citations: Where ``cited`` comes from: ``continuity`` (the ids on the line the last
+            save wrote), ``recomputed`` (episodes of that wrap's snapshot that share two
+            meaningful words with the saved explanation: the store keeps the explanation of
+            a validated line, not its ids) or None (nothing kept to cite).
+        cited: The cited or grounding episodes.
+        snapshot_truncated: True when the snapshot was larger than the explanation reads.
+        corroborated: For a validated step, whether an agent or operator episode grounds it.
+    """
+
+    wrap_id: int
+    day: str
+    completed_at: str | None
+    line_date: str | None
+    level: int
+    claimed_level: int
+    outcome: str
+    rules: tuple[dict[str, str], ...]
+    explanation: str
+    citations: str | None
+    cited: tuple[CitedEpisode, ...] = ()
+    snapshot_truncated: bool = False
+    corroborated: bool | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternExplanation(_Record):
+    """How a pattern came to hold its level, wrap by wrap, and the audit entries that prove it.
+
+    Attributes:
+        name: The name asked for; ``identity`` is its case-folded key.
+        identity: The key pattern history uses.
+        scope: The scope whose continuity holds it.
+        found: False when no save ever wrote it (everything else is then empty).
+        level: Its level at the last save that wrote it.
+        max_level: The highest level it ever reached.
+        first_wrap_id: The wrap that first wrote it.
+        last_wrap_id: The wrap that last wrote it.
+        last_grounded: The wrap day it last had grounded evidence.
+        line: Its line in the current continuity (None when the text no longer holds it).
+        steps: What each wrap did, newest first (at most the limit asked).
+        more_steps: True when older steps were left out.
+        crystal: The crystal of the same name (``name``, ``level``, ``status``, ``evidence``,
+            ``crystallized_on``), or None.
+        audit: The entries of its wraps and its crystal, with the chain's verdict.
+    """
+
+    name: str
+    identity: str
+    scope: str
+    found: bool
+    level: int | None = None
+    max_level: int | None = None
+    first_wrap_id: int | None = None
+    last_wrap_id: int | None = None
+    last_grounded: str | None = None
+    line: str | None = None
+    steps: tuple[PatternStep, ...] = ()
+    more_steps: bool = False
+    crystal: dict[str, Any] | None = None
+    audit: AuditSlice = field(default_factory=AuditSlice)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustReport(_Record):
+    """An episode's trust: as recorded, as it counts, and what caps it.
+
+    Attributes:
+        recorded: The trust class it was recorded (or last set) with.
+        effective: The class that counts (at most the most trusted of ``derived_from``).
+        capped_by: The source episodes that lower it (empty when nothing caps it).
+        sources: ``{"id", "effective_trust"}`` of each ``derived_from`` episode still stored.
+    """
+
+    recorded: str
+    effective: str
+    capped_by: tuple[str, ...] = ()
+    sources: tuple[dict[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternUse(_Record):
+    """A pattern line of the current continuity that cites the episode."""
+
+    scope: str
+    name: str
+    level: int
+    line: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpisodeExplanation(_Record):
+    """Everything the store knows about one episode and how it counts.
+
+    Attributes:
+        id: The id asked for.
+        found: True when the episode is stored.
+        deleted: ``{"deleted_at", "reason"}`` when only its tombstone is left.
+        episode: The episode (``Episode.to_dict``) when found.
+        scope: Its scope ("" is the shared one).
+        trust: Its trust report.
+        superseded_by: The episode that replaces it now, if any.
+        replaces: Links in which it replaced older episodes.
+        replaced_by: Links in which newer episodes replaced it.
+        state_key: Its state key, if any.
+        slot: The key's episodes, newest first (the first is current), when keyed.
+        slot_size: How many episodes the key holds in all.
+        patterns: Lines of the current continuity of its scope that cite it.
+        crystals: Crystals whose evidence cites it.
+        associations: Its links to other episodes (``AssociationLink.to_dict``), strongest first.
+        audit: Its audit entries, with the chain's verdict.
+    """
+
+    id: str
+    found: bool
+    deleted: dict[str, str] | None = None
+    episode: dict[str, Any] | None = None
+    scope: str | None = None
+    trust: TrustReport | None = None
+    superseded_by: str | None = None
+    replaces: tuple[dict[str, str], ...] = ()
+    replaced_by: tuple[dict[str, str], ...] = ()
+    state_key: str | None = None
+    slot: tuple[str, ...] = ()
+    slot_size: int = 0
+    patterns: tuple[PatternUse, ...] = ()
+    crystals: tuple[str, ...] = ()
+    associations: tuple[dict[str, Any], ...] = ()
+    audit: AuditSlice = field(default_factory=AuditSlice)

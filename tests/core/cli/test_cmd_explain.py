@@ -1,0 +1,85 @@
+"""``anneal-memory explain pattern|episode`` in process: text, ``--json``, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from anneal_memory import Store
+from anneal_memory.cli import main
+from anneal_memory.testing import DEMO_GROUNDED, DEMO_INVENTED
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    db = str(tmp_path_factory.mktemp("explain") / "memory.db")
+    assert main(["--db", db, "demo"]) == 0
+    return db
+
+
+def test_explain_pattern_prints_each_step_and_the_chain(
+    demo_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["--db", demo_db, "explain", "pattern", DEMO_INVENTED]) == 0
+    out = capsys.readouterr().out
+    assert "wrap 2 on" in out
+    assert "1x (claimed 2x)  demoted" in out
+    assert "ungrounded:" in out
+    assert "Chain: Audit trail valid" in out
+
+
+def test_explain_pattern_json_and_no_verify(
+    demo_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert (
+        main(["--db", demo_db, "explain", "pattern", DEMO_GROUNDED, "--json", "--no-verify"]) == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["found"] is True
+    assert data["steps"][0]["outcome"] == "validated"
+    assert data["crystal"]["status"] == "crystallized"
+    assert data["audit"]["verdict"] is None
+
+
+def test_explain_episode_text_and_json(demo_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with Store(demo_db, read_only=True) as store:
+        cited = store.load_continuity() or ""
+    episode_id = cited.split("[evidence: ", 1)[1][:8]
+    capsys.readouterr()
+    assert main(["--db", demo_db, "explain", "episode", episode_id, "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"episode {episode_id}:" in out
+    assert f"cited by patterns: {DEMO_GROUNDED} (2x)" in out
+    assert main(["--db", demo_db, "--json", "explain", "episode", episode_id]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["crystals"] == [DEMO_GROUNDED]
+    assert len(data["audit"]["entries"]) <= 20
+
+
+def test_not_found_exits_1_and_bad_input_is_one_error_line(
+    demo_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["--db", demo_db, "explain", "pattern", "never_written"]) == 1
+    assert "no save ever wrote" in capsys.readouterr().out
+    assert main(["--db", demo_db, "explain", "episode", "nothex!"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: an episode id is eight hex characters")
+    assert main(["--db", demo_db, "explain", "pattern", DEMO_GROUNDED, "--limit", "0"]) == 2
+
+
+def test_explain_never_writes(demo_db: str, tmp_path: Path) -> None:
+    before = {p.name: p.stat().st_mtime_ns for p in Path(demo_db).parent.iterdir()}
+    assert main(["--db", demo_db, "explain", "pattern", DEMO_GROUNDED]) == 0
+    after = {p.name: p.stat().st_mtime_ns for p in Path(demo_db).parent.iterdir()}
+    assert before == after
+
+
+def test_a_missing_store_is_not_created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "none.db"
+    assert main(["--db", str(db), "explain", "pattern", "x"]) == 1
+    assert "database not found" in capsys.readouterr().err
+    assert not db.exists()

@@ -1,0 +1,69 @@
+"""The read-only MCP ``explain`` tool: one subject per call, text and structured content."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from anneal_memory import Store, prepare_wrap, validated_save_continuity
+from anneal_memory.mcp import McpServer, ServerConfig
+from anneal_memory.mcp._tools import TOOLS_BY_NAME
+from anneal_memory.testing import DEMO_GROUNDED, demo_compress
+
+
+@pytest.fixture
+def server(store: Store) -> McpServer:
+    return McpServer(ServerConfig(db_path=store.path, session_id="s1"), store=store)
+
+
+def _call(server: McpServer, **arguments: Any) -> dict[str, Any]:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "explain", "arguments": arguments}}  # fmt: skip
+    reply = server.handle(json.dumps(message))
+    assert reply is not None
+    result: dict[str, Any] = reply["result"]
+    if not result["isError"]:
+        jsonschema.validate(result["structuredContent"], TOOLS_BY_NAME["explain"].output_schema)
+    return result
+
+
+def test_the_tool_is_read_only_and_idempotent() -> None:
+    hints = TOOLS_BY_NAME["explain"].annotations
+    assert hints["readOnlyHint"]
+    assert hints["idempotentHint"]
+    assert not hints["destructiveHint"]
+
+
+def test_explain_a_pattern_and_an_episode(server: McpServer, store: Store) -> None:
+    for text in ("The parallel pytest workers share one Postgres database",
+                 "Give each parallel pytest worker its own Postgres database"):  # fmt: skip
+        store.record(text, "observation")
+    for _ in range(2):
+        prepared = prepare_wrap(store)
+        validated_save_continuity(
+            store, demo_compress(prepared.text or ""), wrap_token=prepared.wrap_token
+        )
+        store.record("Per worker Postgres databases keep parallel pytest workers apart", "outcome")
+    pattern = _call(server, pattern=DEMO_GROUNDED)
+    assert not pattern["isError"]
+    assert pattern["structuredContent"]["kind"] == "pattern"
+    assert pattern["structuredContent"]["found"] is True
+    assert pattern["structuredContent"]["audit"]["verdict"] is None
+    assert "Steps, newest first:" in pattern["content"][0]["text"]
+    verified = _call(server, pattern=DEMO_GROUNDED, verify=True)
+    assert verified["structuredContent"]["audit"]["verdict"]["valid"] is True
+    episode_id = store.recall(limit=1).episodes[0].id
+    episode = _call(server, episode_id=episode_id)
+    assert episode["structuredContent"]["kind"] == "episode"
+    assert episode["structuredContent"]["id"] == episode_id
+
+
+def test_exactly_one_subject(server: McpServer) -> None:
+    for arguments in ({}, {"pattern": "a", "episode_id": "0000000a"}):
+        result = _call(server, **arguments)
+        assert result["isError"]
+        assert "exactly one of pattern or episode_id" in result["content"][0]["text"]
+    missing = _call(server, pattern="nothing_here")
+    assert missing["structuredContent"]["found"] is False
