@@ -5,7 +5,8 @@ environment made of exactly the given variables, the test's folder as working di
 stdin/stdout/stderr that are real files (``read_bounded`` reads stdin's descriptor), decoded
 as UTF-8. Warnings the library logs reach stderr as in a process without logging set up. A
 real process is for what only a process shows: signals, terminals, the interpreter's own
-environment handling (``PYTHONIOENCODING``), crashes and stdio transports.
+environment handling (``PYTHONIOENCODING``), crashes and stdio transports. An exception that
+escapes ``main()`` ends the run as it ends a process: its traceback on stderr, exit code 1.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -168,6 +170,9 @@ def run_in_process(
             code = main()
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        except Exception:  # what the interpreter does with an uncaught exception
+            traceback.print_exc(file=err)
+            code = 1
         return CliResult(code=code, out=_written(out), err=_written(err))
 
 
