@@ -122,7 +122,9 @@ def give_timeouts(config: pytest.Config, items: list[pytest.Item]) -> None:
     A test's own ``timeout`` marker and ``--timeout`` on the command line win. Nothing to do
     without pytest-timeout (a venv with pytest alone).
     """
-    if not config.pluginmanager.hasplugin("timeout") or config.getoption("timeout", None):
+    if not config.pluginmanager.hasplugin("timeout"):
+        return
+    if config.getoption("timeout", None) is not None:  # --timeout 0 turns them off
         return
     for item in items:
         if item.get_closest_marker("timeout") is not None:

@@ -1,6 +1,6 @@
 """End-to-end tests: the ``anneal-memory`` command line as a real process (``run_cli``).
 
-Everything here is marked ``e2e`` (see ``tests/conftest.py``). A test that only needs the
+Everything here is marked ``e2e`` (see ``tests/tiers.py``). A test that only needs the
 command's output and exit code belongs in ``tests/core/cli`` instead, where ``run_cli`` runs
 ``main()`` in process.
 """
