@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -14,6 +16,8 @@ from hypothesis import settings
 from profiles import FAST_EXAMPLES, PROFILE_ENV, PROFILES, examples
 from tiers import FAST, TIERS, _can_select_adapters
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def _selects(expression: str, *markers: str) -> bool:
     return Expression.compile(expression).evaluate(lambda name, /, **_: name in markers)
@@ -23,6 +27,17 @@ def test_the_fast_tier_is_every_test_without_a_tier_marker() -> None:
     assert _selects(FAST)
     assert _selects(FAST, "slow", "sqlite_only")
     assert [tier for tier in TIERS if _selects(FAST, tier)] == []
+
+
+def test_ci_runs_every_test_in_exactly_one_tier() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    selections = dict(re.findall(r'^tier (\w+) "([^"]+)"$', ci, flags=re.MULTILINE))
+    assert sorted(selections) == sorted(TIERS)
+    selections["fast"] = FAST
+    for size in range(len(TIERS) + 1):
+        for markers in itertools.combinations(TIERS, size):
+            chosen = [name for name, expr in selections.items() if _selects(expr, *markers)]
+            assert len(chosen) == 1, (markers, chosen)
 
 
 @pytest.mark.parametrize(
