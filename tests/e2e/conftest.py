@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from clirun import CliRunner, cli_runner
+from clirun import CliResult, CliRunner, clean_env, cli_runner
+
+__all__ = ["CliResult", "CliRunner", "clean_env"]  # where e2e modules imported them from
 
 
 @pytest.fixture
