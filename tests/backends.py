@@ -27,7 +27,8 @@ UNREACHABLE = (
     else "install the PostgreSQL extra"
 )
 """What opening an unreachable URL says: the driver's failure, or the extra to install."""
-BACKENDS = ("sqlite", "postgresql")
+PG_FIXTURE = "pg_url"
+"""A test that takes this fixture (or the ``postgresql`` param of ``target``) runs on PostgreSQL."""
 
 
 def pg_base_url() -> str:
@@ -61,7 +62,20 @@ def pg_url() -> Iterator[str]:
     drop_schema(base, schema)
 
 
-@pytest.fixture(params=BACKENDS)
+def mark_postgresql(items: list[pytest.Item]) -> None:
+    """Mark ``postgresql`` every test that takes ``pg_url`` (``target``'s param marks itself).
+
+    The PostgreSQL tier (``pytest -m postgresql``) is therefore every test that can reach a
+    PostgreSQL database, with no list of files to keep.
+    """
+    for item in items:
+        if PG_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker("postgresql")
+
+
+@pytest.fixture(
+    params=[pytest.param("sqlite"), pytest.param("postgresql", marks=pytest.mark.postgresql)]
+)
 def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """What ``Store(...)`` opens: a SQLite path or a PostgreSQL URL."""
     if request.param == "sqlite":

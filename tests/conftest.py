@@ -1,10 +1,12 @@
-"""Shared fixtures: a frozen clock and a store on a real SQLite file in a temp dir."""
+"""Shared fixtures (a frozen clock, a store on a real SQLite file, the CLI in process) and the
+tier selection: ``pytest`` alone runs the fast tier (see ``tiers.py`` and docs/testing.md).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,32 @@ from anneal_memory.testing import FrozenClock
 
 # The shared test helpers beside this file (backends, stems) import by their module name.
 sys.path.insert(0, str(Path(__file__).parent))
+
+import backends
+import profiles
+import tiers
+from clirun import CliRunner, clean_env, cli_runner
+
+profiles.load()  # before the test modules build their @settings
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    tiers.default_selection(config)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    return True if tiers.skips_adapters(collection_path, config) else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tiers.mark_by_folder(items)
+    tiers.mark_by_fixture(items)
+    backends.mark_postgresql(items)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    tiers.give_timeouts(session.config, session.items)  # after every conftest marked its tests
 
 
 @pytest.fixture
@@ -31,6 +59,30 @@ def db_path(tmp_path: Path) -> Path:
 def store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
     with Store(db_path, project_name="TestAgent", clock=clock) as opened:
         yield opened
+
+
+# -- the command line, run in this process -------------------------------------------------
+
+
+@pytest.fixture
+def cli_db(tmp_path: Path) -> Path:
+    return tmp_path / "store" / "memory.db"
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
+    """Build a clean environment: ``cli_env(ANNEAL_MEMORY_SOURCE="x")``."""
+    return lambda **extra: clean_env(tmp_path, **extra)
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path, cli_db: Path) -> CliRunner:
+    """Run ``anneal-memory [--db cli_db] ARGS`` in this process; returns a ``CliResult``.
+
+    Keyword arguments: ``stdin`` (str or bytes), ``env`` (replaces the clean env),
+    ``db=False`` to leave out ``--db``. ``tests/e2e`` overrides it with a real process.
+    """
+    return cli_runner(tmp_path, cli_db, in_process=True)
 
 
 # -- the public anneal-memory 1.0.2, for import fixtures -------------------------------------

@@ -1,4 +1,5 @@
-"""Shared by every adapter test: no network, no telemetry, and the contract suite importable.
+"""Shared by every adapter test: the ``adapters`` tier marker, no network, no telemetry, and
+the contract suite importable.
 
 Telemetry switches are set when this file is imported, before any framework is imported,
 because several frameworks read them once at import time. Sockets are blocked per test: any
@@ -26,6 +27,17 @@ from _contract import TELEMETRY_OFF, NetworkBlockedError
 os.environ.update(TELEMETRY_OFF)
 for _key in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "OTEL_EXPORTER_OTLP_ENDPOINT"):
     os.environ.pop(_key, None)
+
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by it
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under ``tests/adapters`` is in the ``adapters`` tier."""
+    for item in items:
+        if item.path.resolve().is_relative_to(HERE):
+            item.add_marker("adapters")
 
 
 @pytest.fixture(autouse=True)

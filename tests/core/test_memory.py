@@ -22,6 +22,7 @@ from anneal_memory import (
 from anneal_memory.testing import FrozenClock
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
@@ -197,7 +198,7 @@ def test_context_for_never_raises_on_any_prompt(store: Store) -> None:
     for prompt in hostile:
         assert len(mem.context_for(prompt)) <= 300
 
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=examples(150), deadline=None)
     @given(st.text(max_size=400))
     def check(prompt: str) -> None:
         assert len(mem.context_for(prompt)) <= 300

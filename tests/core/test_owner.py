@@ -23,6 +23,7 @@ def test_a_process_on_another_host_is_never_judged() -> None:
     assert not process_gone(other)
 
 
+@pytest.mark.e2e
 @posix_only
 def test_a_live_child_is_not_gone_and_a_reaped_one_is() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -36,6 +37,7 @@ def test_a_live_child_is_not_gone_and_a_reaped_one_is() -> None:
     assert process_gone(owner)
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 def test_a_killed_unreaped_child_is_gone() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

@@ -296,6 +296,7 @@ def test_serve_http_refuses_bad_setups(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr
 
 
+@pytest.mark.postgresql  # it builds its own schemas from pg_base_url(), not pg_url
 def test_a_postgresql_store_behind_http_with_scopes_as_schemas(tmp_path: Path) -> None:
     sys.path.insert(0, str(Path(__file__).parents[1]))
     from backends import drop_schema, pg_base_url, with_schema

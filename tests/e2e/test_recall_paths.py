@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import AgentMemory, Store
+from clirun import CliRunner
 from mcp import StdioServerParameters
 
-from .conftest import CliRunner
 from .test_mcp_client import MODES, _call, _connect
 
 pytestmark = pytest.mark.e2e

@@ -90,7 +90,6 @@ CLI_COMMANDS = [
 CLI_TIMES = [["search", "hello", "--since"], ["search", "hello", "--until"], ["audit", "--since"]]
 
 
-@pytest.mark.e2e
 def test_cli_exits_1_or_2_with_one_line_never_unexpected(tmp_path: Path):
     db = tmp_path / "memory.db"
     assert run_cli(db, "record", "hello").returncode == 0

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _cli import run_cli
+from _cli import run_cli, run_cli_process
 from anneal_memory import ImportFormatError, Store
 
 pytestmark = [pytest.mark.reliability, pytest.mark.e2e]
@@ -39,7 +39,7 @@ def test_an_existing_output_file_is_refused_without_force(db: Path, command: lis
 def test_a_fifo_is_never_written_even_with_force(db: Path, command: list[str]):
     fifo = db.parent / "pipe"
     os.mkfifo(fifo)
-    proc = run_cli(db, *command, "-o", str(fifo), "--force", timeout=30)
+    proc = run_cli_process(db, *command, "-o", str(fifo), "--force", timeout=30)
     assert proc.returncode == 1
     assert "not a regular file" in proc.stderr
     assert fifo.is_fifo()
@@ -54,7 +54,7 @@ def test_a_fifo_is_never_written_even_with_force(db: Path, command: list[str]):
     ],
 )
 def test_devices_are_refused_before_reading(db: Path, command: list[str]):
-    proc = run_cli(db, *command, timeout=30)
+    proc = run_cli_process(db, *command, timeout=30)
     assert proc.returncode == 1
     assert "not a regular file" in proc.stderr
 

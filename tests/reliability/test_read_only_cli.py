@@ -11,7 +11,7 @@ from _cli import run_cli
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 
-pytestmark = [pytest.mark.reliability, pytest.mark.e2e]
+pytestmark = pytest.mark.reliability
 
 TEXT = "## State\n- reading\n## Patterns\n## Decisions\n## Context\n- wrap\n"
 

@@ -175,6 +175,7 @@ def test_a_sealed_week_rewritten_with_a_matching_manifest_hash_still_breaks_the_
     assert result.chain_break_at == 3
 
 
+@pytest.mark.reliability  # a sweep over every byte offset: the battery's CI tier runs it
 def test_a_torn_tail_cut_at_every_byte_offset_verifies_and_is_set_aside(tmp_path: Path):
     base = tmp_path / "base"
     base.mkdir()

@@ -11,6 +11,7 @@ from anneal_memory.errors import ContinuityRejectedError
 from anneal_memory.testing import FrozenClock, temp_store
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 _FRAGMENTS = st.sampled_from(
     [
@@ -69,7 +70,7 @@ def _save(text: str, *, prior: bool = False) -> SaveResult | ContinuityRejectedE
         return result
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_TEXTS)
 def test_any_text_is_saved_or_refused_with_a_reason(text: str) -> None:
     outcome = _save(text)
@@ -80,7 +81,7 @@ def test_any_text_is_saved_or_refused_with_a_reason(text: str) -> None:
         assert outcome.findings[-1].message
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(_TEXTS)
 def test_any_text_after_a_prior_save_is_saved_or_refused(text: str) -> None:
     outcome = _save(text, prior=True)

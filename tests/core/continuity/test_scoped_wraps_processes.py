@@ -11,8 +11,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from anneal_memory import Store
 from anneal_memory.continuity import unwrapped_in_scope, wrap_history
+
+pytestmark = pytest.mark.e2e
 
 # Each child opens the wrap of its scope, and its fake model answers only once the other
 # child's wrap is open too, so both wraps are open at the same moment.

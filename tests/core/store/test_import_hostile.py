@@ -198,6 +198,7 @@ def test_a_live_episode_wins_over_a_tombstone_of_its_id(store: Store, target: St
     assert target.status().deleted_episodes == 0
 
 
+@pytest.mark.reliability  # a sweep over every truncation point: the battery's CI tier runs it
 @pytest.mark.parametrize("kind", ["export", "memory"])
 def test_every_truncation_point_is_a_clean_refusal(store: Store, target: Store, tmp_path, kind):
     if kind == "export":

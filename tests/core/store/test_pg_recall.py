@@ -11,6 +11,7 @@ from anneal_memory import Store
 from anneal_memory.store.postgres import _substring
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
@@ -123,7 +124,9 @@ _TSQUERY_SYNTAX = ["&", "|", "!", "<->", "<3>", ":", "*", ":*", "(", ")", "'", "
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @example(query="P¼")
 @given(

@@ -11,6 +11,7 @@ from anneal_memory import EpisodeType, InvalidQueryError, Store
 from anneal_memory.testing import FrozenClock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from stems import porter_stem
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
@@ -176,7 +177,9 @@ WORDS = ["alpha", "bravo", "delta", "kilo", "lima", "oscar", "tango", "zulu", "e
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     query=st.one_of(

@@ -9,6 +9,7 @@ from pathlib import Path
 from anneal_memory import Store
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from stems import porter_stem
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
@@ -50,7 +51,9 @@ _SYNTAX = ['"', "*", "NEAR", ":", "(", ")", "^", "OR", "AND", "NOT", "-", "+", "
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     query=st.lists(

@@ -12,6 +12,7 @@ from anneal_memory import AnnealMemoryError, Store
 from anneal_memory.store.recall import _substring
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from stems import porter_stem
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
@@ -73,7 +74,9 @@ _HOSTILE = ["%", "_", "\\", '"', "'", "*", "NEAR", ":", "(", ")", "^", "OR", "AN
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     query=st.lists(

@@ -12,6 +12,7 @@ from anneal_memory.store.sqlite import _dialect
 from anneal_memory.testing import FrozenClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 TYPES = [t.value for t in EpisodeType]
 
@@ -50,7 +51,9 @@ def test_counts_survive_deleting_the_newest_episodes_across_a_fold(
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     ops=st.lists(

@@ -1,4 +1,4 @@
-"""``search`` / ``recall`` and ``episodes`` through real subprocesses."""
+"""``search`` / ``recall`` and ``episodes`` through the CLI."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import Store
-
-pytestmark = pytest.mark.e2e
 
 RECALL_KEYS = {"query", "total_matching", "count", "offset", "episodes", "facts"}
 NOW = dt.datetime.now(dt.timezone.utc)

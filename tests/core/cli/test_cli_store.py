@@ -5,10 +5,6 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.e2e
-
 STATUS_KEYS = {
     "path",
     "total_episodes",

@@ -1,4 +1,4 @@
-"""``export`` and ``import`` through real subprocesses."""
+"""``export`` and ``import`` through the CLI."""
 
 from __future__ import annotations
 
@@ -6,10 +6,6 @@ import hashlib
 import json
 import stat
 from pathlib import Path
-
-import pytest
-
-pytestmark = pytest.mark.e2e
 
 
 def _record_three(run_cli) -> list[str]:

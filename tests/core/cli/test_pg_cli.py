@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import pytest
 from anneal_memory import Store
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
 from backends import pg_url  # noqa: F401 - fixture
-
-pytestmark = pytest.mark.e2e
 
 
 def test_cli_commands_on_postgresql(pg_url: str, run_cli, tmp_path: Path) -> None:  # noqa: F811

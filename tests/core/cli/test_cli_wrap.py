@@ -1,4 +1,4 @@
-"""The wrap commands as real processes: exit codes, --json keys, refusals write nothing."""
+"""The wrap commands through the CLI: exit codes, --json keys, refusals write nothing."""
 
 from __future__ import annotations
 
@@ -6,10 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from .conftest import CliRunner
-
-pytestmark = pytest.mark.e2e
+from clirun import CliRunner
 
 SAVE_KEYS = {
     "path",

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.e2e
-
 
 def test_demo_in_a_temporary_store(run_cli, tmp_path: Path):
     result = run_cli("demo", db=False).assert_ok()

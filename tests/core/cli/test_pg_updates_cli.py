@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
 from backends import pg_url  # noqa: F401 - fixture
-
-pytestmark = pytest.mark.e2e
 
 OLD = "The user lives in Porto and works remotely for the bank"
 NEW = "The user moved: now lives in Lisbon and works remotely for the bank"

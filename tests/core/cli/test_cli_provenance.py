@@ -1,11 +1,11 @@
-"""The provenance commands as real processes: record flags, supersede, unsupersede, state,
+"""The provenance commands through the CLI: record flags, supersede, unsupersede, state,
 trust (with and without the operator flag), init --schema, set-schema and status."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.conftest import CliRunner, clean_env
+from clirun import CliRunner, clean_env
 
 OLD = "The user lives in Porto and works remotely"
 NEW = "The user now lives in Lisbon and works remotely"

@@ -1,15 +1,11 @@
-"""The wrap commands' --scope as real processes: each scope wraps and prints its own."""
+"""The wrap commands' --scope through the CLI: each scope wraps and prints its own."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from anneal_memory import Store
-
-from .conftest import CliRunner
-
-pytestmark = pytest.mark.e2e
+from clirun import CliRunner
 
 CONTINUITY = (
     "# A \u2014 Memory (v1)\n## State\n- {state}\n## Patterns\n\n## Decisions\n## Context\n- c\n"

@@ -1,10 +1,6 @@
-"""``crystal ...`` and ``spore ...`` through real subprocesses: output, JSON, exit codes."""
+"""``crystal ...`` and ``spore ...`` through the CLI: output, JSON, exit codes."""
 
 from __future__ import annotations
-
-import pytest
-
-pytestmark = pytest.mark.e2e
 
 POOL = "Size the connection pool to the worker count; an undersized pool throttles throughput."
 

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e
-
 CONTINUITY = "\n".join(
     [
         "# Agent \u2014 Memory (v1)",
