@@ -105,6 +105,13 @@ def check_record_provenance(
     )
 
 
+def _unsaid(message: str, ident: str) -> str:
+    """A refusal of ``record``: the new episode is rolled back, so its id means nothing."""
+    message = message.replace(f"episode {ident}", "the new episode")
+    message = message.replace(ident, "the new episode")
+    return f"{message}. Nothing was written."
+
+
 def apply_record_provenance(
     conn: SqlConnection, episode: Episode, prov: RecordProvenance, *, now: str
 ) -> tuple[Episode, list[str]]:
@@ -123,15 +130,16 @@ def apply_record_provenance(
     )
     replaced = []
     if prov.state_key is not None:
+        try:
+            _links.check_slot(conn, prov.state_key, episode.id)
+        except TrustError as exc:
+            raise TrustError(_unsaid(str(exc), episode.id)) from None
         _links.refresh_slot(conn, prov.state_key)
     for old_id in prov.supersedes:
         try:
             added = _links.add_link(conn, old_id, episode.id, via=_links.VIA_EXPLICIT, now=now)
         except SupersessionError as exc:
-            # The new episode is rolled back with the refusal: its id means nothing to the caller.
-            message = str(exc).replace(f"episode {episode.id}", "the new episode")
-            message = message.replace(episode.id, "the new episode")
-            raise SupersessionError(f"{message}. Nothing was written.") from None
+            raise SupersessionError(_unsaid(str(exc), episode.id)) from None
         if added:
             replaced.append(old_id)
     fresh = fetch_by_id(conn, episode.id)
@@ -214,6 +222,8 @@ class ProvenanceMixin:
         Raises:
             EpisodeNotFoundError: No such episode.
             InvalidEpisodeError: The key is malformed.
+            TrustError: A less trusted episode would replace a more trusted one in the slot
+                (see ``docs/updates.md``); nothing was written.
         """
         wanted = normalise_state_key(key)
         with self.writing("set_state_key") as tx:
@@ -226,6 +236,7 @@ class ProvenanceMixin:
             if episode.state_key is not None:
                 _links.refresh_slot(conn, episode.state_key)
             if wanted is not None:
+                _links.check_slot(conn, wanted, episode.id)
                 conn.execute("DELETE FROM supersessions WHERE old_id = ?", (episode.id,))
                 _links.refresh_slot(conn, wanted)
             else:

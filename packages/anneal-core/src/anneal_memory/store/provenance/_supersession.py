@@ -4,7 +4,8 @@ A link "old is replaced by new" is valid only when both episodes exist, the old 
 newer, no cycle forms, the texts pass the lexical floor (``immune._floor``), the new one is
 at least as trusted (effective trust), and the old one holds no state key (a keyed episode
 is replaced only by a newer episode of its key). A state-key slot needs no link: its newest
-episode replaces the others. ``episodes.superseded_by`` always names the current replacement.
+episode replaces the others, so an episode enters a slot only when that obeys the same trust
+rule (``check_slot``). ``episodes.superseded_by`` always names the current replacement.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from anneal_memory.errors import SupersessionError
+from anneal_memory.errors import SupersessionError, TrustError
 from anneal_memory.store._contract import Reader, SqlConnection
 from anneal_memory.store.provenance._checks import effective_trusts
 from anneal_memory.types import StateSlot, SupersessionLink
@@ -22,6 +23,7 @@ __all__ = [
     "VIA_WRAP",
     "add_link",
     "check_link",
+    "check_slot",
     "has_superseded",
     "links_of",
     "refresh_slot",
@@ -33,6 +35,7 @@ __all__ = [
 VIA_EXPLICIT = "explicit"
 VIA_WRAP = "wrap"
 _MAX_CHAIN = 10_000
+_LESS_TRUSTED = "a less trusted episode never replaces a more trusted one"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,8 +78,42 @@ def _check_trust(conn: SqlConnection, old: _Row, new: _Row) -> None:
     if trusts[new.id].rank < trusts[old.id].rank:
         raise SupersessionError(
             f"episode {new.id} ({trusts[new.id].value}) cannot supersede {old.id} "
-            f"({trusts[old.id].value}): a less trusted episode never replaces a more trusted "
-            "one. Record the update with matching trust, or lower the old episode's trust first"
+            f"({trusts[old.id].value}): {_LESS_TRUSTED}. Record the update with matching "
+            "trust, or lower the old episode's trust first"
+        )
+
+
+def check_slot(conn: SqlConnection, key: str, ident: str) -> None:
+    """Refuse ``ident`` in the slot ``key`` (it is already written there, uncommitted) when a
+    less trusted episode would replace a more trusted one (effective trust).
+
+    Raises:
+        TrustError: ``ident`` would replace a more trusted value of the key, or a less
+            trusted newer value would replace it; the message names both and what to do.
+    """
+    members = [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT id FROM episodes WHERE state_key = ? ORDER BY ts DESC, seq DESC", (key,)
+        )
+    ]
+    trusts = effective_trusts(conn, members)
+    mine, newest = trusts[ident], members[0]
+    if newest != ident:
+        if trusts[newest].rank < mine.rank:
+            raise TrustError(
+                f"episode {ident} ({mine.value}) would be replaced in state key {key!r} by the "
+                f"newer {newest} ({trusts[newest].value}): {_LESS_TRUSTED}. Give it a newer "
+                f"timestamp, or take {newest} out of the key first (state --unset {newest})"
+            )
+        return
+    stronger = [m for m in members[1:] if trusts[m].rank > mine.rank]
+    if stronger:
+        held = max(stronger, key=lambda m: trusts[m].rank)
+        raise TrustError(
+            f"episode {ident} ({mine.value}) cannot take state key {key!r} from {held} "
+            f"({trusts[held].value}): {_LESS_TRUSTED}. Record it without the state key (it is "
+            f"kept as history), or lower {held}'s trust first"
         )
 
 
