@@ -201,13 +201,18 @@ class PruneResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImportResult:
-    """What an import added and skipped (crystals and spores already here are skipped)."""
+    """What an import added and skipped (crystals and spores already here are skipped).
+
+    ``trust_capped`` counts the episodes, tombstones and spores whose trust was lowered to
+    the importing store's ceiling (an import never creates more trust than its importer has).
+    """
 
     imported: int
     skipped_existing: int
     tombstones_added: int
     crystals_imported: int = 0
     spores_imported: int = 0
+    trust_capped: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -259,7 +264,9 @@ class ImportCount:
         imported: How many were written.
         skipped: How many were already here (or repeated in the source) and left alone.
         not_carried: How many this store could not take.
-        reason: Why some were not carried (None when all were).
+        reason: Why some were not carried or capped (None when all came as they were).
+        capped: How many were written lowered: a trust above the store's ceiling, a
+            continuity's pattern level above its saved level.
     """
 
     kind: str
@@ -268,6 +275,7 @@ class ImportCount:
     skipped: int
     not_carried: int
     reason: str | None = None
+    capped: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""

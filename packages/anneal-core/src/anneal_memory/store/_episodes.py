@@ -156,15 +156,17 @@ def set_meta(conn: SqlConnection, items: Iterable[tuple[str, str]]) -> None:
 def delete_episode(conn: SqlConnection, ident: str, *, now: str, reason: str) -> bool:
     """Delete one episode and leave a tombstone that keeps its id; False if absent.
 
-    The caller then runs its dialect's ``episodes_deleted()`` in the same transaction.
+    The tombstone keeps the episode's trust and ``derived_from``: what was derived from it
+    stays capped by them. The caller then runs its dialect's ``episodes_deleted()`` in the
+    same transaction.
     """
-    if conn.execute("DELETE FROM episodes WHERE id = ?", (ident,)).rowcount == 0:
-        return False
     conn.execute(
-        "INSERT INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-        (ident, now, reason),
+        "INSERT INTO tombstones(id, deleted_at, reason, trust, derived_from)"
+        " SELECT id, ?, ?, trust, derived_from FROM episodes WHERE id = ?"
+        " ON CONFLICT DO NOTHING",
+        (now, reason, ident),
     )
-    return True
+    return conn.execute("DELETE FROM episodes WHERE id = ?", (ident,)).rowcount > 0
 
 
 def tombstone_count(conn: SqlConnection) -> int:

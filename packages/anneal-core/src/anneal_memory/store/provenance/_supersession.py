@@ -84,8 +84,9 @@ def _check_trust(conn: SqlConnection, old: _Row, new: _Row) -> None:
 
 
 def check_slot(conn: SqlConnection, key: str, ident: str) -> None:
-    """Refuse ``ident`` in the slot ``key`` (it is already written there, uncommitted) when a
-    less trusted episode would replace a more trusted one (effective trust).
+    """Refuse ``ident`` in the slot ``key`` when a less trusted episode replaces a more trusted one.
+
+    ``ident`` is already written into the slot, uncommitted; trust is effective trust.
 
     Raises:
         TrustError: ``ident`` would replace a more trusted value of the key, or a less

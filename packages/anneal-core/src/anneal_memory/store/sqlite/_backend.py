@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from anneal_memory._clock import Clock
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.sqlite._check import CheckReport
-    from anneal_memory.types import ImportReport, StoreStatus
+    from anneal_memory.types import ImportReport, StoreStatus, Trust
 
 __all__ = ["SqliteBackend"]
 
@@ -245,7 +245,7 @@ class SqliteBackend:
                 conn, out, project_name=project_name, exported_at=exported_at, continuity=continuity
             )
 
-    def import_from(self, source: Path, *, dry_run: bool) -> ImportReport:
+    def import_from(self, source: Path, *, dry_run: bool, trust_ceiling: Trust) -> ImportReport:
         """Import a file of any known format in one transaction (see ``Store.import_from``)."""
         from anneal_memory.store.transfer._apply import apply_import
 
@@ -259,6 +259,7 @@ class SqliteBackend:
                 continuity_file=self.sidecar(".continuity.md"),
                 dry_run=dry_run,
                 audit=self._stage_import,
+                trust_ceiling=trust_ceiling,
             )
             if not dry_run:
                 self.flush_audit(())
@@ -271,6 +272,9 @@ class SqliteBackend:
             "counts": {c.kind: c.imported for c in report.counts},
             "not_carried": {c.kind: c.not_carried for c in report.counts},
         }
+        capped = {c.kind: c.capped for c in report.counts if c.capped}
+        if capped:
+            data["capped"] = capped
         self.stage_audit(conn, "import", actor="operator", data=data)
 
     def check(self, *, full: bool) -> CheckReport:

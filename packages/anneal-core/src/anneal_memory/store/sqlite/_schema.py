@@ -401,6 +401,23 @@ _SCOPED_WRAPS: Sequence[str] = (
     "CREATE INDEX pattern_history_identity ON pattern_history(scope, identity, wrap_id)",
 )
 
+# Trust survives what happens to an episode, and spores know who planted them. A tombstone
+# keeps the deleted episode's own trust and derived_from, so an episode derived from it stays
+# capped ("trust" NULL: deleted before this version; nothing in this database tells its trust,
+# and effective trust counts it as external). A spore records the trust of whoever planted it;
+# who planted the spores already here is not recorded anywhere: they count as the agent's.
+_TRUST_KEPT: Sequence[str] = (
+    """
+    ALTER TABLE tombstones ADD COLUMN trust TEXT
+        CHECK (trust IN ('external', 'tool', 'agent', 'operator'))
+    """,
+    "ALTER TABLE tombstones ADD COLUMN derived_from TEXT",
+    """
+    ALTER TABLE spores ADD COLUMN trust TEXT NOT NULL DEFAULT 'agent'
+        CHECK (trust IN ('external', 'tool', 'agent', 'operator'))
+    """,
+)
+
 MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODES_V1,
     _WRAPS_V2,
@@ -411,6 +428,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _AUDIT_OUTBOX,
     _EPISODE_SCOPES,
     _SCOPED_WRAPS,
+    _TRUST_KEPT,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

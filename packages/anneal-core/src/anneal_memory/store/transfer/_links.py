@@ -7,21 +7,52 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import SqlConnection
-from anneal_memory.store.provenance._checks import normalise_ids, normalise_state_key
+from anneal_memory.store.provenance._checks import cap_trust, normalise_ids, normalise_state_key
 from anneal_memory.store.provenance._supersession import refresh_slot, refresh_superseded
 from anneal_memory.types import Trust
 
 __all__ = [
+    "TombstoneProvenance",
     "import_links",
     "import_provenance",
     "insert_link",
     "iter_link_chunks",
     "parse_provenance",
+    "tombstone_provenance",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TombstoneProvenance:
+    """What a tombstone keeps of its episode: trust (None: unknown) and ``derived_from``."""
+
+    trust: str | None
+    derived_from: str | None
+    capped: bool = False
+
+
+def tombstone_provenance(raw: Mapping[str, Any], where: str, ceiling: Trust) -> TombstoneProvenance:
+    """An exported tombstone's ``trust`` (capped at ``ceiling``) and ``derived_from``, checked.
+
+    Raises:
+        ImportFormatError: One of them is malformed.
+    """
+    try:
+        claimed = None if raw.get("trust") is None else Trust.parse(raw["trust"])
+        sources = normalise_ids(raw.get("derived_from") or None, "derived_from")
+    except (ValueError, InvalidEpisodeError) as exc:
+        raise ImportFormatError(f"{where} has invalid provenance: {exc}") from None
+    trust = None if claimed is None else cap_trust(claimed, ceiling)
+    return TombstoneProvenance(
+        trust=None if trust is None else trust.value,
+        derived_from=json.dumps(list(sources)) if sources else None,
+        capped=trust is not claimed,
+    )
 
 
 def iter_link_chunks(conn: SqlConnection) -> Iterator[str]:
@@ -53,19 +84,24 @@ def parse_provenance(
     return trust, key, sources
 
 
-def import_provenance(conn: SqlConnection, ident: str, raw: Mapping[str, Any]) -> str | None:
-    """Store an imported episode's trust, state key and sources; return its state key.
+def import_provenance(
+    conn: SqlConnection, ident: str, raw: Mapping[str, Any], *, ceiling: Trust
+) -> tuple[str | None, bool]:
+    """Store an imported episode's trust (at most ``ceiling``), state key and sources.
+
+    Returns its state key and whether its trust was capped.
 
     Raises:
         ImportFormatError: A provenance field is malformed.
     """
-    trust, key, sources = parse_provenance(ident, raw)
+    claimed, key, sources = parse_provenance(ident, raw)
+    trust = cap_trust(claimed, ceiling)
     if trust is not Trust.AGENT or key is not None or sources:
         conn.execute(
             "UPDATE episodes SET trust = ?, state_key = ?, derived_from = ? WHERE id = ?",
             (trust.value, key, json.dumps(list(sources)) if sources else None, ident),
         )
-    return key
+    return key, trust is not claimed
 
 
 def _link_ids(raw: object) -> tuple[str, str]:

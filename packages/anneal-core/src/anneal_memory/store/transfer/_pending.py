@@ -54,15 +54,16 @@ def _episode(conn: sqlite3.Connection, ident: str) -> tuple[str, str | None, str
 def carry_trust(
     conn: sqlite3.Connection, dialect: Dialect, record: TrustRecord, fresh: Fresh
 ) -> bool | str:
-    """Give ``record.episode_id`` its trust class."""
+    """Give ``record.episode_id`` its trust class (already capped at the store's ceiling)."""
     here = _episode(conn, record.episode_id)
     if here is None:
         return _ABSENT
-    if here[0] == record.trust:
-        return False
     if not fresh(record.episode_id):
-        return _KEPT.format(what="trust class")
-    conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (record.trust, record.episode_id))
+        return False if here[0] == record.trust else _KEPT.format(what="trust class")
+    if here[0] != record.trust:
+        conn.execute(
+            "UPDATE episodes SET trust = ? WHERE id = ?", (record.trust, record.episode_id)
+        )
     return True
 
 

@@ -1,0 +1,35 @@
+"""PostgreSQL schema step: trust survives deletion, and spores know who planted them.
+
+The columns of SQLite's ``_TRUST_KEPT`` step (``store/sqlite/_schema.py``). A tombstone keeps
+the deleted episode's own trust and ``derived_from``; the tombstones already here get the
+trust the audit rows of this database prove: the last ``trust_set`` of the episode, else its
+``record`` entry's trust (``agent`` when the entry names none). An episode deleted without a
+``record`` entry (imported, or recorded with the audit off) keeps NULL: its trust is unknown
+and effective trust counts it as external. A deleted episode's own ``derived_from`` was never
+audited and stays unknown. Spores already here count as the agent's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["TRUST_KEPT_V5"]
+
+_LEVELS = "('external', 'tool', 'agent', 'operator')"
+
+TRUST_KEPT_V5: Sequence[str] = (
+    f"ALTER TABLE tombstones ADD COLUMN trust text CHECK (trust IN {_LEVELS})",
+    "ALTER TABLE tombstones ADD COLUMN derived_from text",
+    f"""ALTER TABLE spores ADD COLUMN trust text NOT NULL DEFAULT 'agent'
+        CHECK (trust IN {_LEVELS})""",
+    """UPDATE tombstones t SET trust = known.trust FROM (
+        SELECT DISTINCT ON (ident) ident, trust FROM (
+            SELECT seq, j -> 'data' ->> 'episode_id' AS ident,
+                CASE WHEN j ->> 'event' = 'trust_set' THEN j -> 'data' ->> 'to'
+                    ELSE coalesce(j -> 'data' ->> 'trust', 'agent') END AS trust
+            FROM (SELECT seq, line::jsonb AS j FROM audit_entries
+                WHERE EXISTS (SELECT 1 FROM tombstones)) AS lines
+            WHERE j ->> 'event' IN ('record', 'trust_set')) AS facts
+        ORDER BY ident, seq DESC) AS known
+    WHERE known.ident = t.id AND known.trust IN ('external', 'tool', 'agent', 'operator')""",
+)
