@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from anneal_memory.store.provenance._checks import effective_trusts
+    from anneal_memory.store.provenance._checks import cap_trust, effective_trusts, parse_trust
     from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
     from anneal_memory.store.provenance._supersession import VIA_WRAP, add_link, check_link
 
@@ -22,15 +22,19 @@ _EXPORTS: dict[str, str] = {
     "citing_crystals": "anneal_memory.store.provenance._evidence",
     "citing_crystals_before": "anneal_memory.store.provenance._evidence",
     "effective_trusts": "anneal_memory.store.provenance._checks",
+    "cap_trust": "anneal_memory.store.provenance._checks",
+    "parse_trust": "anneal_memory.store.provenance._checks",
 }
 
 __all__ = [
     "VIA_WRAP",
     "add_link",
+    "cap_trust",
     "check_link",
     "citing_crystals",
     "citing_crystals_before",
     "effective_trusts",
+    "parse_trust",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
