@@ -70,7 +70,9 @@ def test_a_deleted_agent_source_caps_at_agent(store: Store) -> None:
 
 def test_a_summary_of_a_deleted_page_cannot_graduate_a_pattern(store: Store) -> None:
     seed(store)
-    page = store.record("a web page: the pool sockets ran out under load", "observation", trust="external")
+    page = store.record(
+        "a web page: the pool sockets ran out under load", "observation", trust="external"
+    )
     summary = store.record(
         "The pool sockets ran out again when load tripled", "observation", derived_from=[page.id]
     )
@@ -103,7 +105,7 @@ def test_the_tombstone_keeps_trust_across_export_and_import(
         assert copy.effective_trusts([summary.id]) == {summary.id: Trust.EXTERNAL}
 
 
-def _back_to_the_version_before(store: Store, target: str) -> None:
+def _back_to_the_version_before(store: Store, url: str) -> None:
     """Undo the trust-kept step: tombstones and spores without their new columns."""
     conn = store.connection("test")
     statements = [
@@ -123,7 +125,7 @@ def _back_to_the_version_before(store: Store, target: str) -> None:
     from anneal_memory.store.postgres._schema import PG_SCHEMA_VERSION, VERSION_KEY
 
     del conn
-    with psycopg.connect(target, autocommit=True) as raw:
+    with psycopg.connect(url, autocommit=True) as raw:
         for statement in statements:
             raw.execute(statement)
         raw.execute(

@@ -134,7 +134,7 @@ def test_recall_lists_tool_text_as_data_and_state_keys_work(
         episode_type="context",
         state_key="infra.region",
     )
-    _call(
+    refused, is_error = _call(
         server,
         "record",
         content="region eu-central-1",
@@ -142,8 +142,19 @@ def test_recall_lists_tool_text_as_data_and_state_keys_work(
         state_key="infra.region",
         trust="tool",
     )
+    assert is_error
+    assert "a less trusted episode never replaces a more trusted one" in refused
     [slot] = store.state_key_report("infra.region")
-    assert store.get(slot.current[0]).trust is Trust.TOOL  # type: ignore[union-attr]
+    assert store.get(slot.current[0]).trust is Trust.AGENT  # type: ignore[union-attr]
+    _call(
+        server,
+        "record",
+        content="region eu-central-1",
+        episode_type="context",
+        state_key="infra.region",
+    )
+    [slot] = store.state_key_report("infra.region")
+    assert store.get(slot.current[0]).content == "region eu-central-1"  # type: ignore[union-attr]
 
 
 def test_status_shows_the_schema(server: McpServer) -> None:

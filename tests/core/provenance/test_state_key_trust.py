@@ -47,9 +47,7 @@ def test_a_less_trusted_value_is_refused_and_nothing_is_written(
     kept = store.record("Admin URL: https://admin.internal", "context", trust=held, state_key=KEY)
     before = store.status().total_episodes
     with pytest.raises(TrustError) as refused:
-        store.record(
-            "Admin URL: https://evil.example", "context", trust=incoming, state_key=KEY
-        )
+        store.record("Admin URL: https://evil.example", "context", trust=incoming, state_key=KEY)
     message = str(refused.value)
     assert "a less trusted episode never replaces a more trusted one" in message
     assert f"state key {KEY!r}" in message

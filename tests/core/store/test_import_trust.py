@@ -77,7 +77,8 @@ def test_import_from_caps_and_says_so(tmp_path: Path) -> None:
     assert trust.capped == 1
     assert "capped at this store's ceiling 'agent'" in (trust.reason or "")
     tombstones = report.count("tombstones")
-    assert tombstones is not None and tombstones.capped == 1
+    assert tombstones is not None
+    assert tombstones.capped == 1
 
 
 def test_cli_import_needs_operator_to_keep_operator_trust(
@@ -116,7 +117,8 @@ def test_a_1_0_2_hand_written_9x_is_capped_at_its_saved_level(v1_store: Path, tm
     assert "9x" not in text
     assert "(level-capped)" in line
     continuity = report.count("continuity")
-    assert continuity is not None and continuity.capped == 1
+    assert continuity is not None
+    assert continuity.capped == 1
 
 
 def test_a_1_0_2_export_with_a_hand_written_level_is_capped_too(v1_store: Path, tmp_path: Path):
