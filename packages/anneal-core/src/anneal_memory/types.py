@@ -205,6 +205,8 @@ class ImportResult:
 
     ``trust_capped`` counts the episodes, tombstones and spores whose trust was lowered to
     the importing store's ceiling (an import never creates more trust than its importer has).
+    ``not_carried`` says what a rule of this store left out (a state key or a supersession
+    link that would let a less trusted episode replace a more trusted one), one line each.
     """
 
     imported: int
@@ -213,6 +215,7 @@ class ImportResult:
     crystals_imported: int = 0
     spores_imported: int = 0
     trust_capped: int = 0
+    not_carried: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -237,21 +240,31 @@ class SupersessionLink:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StateSlot:
-    """One state key: the episode that holds its current value and the ones it replaced.
+    """One state key of one scope: the episode holding its current value, the ones replaced.
 
     Attributes:
         key: The normalised key, e.g. ``user.home_city``.
         current: The newest episode of the slot (one id).
         replaced: Older episodes of the slot, newest first.
+        scope: The scope the slot belongs to ("" is the shared one); each scope keeps its
+            own value of a key.
     """
 
     key: str
     current: tuple[str, ...]
     replaced: tuple[str, ...]
+    scope: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict of every field."""
-        return {"key": self.key, "current": list(self.current), "replaced": list(self.replaced)}
+        """Return a JSON-ready dict of every field (``scope`` only when not the shared one)."""
+        out: dict[str, Any] = {
+            "key": self.key,
+            "current": list(self.current),
+            "replaced": list(self.replaced),
+        }
+        if self.scope:
+            out["scope"] = self.scope
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

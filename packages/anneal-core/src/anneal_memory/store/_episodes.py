@@ -22,6 +22,7 @@ __all__ = [
     "fetch_by_seqs",
     "insert_episode",
     "same_key",
+    "scope_of",
     "set_meta",
     "tombstone_count",
 ]
@@ -70,6 +71,12 @@ def fetch_by_id(conn: SqlConnection, ident: str) -> Episode | None:
     """Return the live episode with id ``ident``, or None."""
     row = conn.execute(f"SELECT {COLUMNS} FROM episodes WHERE id = ?", (ident,)).fetchone()  # noqa: S608
     return None if row is None else episode_from_row(row)
+
+
+def scope_of(conn: SqlConnection, ident: str) -> str | None:
+    """The scope of the live episode ``ident``, or None when there is none."""
+    row = conn.execute("SELECT scope FROM episodes WHERE id = ?", (ident,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def fetch_by_seqs(conn: SqlConnection, seqs: Sequence[int]) -> list[Episode]:

@@ -1,4 +1,4 @@
-"""PostgreSQL schema step: trust survives deletion, and spores know who planted them.
+"""PostgreSQL schema step: trust survives deletion, spores know their planter, slots per scope.
 
 The columns of SQLite's ``_TRUST_KEPT`` step (``store/sqlite/_schema.py``). A tombstone keeps
 the deleted episode's own trust and ``derived_from``; the tombstones already here get the
@@ -6,7 +6,9 @@ trust the audit rows of this database prove: the last ``trust_set`` of the episo
 ``record`` entry's trust (``agent`` when the entry names none). An episode deleted without a
 ``record`` entry (imported, or recorded with the audit off) keeps NULL: its trust is unknown
 and effective trust counts it as external. A deleted episode's own ``derived_from`` was never
-audited and stays unknown. Spores already here count as the agent's.
+audited and stays unknown. Spores already here count as the agent's. The delete function of
+``_schema_links`` hands a slot to the newest remaining value of its scope, and every slot is
+recomputed per scope.
 """
 
 from __future__ import annotations
@@ -32,4 +34,26 @@ TRUST_KEPT_V5: Sequence[str] = (
             WHERE j ->> 'event' IN ('record', 'trust_set')) AS facts
         ORDER BY ident, seq DESC) AS known
     WHERE known.ident = t.id AND known.trust IN ('external', 'tool', 'agent', 'operator')""",
+    """CREATE OR REPLACE FUNCTION anneal_episodes_delete_supersessions() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        DELETE FROM supersessions WHERE old_id = OLD.id OR new_id = OLD.id;
+        UPDATE episodes SET superseded_by = (
+            SELECT s.new_id FROM supersessions s JOIN episodes n ON n.id = s.new_id
+            WHERE s.old_id = episodes.id ORDER BY n.ts DESC, n.seq DESC LIMIT 1)
+            WHERE superseded_by = OLD.id AND state_key IS NULL;
+        IF OLD.state_key IS NOT NULL THEN
+            UPDATE episodes SET superseded_by = nullif((
+                SELECT k.id FROM episodes k WHERE k.state_key = OLD.state_key
+                    AND k.scope = OLD.scope
+                ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)
+                WHERE state_key = OLD.state_key AND scope = OLD.scope;
+        END IF;
+        RETURN OLD;
+    END $$""",
+    """UPDATE episodes SET superseded_by = nullif((
+        SELECT k.id FROM episodes k WHERE k.state_key = episodes.state_key
+            AND k.scope = episodes.scope
+        ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)
+        WHERE state_key IS NOT NULL""",
 )

@@ -25,6 +25,7 @@ from anneal_memory.store._episodes import fetch_by_id
 from anneal_memory.store.provenance import _supersession as _links
 from anneal_memory.store.provenance._checks import (
     effective_trusts,
+    episode_scope,
     normalise_ids,
     normalise_state_key,
     parse_trust,
@@ -134,7 +135,7 @@ def apply_record_provenance(
             _links.check_slot(conn, prov.state_key, episode.id)
         except TrustError as exc:
             raise TrustError(_unsaid(str(exc), episode.id)) from None
-        _links.refresh_slot(conn, prov.state_key)
+        _links.refresh_slot(conn, prov.state_key, episode_scope(conn, episode.id))
     for old_id in prov.supersedes:
         try:
             added = _links.add_link(conn, old_id, episode.id, via=_links.VIA_EXPLICIT, now=now)
@@ -233,12 +234,13 @@ class ProvenanceMixin:
                 "UPDATE episodes SET state_key = ?, superseded_by = NULL WHERE id = ?",
                 (wanted, episode.id),
             )
+            scope = episode_scope(conn, episode.id)
             if episode.state_key is not None:
-                _links.refresh_slot(conn, episode.state_key)
+                _links.refresh_slot(conn, episode.state_key, scope)
             if wanted is not None:
                 _links.check_slot(conn, wanted, episode.id)
                 conn.execute("DELETE FROM supersessions WHERE old_id = ?", (episode.id,))
-                _links.refresh_slot(conn, wanted)
+                _links.refresh_slot(conn, wanted, scope)
             else:
                 _links.refresh_superseded(conn, episode.id)
             fresh = fetch_by_id(conn, episode.id)

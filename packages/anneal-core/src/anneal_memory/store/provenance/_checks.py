@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from anneal_memory.errors import InvalidEpisodeError, TrustError
 from anneal_memory.store._contract import SqlConnection
+from anneal_memory.store._episodes import scope_of
 from anneal_memory.store._params import in_chunks
 from anneal_memory.types import Trust
 
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_STATE_KEY_CHARS",
     "cap_trust",
     "effective_trusts",
+    "episode_scope",
     "normalise_ids",
     "normalise_state_key",
     "parse_trust",
@@ -156,6 +158,23 @@ def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust
     return {ident: resolve(ident, 0) for ident in live}
 
 
+def episode_scope(conn: SqlConnection, ident: str) -> str:
+    """The scope of the live episode ``ident`` ("" when there is none)."""
+    return scope_of(conn, ident) or ""
+
+
+def _other_scope(conn: SqlConnection, ident: str, sources: Sequence[str]) -> list[str]:
+    scope = episode_scope(conn, ident)
+    found: list[str] = []
+    for chunk, marks in in_chunks(sorted(set(sources)), 500):
+        rows = conn.execute(
+            f"SELECT id FROM episodes WHERE id IN ({marks}) AND scope != ?",  # noqa: S608
+            (*chunk, scope),
+        )
+        found.extend(str(r[0]) for r in rows)
+    return sorted(found)
+
+
 def write_provenance(
     conn: SqlConnection,
     episode_id: str,
@@ -167,13 +186,20 @@ def write_provenance(
     """Store the provenance of a just-inserted episode (only when it differs from the default).
 
     Raises:
-        InvalidEpisodeError: A ``derived_from`` id is no live episode.
+        InvalidEpisodeError: A ``derived_from`` id is no live episode of its scope.
     """
     if derived_from:
         missing = sorted(set(derived_from) - set(_rows(conn, derived_from)))
         if missing:
             raise InvalidEpisodeError(
                 f"derived_from names no episode {', '.join(missing)}; nothing was written"
+            )
+        elsewhere = _other_scope(conn, episode_id, derived_from)
+        if elsewhere:
+            raise InvalidEpisodeError(
+                f"derived_from names {', '.join(elsewhere)}, of another scope than this "
+                "episode's; an episode derives only from episodes of its own scope. "
+                "Nothing was written"
             )
     if trust is Trust.AGENT and state_key is None and not derived_from:
         return

@@ -1,11 +1,12 @@
 """Supersession links and state-key slots. Runs in the caller's transaction; never commits.
 
-A link "old is replaced by new" is valid only when both episodes exist, the old one is not
-newer, no cycle forms, the texts pass the lexical floor (``immune._floor``), the new one is
-at least as trusted (effective trust), and the old one holds no state key (a keyed episode
-is replaced only by a newer episode of its key). A state-key slot needs no link: its newest
-episode replaces the others, so an episode enters a slot only when that obeys the same trust
-rule (``check_slot``). ``episodes.superseded_by`` always names the current replacement.
+A link "old is replaced by new" is valid only when both episodes exist in one scope, the old
+one is not newer, no cycle forms, the texts pass the lexical floor (``immune._floor``), the
+new one is at least as trusted (effective trust), and the old one holds no state key (a
+keyed episode is replaced only by a newer episode of its key). A state-key slot (one per key
+and scope) needs no link: its newest episode replaces the others, so an episode enters a
+slot only when that obeys the same trust rule (``check_slot``). ``episodes.superseded_by``
+always names the current replacement.
 """
 
 from __future__ import annotations
@@ -45,15 +46,18 @@ class _Row:
     ts: str
     content: str
     state_key: str | None
+    scope: str
 
 
 def _row(conn: SqlConnection, ident: str) -> _Row | None:
     row = conn.execute(
-        "SELECT id, seq, ts, content, state_key FROM episodes WHERE id = ?", (ident,)
+        "SELECT id, seq, ts, content, state_key, scope FROM episodes WHERE id = ?", (ident,)
     ).fetchone()
     if row is None:
         return None
-    return _Row(id=row[0], seq=int(row[1]), ts=row[2], content=row[3], state_key=row[4])
+    return _Row(
+        id=row[0], seq=int(row[1]), ts=row[2], content=row[3], state_key=row[4], scope=row[5]
+    )
 
 
 def _replaced_by_chain(conn: SqlConnection, start: str, target: str) -> bool:
@@ -95,7 +99,9 @@ def check_slot(conn: SqlConnection, key: str, ident: str) -> None:
     members = [
         str(r[0])
         for r in conn.execute(
-            "SELECT id FROM episodes WHERE state_key = ? ORDER BY ts DESC, seq DESC", (key,)
+            "SELECT id FROM episodes WHERE state_key = ? AND scope ="
+            " (SELECT scope FROM episodes WHERE id = ?) ORDER BY ts DESC, seq DESC",
+            (key, ident),
         )
     ]
     trusts = effective_trusts(conn, members)
@@ -132,6 +138,11 @@ def check_link(conn: SqlConnection, old_id: str, new_id: str) -> None:
     if old is None or new is None:
         missing = old_id if old is None else new_id
         raise SupersessionError(f"no episode {missing} (it never existed or was deleted)")
+    if old.scope != new.scope:
+        raise SupersessionError(
+            f"episode {old.id} belongs to another scope than {new.id}; a supersession links "
+            "two episodes of one scope"
+        )
     if old.state_key is not None:
         raise SupersessionError(
             f"episode {old.id} holds state key {old.state_key!r}; it is replaced only through "
@@ -189,31 +200,31 @@ def remove_link(conn: SqlConnection, old_id: str, new_id: str) -> bool:
     return cursor.rowcount == 1
 
 
-def refresh_slot(conn: SqlConnection, key: str) -> None:
-    """Make the newest episode of ``key`` current and every other one replaced by it."""
+def refresh_slot(conn: SqlConnection, key: str, scope: str) -> None:
+    """Make the newest episode of ``key`` in ``scope`` current, every other one replaced by it."""
     conn.execute(
         "UPDATE episodes SET superseded_by = nullif((SELECT k.id FROM episodes k"
-        " WHERE k.state_key = ? ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)"
-        " WHERE state_key = ?",
-        (key, key),
+        " WHERE k.state_key = ? AND k.scope = ? ORDER BY k.ts DESC, k.seq DESC LIMIT 1),"
+        " episodes.id) WHERE state_key = ? AND scope = ?",
+        (key, scope, key, scope),
     )
 
 
 def slot_report(reader: Reader, key: str | None = None) -> list[StateSlot]:
-    """Every state key (or the one given) with its current and replaced episodes."""
+    """Every state key (or the one given), per scope, with its current and replaced episodes."""
     conn, hint = reader.conn, reader.dialect.indexed_by("episodes_state_key")
     where, params = ("WHERE state_key = ?", (key,)) if key is not None else ("", ())
     rows = conn.execute(
-        f"SELECT state_key, id FROM episodes{hint} "  # noqa: S608
-        f"{where or 'WHERE state_key IS NOT NULL'} ORDER BY state_key, ts DESC, seq DESC",
+        f"SELECT state_key, scope, id FROM episodes{hint} "  # noqa: S608
+        f"{where or 'WHERE state_key IS NOT NULL'} ORDER BY state_key, scope, ts DESC, seq DESC",
         params,
     ).fetchall()
-    slots: dict[str, list[str]] = {}
-    for slot_key, ident in rows:
-        slots.setdefault(str(slot_key), []).append(str(ident))
+    slots: dict[tuple[str, str], list[str]] = {}
+    for slot_key, scope, ident in rows:
+        slots.setdefault((str(slot_key), str(scope)), []).append(str(ident))
     return [
-        StateSlot(key=k, current=tuple(ids[:1]), replaced=tuple(ids[1:]))
-        for k, ids in slots.items()
+        StateSlot(key=k, scope=s, current=tuple(ids[:1]), replaced=tuple(ids[1:]))
+        for (k, s), ids in slots.items()
     ]
 
 

@@ -406,6 +406,8 @@ _SCOPED_WRAPS: Sequence[str] = (
 # capped ("trust" NULL: deleted before this version; nothing in this database tells its trust,
 # and effective trust counts it as external). A spore records the trust of whoever planted it;
 # who planted the spores already here is not recorded anywhere: they count as the agent's.
+# A state key's slot is per scope: each scope keeps its own value of a key (a deleted value
+# hands the slot to the newest remaining one of its scope); every slot is recomputed so.
 _TRUST_KEPT: Sequence[str] = (
     """
     ALTER TABLE tombstones ADD COLUMN trust TEXT
@@ -415,6 +417,29 @@ _TRUST_KEPT: Sequence[str] = (
     """
     ALTER TABLE spores ADD COLUMN trust TEXT NOT NULL DEFAULT 'agent'
         CHECK (trust IN ('external', 'tool', 'agent', 'operator'))
+    """,
+    "DROP TRIGGER episodes_delete_supersessions",
+    """
+    CREATE TRIGGER episodes_delete_supersessions AFTER DELETE ON episodes BEGIN
+        DELETE FROM supersessions WHERE old_id = old.id OR new_id = old.id;
+        UPDATE episodes SET superseded_by = (
+            SELECT s.new_id FROM supersessions s JOIN episodes n ON n.id = s.new_id
+            WHERE s.old_id = episodes.id ORDER BY n.ts DESC, n.seq DESC LIMIT 1)
+            WHERE superseded_by = old.id AND state_key IS NULL;
+        UPDATE episodes SET superseded_by = nullif((
+            SELECT k.id FROM episodes k WHERE k.state_key = old.state_key
+                AND k.scope = old.scope
+            ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)
+            WHERE old.state_key IS NOT NULL AND state_key = old.state_key
+                AND scope = old.scope;
+    END
+    """,
+    """
+    UPDATE episodes SET superseded_by = nullif((
+        SELECT k.id FROM episodes k WHERE k.state_key = episodes.state_key
+            AND k.scope = episodes.scope
+        ORDER BY k.ts DESC, k.seq DESC LIMIT 1), episodes.id)
+        WHERE state_key IS NOT NULL
     """,
 )
 

@@ -28,6 +28,7 @@ from anneal_memory.store._contract import Dialect, SqlConnection
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.transfer._links import (
+    KEY_NOT_CARRIED,
     import_links,
     import_provenance,
     iter_link_chunks,
@@ -223,20 +224,21 @@ def import_document(
     """
     episodes, tombstones = _check_document(document)
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
-    imported = skipped = capped = 0
-    keys: list[str] = []
+    imported = skipped = capped = keys_refused = 0
+    slots: list[tuple[str, str]] = []
     for (ident, item), raw in zip(parsed, episodes, strict=True):
         if not _import_one(conn, dialect, ident, item):
             skipped += 1
             continue
-        key, lowered = import_provenance(conn, ident, raw, ceiling=ceiling)
-        if key is not None:
-            keys.append(key)
+        written = import_provenance(conn, ident, raw, ceiling=ceiling)
+        if written.slot is not None:
+            slots.append(written.slot)
         imported += 1
-        capped += lowered
+        capped += written.capped
+        keys_refused += written.key_refused
     added, lowered_tombstones = _insert_tombstones(conn, tombstones, ceiling)
     assert isinstance(document, Mapping)  # checked by _check_document
-    import_links(conn, document.get("supersessions", []), keys)
+    _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
     memory = import_memory(conn, document, dialect, ceiling)
     dialect.after_bulk_write(imported)
     return ImportResult(
@@ -246,4 +248,14 @@ def import_document(
         crystals_imported=memory.crystals,
         spores_imported=memory.spores,
         trust_capped=capped + lowered_tombstones + memory.spores_capped,
+        not_carried=_not_carried(keys_refused, links_refused),
     )
+
+
+def _not_carried(keys_refused: int, links_refused: list[str]) -> tuple[str, ...]:
+    notes = [f"{keys_refused} {KEY_NOT_CARRIED}"] if keys_refused else []
+    notes += [
+        f"{links_refused.count(reason)} supersession link(s) {reason}"
+        for reason in sorted(set(links_refused))
+    ]
+    return tuple(notes)
