@@ -177,10 +177,11 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
             "skipped_existing": result.skipped_existing,
             "tombstones_added": result.tombstones_added,
             "trust_capped": result.trust_capped,
+            "not_carried": list(result.not_carried),
         },
         f"Imported {result.imported} episode(s) from {origin} "
         f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s)"
-        f"{capped})",
+        f"{capped})" + "".join(f"\n  {note}" for note in result.not_carried),
     )
     return ExitCode.OK
 
