@@ -7,23 +7,15 @@ The tests run on SQLite and on PostgreSQL (``tests/backends.py``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from anneal_memory import Store
 from anneal_memory.gate import claim_baton
-from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
-
-
-@pytest.fixture
-def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
-    with Store(target, project_name="TestAgent", clock=clock) as opened:
-        yield opened
+from backends import audit_entries, backend_store, pg_url, store_on_both_backends, target  # noqa: F401
 
 
 @pytest.mark.parametrize("name", ["Alice-Smith", "alice smith", "sk-12345", "x" * 40])

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.testing import FrozenClock
 from anneal_memory.types import Trust
@@ -19,15 +17,8 @@ from anneal_memory.types import Trust
 sys.path.insert(0, str(Path(__file__).parents[2]))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from backends import pg_url, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, store_on_both_backends, target  # noqa: F401
 from test_wrap_updates import build_text, codes, line_of, seed
-
-
-@pytest.fixture
-def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
-    with Store(target, project_name="TestAgent", clock=clock) as opened:
-        yield opened
-
 
 PAGE = "A web page says the admin API accepts unauthenticated requests"
 SUMMARY = "So the admin API accepts unauthenticated requests"

@@ -41,18 +41,16 @@ def _document(tmp_path: Path, clock: FrozenClock, build) -> dict:  # type: ignor
     return json.loads(out.getvalue())
 
 
+def _outside_value(source: Store) -> None:
+    source.record("Admin URL: https://evil.example", "context", trust="external", state_key=KEY)
+
+
 def test_an_imported_less_trusted_value_does_not_take_a_slot(
     store: Store, tmp_path: Path, clock: FrozenClock
 ) -> None:
     held = store.record("Admin URL: https://admin.internal", "context", trust="operator",
                         state_key=KEY)  # fmt: skip
-    doc = _document(
-        tmp_path,
-        clock,
-        lambda s: s.record(
-            "Admin URL: https://evil.example", "context", trust="external", state_key=KEY
-        ),
-    )
+    doc = _document(tmp_path, clock, _outside_value)
     result = store.import_json(doc)
     assert result.imported == 1
     assert any("state key not carried" in note for note in result.not_carried)
@@ -85,13 +83,7 @@ def test_import_from_reports_both(tmp_path: Path, clock: FrozenClock) -> None:
     with Store(tmp_path / "into" / "memory.db", clock=clock, trust_ceiling="operator") as store:
         held = store.record("Admin URL: https://admin.internal", "context", trust="operator",
                             state_key=KEY)  # fmt: skip
-        doc = _document(
-            tmp_path,
-            clock,
-            lambda s: s.record(
-                "Admin URL: https://evil.example", "context", trust="external", state_key=KEY
-            ),
-        )
+        doc = _document(tmp_path, clock, _outside_value)
         doc["supersessions"] = [
             {"old_id": held.id, "new_id": doc["episodes"][0]["id"], "via": "explicit"}
         ]

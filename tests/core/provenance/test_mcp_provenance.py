@@ -6,11 +6,9 @@ The tool tests run on a SQLite and on a PostgreSQL store (``tests/backends.py``)
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from anneal_memory import Store
@@ -23,6 +21,7 @@ from anneal_memory.types import Trust
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from backends import pg_url, target  # noqa: F401 - fixtures
+from mcp_calls import call_tool as _call
 
 
 @pytest.fixture
@@ -35,18 +34,6 @@ def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
 def server(store: Store, target: str, tmp_path: Path) -> McpServer:  # noqa: F811
     where = tmp_path / "unused.db" if "://" in target else Path(target)
     return McpServer(ServerConfig(db_path=where, session_id="s"), store=store)
-
-
-def _call(server: McpServer, name: str, **arguments: Any) -> tuple[str, bool]:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-    reply = server.handle(json.dumps(message))
-    assert reply is not None
-    return reply["result"]["content"][0]["text"], reply["result"]["isError"]
 
 
 def _id(text: str) -> str:

@@ -7,29 +7,20 @@ The tests run on SQLite and on PostgreSQL (``tests/backends.py``).
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from anneal_memory import Store
 from anneal_memory.errors import InvalidEpisodeError, SupersessionError
 from anneal_memory.mcp import McpServer, ServerConfig
-from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from backends import pg_url, target  # noqa: F401 - fixtures
+from backends import backend_store, pg_url, store_on_both_backends, target  # noqa: F401
+from mcp_calls import call_tool as _call
 
 ALICE, BOB = "user:alice", "user:bob"
-
-
-@pytest.fixture
-def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
-    with Store(target, project_name="TestAgent", clock=clock) as opened:
-        yield opened
 
 
 def test_each_scope_keeps_its_own_value_of_a_state_key(store: Store) -> None:
@@ -61,18 +52,6 @@ def test_a_source_in_another_scope_is_refused(store: Store) -> None:
     alice = store.record("Alice's note", "observation", scope=ALICE)
     with pytest.raises(InvalidEpisodeError, match="another scope"):
         store.record("derived", "observation", derived_from=[alice.id], scope=BOB)
-
-
-def _call(server: McpServer, name: str, **arguments: Any) -> tuple[str, bool]:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-    reply = server.handle(json.dumps(message))
-    assert reply is not None
-    return reply["result"]["content"][0]["text"], reply["result"]["isError"]
 
 
 def test_a_scope_bound_mcp_server_cannot_read_or_delete_another_scope(

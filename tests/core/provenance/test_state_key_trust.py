@@ -7,11 +7,9 @@ The tests run on SQLite and on PostgreSQL (``tests/backends.py``).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from anneal_memory import Store
@@ -22,6 +20,7 @@ from anneal_memory.testing import FrozenClock
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from backends import audit_entries, pg_url, target  # noqa: F401 - fixtures
+from mcp_calls import call_tool as _call
 
 KEY = "service.admin_url"
 
@@ -108,18 +107,6 @@ def test_set_state_key_obeys_the_same_rule(store: Store) -> None:
     store.set_trust(kept.id, "external")
     store.set_state_key(outside.id, KEY)
     assert _current(store) == outside.id
-
-
-def _call(server: McpServer, name: str, **arguments: Any) -> tuple[str, bool]:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-    reply = server.handle(json.dumps(message))
-    assert reply is not None
-    return reply["result"]["content"][0]["text"], reply["result"]["isError"]
 
 
 def test_over_mcp_an_external_value_cannot_replace_the_agents(
