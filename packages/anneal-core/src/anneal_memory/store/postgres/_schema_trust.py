@@ -1,6 +1,6 @@
 """PostgreSQL schema step: trust survives deletion, spores know their planter, slots per scope.
 
-The columns of SQLite's ``_TRUST_KEPT`` step (``store/sqlite/_schema.py``). A tombstone keeps
+The columns of SQLite's ``TRUST_KEPT`` step (``store/sqlite/_schema_trust.py``). A tombstone keeps
 the deleted episode's own trust and ``derived_from``; the tombstones already here get the
 trust the audit rows of this database prove: the last ``trust_set`` of the episode, else its
 ``record`` entry's trust (``agent`` when the entry names none). An episode deleted without a
