@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["TRUST_KEPT_V5"]
+__all__ = ["TRUST_KEPT"]
 
 _LEVELS = "('external', 'tool', 'agent', 'operator')"
 
-TRUST_KEPT_V5: Sequence[str] = (
+TRUST_KEPT: Sequence[str] = (
     f"ALTER TABLE tombstones ADD COLUMN trust text CHECK (trust IN {_LEVELS})",
     "ALTER TABLE tombstones ADD COLUMN derived_from text",
     f"""ALTER TABLE spores ADD COLUMN trust text NOT NULL DEFAULT 'agent'
