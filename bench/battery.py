@@ -13,10 +13,12 @@ The same checks as ``tests/reliability`` (the CI tier), scaled up:
 - ``delete``: canary strings after ``delete`` (files still holding them, store open and
   closed) and the cost of a delete that purges the index and the WAL, side by side with a
   plain SQLite delete on the same schema, at each size.
+- ``trust``: where trust classes meet state keys, deletion, grounding, spores, imports,
+  scopes and the audit (``_trust_pairs``): attempts and breaches per class.
 
 Usage: .venv/bin/python bench/battery.py [--quick] [--writers 8] [--per-writer 5000]
        [--record-kills 500] [--wrap-kills 30] [--save-kills 30] [--fuzz-seconds 600]
-       [--delete-sizes 10000,100000] [--seed 15]
+       [--delete-sizes 10000,100000] [--trust-rounds 200] [--seed 15]
 Prints ``name: value`` lines on stdout (progress on stderr).
 """
 
@@ -52,6 +54,7 @@ from _crash import (  # noqa: E402
     spawn,
     wrap_gaps,
 )
+from _trust_pairs import trust_pairs  # noqa: E402
 from anneal_memory import (  # noqa: E402
     AnnealMemoryError,
     Store,
@@ -421,6 +424,7 @@ def main() -> None:
     parser.add_argument("--fuzz-seconds", type=float, default=600.0)
     parser.add_argument("--delete-sizes", default="10000,100000")
     parser.add_argument("--canaries", type=int, default=20)
+    parser.add_argument("--trust-rounds", type=int, default=200)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--only", default="", help="comma list of parts to run")
     args = parser.parse_args()
@@ -428,6 +432,7 @@ def main() -> None:
         args.writers, args.per_writer = 2, 50
         args.record_kills, args.wrap_kills, args.save_kills = 3, 2, 2
         args.fuzz_seconds, args.delete_sizes, args.canaries = 2.0, "1000", 2
+        args.trust_rounds = 10
     rng = random.Random(args.seed)
     only = set(filter(None, args.only.split(",")))
     parts: dict[str, Callable[[Path], None]] = {
@@ -444,6 +449,7 @@ def main() -> None:
         "delete": lambda f: delete(
             f, [int(s) for s in args.delete_sizes.split(",") if s], Corpus(seed=42), args.canaries
         ),
+        "trust": lambda f: trust_pairs(f, args.trust_rounds, rng, figure),
     }
     with tempfile.TemporaryDirectory(prefix="battery-") as tmp:
         for name, run in parts.items():

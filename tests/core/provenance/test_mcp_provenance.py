@@ -6,11 +6,9 @@ The tool tests run on a SQLite and on a PostgreSQL store (``tests/backends.py``)
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from anneal_memory import Store
@@ -23,6 +21,7 @@ from anneal_memory.types import Trust
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from backends import pg_url, target  # noqa: F401 - fixtures
+from mcp_calls import call_tool as _call
 
 
 @pytest.fixture
@@ -35,18 +34,6 @@ def store(target: str, clock: FrozenClock) -> Iterator[Store]:  # noqa: F811
 def server(store: Store, target: str, tmp_path: Path) -> McpServer:  # noqa: F811
     where = tmp_path / "unused.db" if "://" in target else Path(target)
     return McpServer(ServerConfig(db_path=where, session_id="s"), store=store)
-
-
-def _call(server: McpServer, name: str, **arguments: Any) -> tuple[str, bool]:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-    reply = server.handle(json.dumps(message))
-    assert reply is not None
-    return reply["result"]["content"][0]["text"], reply["result"]["isError"]
 
 
 def _id(text: str) -> str:
@@ -134,7 +121,7 @@ def test_recall_lists_tool_text_as_data_and_state_keys_work(
         episode_type="context",
         state_key="infra.region",
     )
-    _call(
+    refused, is_error = _call(
         server,
         "record",
         content="region eu-central-1",
@@ -142,8 +129,19 @@ def test_recall_lists_tool_text_as_data_and_state_keys_work(
         state_key="infra.region",
         trust="tool",
     )
+    assert is_error
+    assert "a less trusted episode never replaces a more trusted one" in refused
     [slot] = store.state_key_report("infra.region")
-    assert store.get(slot.current[0]).trust is Trust.TOOL  # type: ignore[union-attr]
+    assert store.get(slot.current[0]).trust is Trust.AGENT  # type: ignore[union-attr]
+    _call(
+        server,
+        "record",
+        content="region eu-central-1",
+        episode_type="context",
+        state_key="infra.region",
+    )
+    [slot] = store.state_key_report("infra.region")
+    assert store.get(slot.current[0]).content == "region eu-central-1"  # type: ignore[union-attr]
 
 
 def test_status_shows_the_schema(server: McpServer) -> None:

@@ -61,6 +61,7 @@ def test_defaults_and_round_trip(store: Store) -> None:
         "tier": "warm", "salience": 2, "seen": "2026-03-02", "next": None,
         "created": "2026-03-02", "status": "open", "germination": "growing",
         "resolution": None, "pointer": "", "notes": [], "origin_key": "", "revision": 1,
+        "trust": "agent",
     }  # fmt: skip
     assert len(made.origin_key) == 32
     assert get_spore(store, " spore-1 ") == made

@@ -201,7 +201,13 @@ class PruneResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImportResult:
-    """What an import added and skipped (crystals and spores already here are skipped)."""
+    """What an import added and skipped (crystals and spores already here are skipped).
+
+    ``trust_capped`` counts the episodes, tombstones and spores whose trust was lowered to
+    the importing store's ceiling (an import never creates more trust than its importer has).
+    ``not_carried`` says what a rule of this store left out (a state key or a supersession
+    link that would let a less trusted episode replace a more trusted one), one line each.
+    """
 
     imported: int
     skipped_existing: int
@@ -210,6 +216,8 @@ class ImportResult:
     spores_imported: int = 0
     redacted: Mapping[str, int] = field(default_factory=dict)
     """Imported episodes whose secrets were replaced, per kind (the store's redaction policy)."""
+    trust_capped: int = 0
+    not_carried: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -234,21 +242,31 @@ class SupersessionLink:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StateSlot:
-    """One state key: the episode that holds its current value and the ones it replaced.
+    """One state key of one scope: the episode holding its current value, the ones replaced.
 
     Attributes:
         key: The normalised key, e.g. ``user.home_city``.
         current: The newest episode of the slot (one id).
         replaced: Older episodes of the slot, newest first.
+        scope: The scope the slot belongs to ("" is the shared one); each scope keeps its
+            own value of a key.
     """
 
     key: str
     current: tuple[str, ...]
     replaced: tuple[str, ...]
+    scope: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict of every field."""
-        return {"key": self.key, "current": list(self.current), "replaced": list(self.replaced)}
+        """Return a JSON-ready dict of every field (``scope`` only when not the shared one)."""
+        out: dict[str, Any] = {
+            "key": self.key,
+            "current": list(self.current),
+            "replaced": list(self.replaced),
+        }
+        if self.scope:
+            out["scope"] = self.scope
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -261,7 +279,9 @@ class ImportCount:
         imported: How many were written.
         skipped: How many were already here (or repeated in the source) and left alone.
         not_carried: How many this store could not take.
-        reason: Why some were not carried (None when all were).
+        reason: Why some were not carried or capped (None when all came as they were).
+        capped: How many were written lowered: a trust above the store's ceiling, a
+            continuity's pattern level above its saved level.
     """
 
     kind: str
@@ -270,6 +290,7 @@ class ImportCount:
     skipped: int
     not_carried: int
     reason: str | None = None
+    capped: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""

@@ -124,9 +124,11 @@ def run_state(ctx: Context, args: argparse.Namespace) -> int:
         episode = store.set_state_key(args.unset_id, None)
         ctx.emit(episode.to_dict(), f"{episode.id} no longer holds a state key")
         return ExitCode.OK
+    from anneal_memory.cli._render import safe
+
     slots = store.state_key_report(args.key)
     lines = [
-        f"{s.key}: {', '.join(s.current)}"
+        f"{s.key}{f' [scope {safe(s.scope)}]' if s.scope else ''}: {', '.join(s.current)}"
         + (f" (replaced: {', '.join(s.replaced)})" if s.replaced else "")
         for s in slots
     ]

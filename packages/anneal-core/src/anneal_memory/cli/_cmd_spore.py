@@ -10,6 +10,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from anneal_memory.cli._cmd_provenance import add_operator_flag, is_operator
 from anneal_memory.cli._context import SOURCE_ENV, Context, ExitCode
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def add_commands(
     add.add_argument("--type", choices=_TYPES, required=True)
     add.add_argument("--text", required=True)
     _optional_fields(add)
+    add_operator_flag(add)
     add.set_defaults(handler=run_add)
     _add(actions, parents, "get", "show one spore").set_defaults(handler=run_get)
     listing = _add(actions, parents, "list", "list spores, ranked", with_id=False)
@@ -80,6 +82,7 @@ def add_commands(
     update.add_argument("--text")
     _optional_fields(update)
     update.add_argument("--add-note", metavar="TEXT")
+    add_operator_flag(update)
     update.set_defaults(handler=run_update)
     descend = _add(actions, parents, "descend", "let it go (done, dropped, answered, ...)")
     descend.add_argument("--kind", required=True)
@@ -95,6 +98,11 @@ def add_commands(
 
 def _actor(ctx: Context) -> str:
     return ctx.env.get(SOURCE_ENV) or "cli"
+
+
+def _trust(ctx: Context) -> str:
+    """``operator`` behind the operator flag: only then is a spore shown as the operator's."""
+    return "operator" if is_operator(ctx.args, ctx.env) else "agent"
 
 
 def _line(s: Spore) -> str:
@@ -128,7 +136,7 @@ def run_add(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.spores import add_spore
 
     made = add_spore(
-        ctx.store(),
+        ctx.store(trust_ceiling=_trust(ctx)),
         type=args.type,
         text=args.text,
         domain=args.domain or "",
@@ -137,6 +145,7 @@ def run_add(ctx: Context, args: argparse.Namespace) -> int:
         next=args.next,
         pointer=args.pointer or "",
         actor=_actor(ctx),
+        trust=_trust(ctx),
     )
     return _emit_one(ctx, made, "Planted:")
 
@@ -187,7 +196,7 @@ def run_update(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.spores import update_spore
 
     found = update_spore(
-        ctx.store(create=False),
+        ctx.store(create=False, trust_ceiling=_trust(ctx)),
         args.spore_id,
         tier=args.tier,
         next=args.next,
@@ -197,6 +206,7 @@ def run_update(ctx: Context, args: argparse.Namespace) -> int:
         pointer=args.pointer,
         add_note=args.add_note,
         actor=_actor(ctx),
+        trust=_trust(ctx),
     )
     return _emit_one(ctx, found, "Updated")
 

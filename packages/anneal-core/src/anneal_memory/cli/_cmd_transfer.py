@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anneal_memory.cli._cmd_provenance import add_operator_flag, is_operator
 from anneal_memory.cli._context import DB_ENV, CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
@@ -45,12 +46,15 @@ def add_commands(
         description="Import PATH in one transaction, detecting its format: an anneal-memory "
         "export, a public anneal-memory 1.0.2 JSON export or database (read-only, with the "
         "files beside it), or the MCP memory server's memory.json. Records already here are "
-        "skipped; a file that cannot be imported changes nothing.",
+        "skipped; a file that cannot be imported changes nothing. Trust above agent is kept "
+        "only with --operator (else written as agent, and reported); a continuity's pattern "
+        "levels are capped at their saved levels, as a save caps them.",
     )
     imp.add_argument("file", metavar="PATH", help="the file to import, or - to read stdin")
     imp.add_argument(
         "--dry-run", action="store_true", help="report what would be imported; write nothing"
     )
+    add_operator_flag(imp)
     imp.set_defaults(handler=run_import)
 
 
@@ -102,6 +106,8 @@ def _text(report: ImportReport, origin: str) -> str:
             parts.append(f"{c.skipped} already here")
         if c.not_carried:
             parts.append(f"{c.not_carried} not carried: {c.reason}")
+        if c.capped:
+            parts.append(f"{c.capped} capped: {c.reason}")
         lines.append(f"  {c.kind}: {c.found} found, " + ", ".join(parts))
     if report.redacted:
         kinds = ", ".join(f"{kind} in {n}" for kind, n in report.redacted.items())
@@ -130,6 +136,10 @@ def _data(report: ImportReport, origin: str) -> dict[str, object]:
     }
 
 
+def _ceiling(ctx: Context) -> str:
+    return "operator" if is_operator(ctx.args, ctx.env) else "agent"
+
+
 def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
     if dry_run and not ctx.db_path.exists():
         import tempfile
@@ -138,10 +148,10 @@ def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
 
         with (
             tempfile.TemporaryDirectory(prefix="anneal-dry-run-") as folder,
-            Store(Path(folder) / "dry-run.db", audit=False) as scratch,
+            Store(Path(folder) / "dry-run.db", audit=False, trust_ceiling=_ceiling(ctx)) as scratch,
         ):
             return scratch.import_from(path, dry_run=True)
-    store = ctx.store()
+    store = ctx.store(trust_ceiling=_ceiling(ctx))
     try:
         return store.import_from(path, dry_run=dry_run)
     except BaseException:
@@ -157,16 +167,25 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
         raise CommandError("import --dry-run is not supported on PostgreSQL yet")
     text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file")
     origin = "stdin" if args.file == "-" else str(Path(args.file).expanduser())
-    result = ctx.store().import_json(text)
+    result = ctx.store(trust_ceiling=_ceiling(ctx)).import_json(text)
+    capped = (
+        f"; {result.trust_capped} trust class(es) capped at this store's ceiling 'agent': "
+        "trust above it is kept only by an operator's import (CLI --operator)"
+        if result.trust_capped
+        else ""
+    )
     ctx.emit(
         {
             "source": origin,
             "imported": result.imported,
             "skipped_existing": result.skipped_existing,
             "tombstones_added": result.tombstones_added,
+            "trust_capped": result.trust_capped,
+            "not_carried": list(result.not_carried),
         },
         f"Imported {result.imported} episode(s) from {origin} "
-        f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s))",
+        f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s)"
+        f"{capped})" + "".join(f"\n  {note}" for note in result.not_carried),
     )
     return ExitCode.OK
 

@@ -11,12 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from anneal_memory.document import _document
-from anneal_memory.document._claims import (
-    CANONICAL_FORM,
-    ClaimKind,
-    has_level_claim,
-    read_claim,
-)
+from anneal_memory.document._claims import CANONICAL_FORM, has_level_claim
 from anneal_memory.document._document import ContinuityDocument, Section
 from anneal_memory.document._durable import merge_durable, strip_drop_markers
 from anneal_memory.document._markers import PatternLine, drop_durable_targets, parse_pattern_line
@@ -33,6 +28,7 @@ from anneal_memory.immune._graduation import (
     PriorPattern,
     judge_line,
 )
+from anneal_memory.immune._levels import read_section_claims
 from anneal_memory.immune._report import Finding, FindingCode, Severity
 
 __all__ = [
@@ -247,25 +243,22 @@ def check_level_claims(draft: Draft) -> None:
         section = draft.document.sections[index]
         if has_level_claim(section.title):
             refused.append(f"the heading '## {_shown(section.title)}': a level claim in a heading")
-        lines = list(section.lines)
-        for j, raw in enumerate(lines):
-            reading = read_claim(raw)
-            if reading.kind is ClaimKind.REFUSED:
-                refused.append(
-                    f"line {j + 1} of '## {section.title}' ({_shown(raw)!r}): {reading.reason}"
-                )
-            elif reading.kind is ClaimKind.REWRITTEN:
-                lines[j] = reading.text
-                draft.findings.append(
-                    Finding(
-                        code=FindingCode.LEVEL_REWRITTEN,
-                        severity=Severity.WARNING,
-                        message=f"rewrote {_shown(raw)!r} as {_shown(reading.text)!r} and "
-                        "judged it as a pattern line",
-                    )
-                )
-        if lines != list(section.lines):
-            _replace_section(draft, index, tuple(lines))
+        claims = read_section_claims(section.lines)
+        refused += [
+            f"line {n} of '## {section.title}' ({_shown(raw)!r}): {why}"
+            for n, raw, why in claims.refused
+        ]
+        draft.findings += [
+            Finding(
+                code=FindingCode.LEVEL_REWRITTEN,
+                severity=Severity.WARNING,
+                message=f"rewrote {_shown(raw)!r} as {_shown(text)!r} and "
+                "judged it as a pattern line",
+            )
+            for raw, text in claims.rewritten
+        ]
+        if claims.lines != section.lines:
+            _replace_section(draft, index, claims.lines)
     if refused:
         more = len(refused) - _SHOWN_REFUSALS
         listed = "; ".join(refused[:_SHOWN_REFUSALS]) + (f"; and {more} more" if more > 0 else "")

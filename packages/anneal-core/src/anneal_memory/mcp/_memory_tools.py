@@ -85,9 +85,9 @@ def _spore_text(spore: Spore, verb: str = "") -> str:
 
 
 def _spore_list(spores: list[Spore]) -> str:
-    from anneal_memory.spores._render import spore_line
+    from anneal_memory.spores._render import labelled_lines
 
-    return "\n".join(spore_line(s) for s in spores) or "No spores."
+    return "\n".join(labelled_lines(spores)) or "No spores."
 
 
 def _spore_add(ctx: _Context, args: Mapping[str, Any]) -> str:
@@ -109,9 +109,13 @@ def _spore_add(ctx: _Context, args: Mapping[str, Any]) -> str:
 
 def _spore_get(ctx: _Context, args: Mapping[str, Any]) -> str:
     from anneal_memory.spores._ops import get_spore
-    from anneal_memory.spores._render import spore_block
+    from anneal_memory.spores._render import DATA_HEADER, spore_block
+    from anneal_memory.types import Trust
 
-    return spore_block(get_spore(ctx.store, args["spore_id"]))
+    spore = get_spore(ctx.store, args["spore_id"])
+    if spore.trust is Trust.OPERATOR:
+        return spore_block(spore)
+    return f"{DATA_HEADER}\n{spore_block(spore)}"
 
 
 def _spore_list_tool(ctx: _Context, args: Mapping[str, Any]) -> str:

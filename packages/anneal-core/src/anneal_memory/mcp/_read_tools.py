@@ -33,7 +33,7 @@ def episode_fields(episode: Episode) -> dict[str, Any]:
 def get_episode(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     """One episode by id."""
     episode_id = args["episode_id"]
-    episode = ctx.store.get(episode_id)
+    episode = ctx.store.get(episode_id, scope=ctx.scope or None)
     if episode is None:
         raise ValueError(f"no episode with id {episode_id!r} (it never existed or was deleted)")
     return ToolReply(_text.render_episode(episode), episode_fields(episode))

@@ -83,7 +83,7 @@ def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
 
     episode_id = args["episode_id"]
     losing = crystals_citing(ctx.store, [episode_id])
-    if not ctx.store.delete(episode_id):
+    if not ctx.store.delete(episode_id, scope=ctx.scope or None):
         raise ValueError(f"no episode with id {episode_id!r} (it never existed or was deleted)")
     text = f"Deleted episode {episode_id}; its id stays reserved and is never reused."
     if losing:

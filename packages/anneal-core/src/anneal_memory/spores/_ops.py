@@ -18,6 +18,8 @@ from anneal_memory.spores import _rows
 from anneal_memory.spores import _validate as v
 from anneal_memory.spores._types import Germination, Spore, SporeTier, SporeType
 from anneal_memory.store import SqlConnection, Store, Tx
+from anneal_memory.store.provenance import parse_trust
+from anneal_memory.types import Trust
 
 __all__ = [
     "add_spore",
@@ -73,12 +75,18 @@ def add_spore(
     next: str | None = None,
     pointer: str = "",
     actor: str = "agent",
+    trust: Trust | str = Trust.AGENT,
 ) -> Spore:
     """Plant a spore (seen today) and return it with its new id.
 
+    ``trust`` is the planter's: ``operator`` (at most the store's ceiling) is shown plainly
+    in the start block, anything lower as data.
+
     Raises:
         InvalidSporeError: A field is invalid; nothing was written.
+        TrustError: ``trust`` is unknown or above the store's ceiling; nothing was written.
     """
+    planter = parse_trust(trust, ceiling=store.trust_ceiling)
     kind = v.parse_enum(SporeType, type, "type")
     level = v.parse_enum(SporeTier, tier, "tier")
     body, where = v.check_text_field(text), v.check_domain(domain)
@@ -88,14 +96,15 @@ def add_spore(
         conn = tx.conn
         num = tx.inserted_id(
             "INSERT INTO spores (type, text, domain, tier, salience, seen, next, created,"
-            " created_at, status, resolution, pointer, origin_key, revision)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, 1)",
+            " created_at, status, resolution, pointer, origin_key, revision, trust)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, 1, ?)",
             (kind.value, body, where, level.value, rank, day.isoformat(), due, day.isoformat(),
-             format_timestamp(store.clock.now()), link, os.urandom(16).hex()),
+             format_timestamp(store.clock.now()), link, os.urandom(16).hex(), planter.value),
             "num",
         )  # fmt: skip
         spore = _require(conn, num, "spore add", day)
-        _audit(tx, actor, "add", spore, tier=spore.tier.value, text=spore.text)
+        extra = {} if planter is Trust.AGENT else {"trust": planter.value}
+        _audit(tx, actor, "add", spore, tier=spore.tier.value, text=spore.text, **extra)
     return spore
 
 
@@ -213,16 +222,21 @@ def update_spore(
     pointer: str | None = None,
     add_note: str | None = None,
     actor: str = "agent",
+    trust: Trust | str = Trust.AGENT,
 ) -> Spore:
     """Change the fields passed; ``add_note`` appends a dated note.
 
-    "" clears ``next``, ``domain`` and ``pointer``. ``seen`` is left alone.
+    "" clears ``next``, ``domain`` and ``pointer``. ``seen`` is left alone. ``trust`` is the
+    editor's: new text or a new pointer from someone less trusted than the planter makes the
+    spore theirs (an agent's edit of an operator spore is shown as data from then on).
 
     Raises:
         SporeNotFoundError: No spore has that id.
         InvalidSporeError: A field is invalid, nothing was passed, or the spore is resolved.
+        TrustError: ``trust`` is unknown or above the store's ceiling.
     """
     num = v.parse_id(spore_id)
+    editor = parse_trust(trust, ceiling=store.trust_ceiling)
     changes = _update_fields(
         tier=tier, next=next, text=text, salience=salience, domain=domain, pointer=pointer
     )
@@ -232,7 +246,9 @@ def update_spore(
     day = _day(store)
     with store.writing("spore update") as tx:
         conn = tx.conn
-        _require_open(conn, num, "spore update", day)
+        held = _require_open(conn, num, "spore update", day)
+        if ({"text", "pointer"} & set(changes)) and editor.rank < held.trust.rank:
+            changes["trust"] = editor.value
         sets = "".join(f"{column} = ?, " for column in changes)
         conn.execute(
             f"UPDATE spores SET {sets}revision = revision + 1 WHERE num = ?",  # noqa: S608

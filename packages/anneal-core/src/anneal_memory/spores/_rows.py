@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from anneal_memory.spores._types import Resolution, Spore, SporeNote, SporeTier, SporeType
 from anneal_memory.spores._validate import format_id, germination_of
+from anneal_memory.types import Trust
 
 if TYPE_CHECKING:
     from anneal_memory.store import SqlConnection
@@ -17,14 +18,14 @@ __all__ = ["COLUMNS", "fetch", "fetch_where", "spore_from_row"]
 
 COLUMNS = (
     "num, type, text, domain, tier, salience, seen, next, created, status, resolution, "
-    "pointer, origin_key, revision"
+    "pointer, origin_key, revision, trust"
 )
 
 
 def spore_from_row(row: Sequence[object], notes: Sequence[SporeNote], today: _dt.date) -> Spore:
     """Build a ``Spore`` from a row selected with :data:`COLUMNS` and its notes."""
     (num, kind, text, domain, tier, salience, seen, next_day, created, status, resolution,
-     pointer, origin_key, revision) = row  # fmt: skip
+     pointer, origin_key, revision, trust) = row  # fmt: skip
     level = SporeTier(str(tier))
     seen_s = None if seen is None else str(seen)
     next_s = None if next_day is None else str(next_day)
@@ -45,6 +46,7 @@ def spore_from_row(row: Sequence[object], notes: Sequence[SporeNote], today: _dt
         notes=tuple(notes),
         origin_key=str(origin_key),
         revision=int(str(revision)),
+        trust=Trust(str(trust)),
     )
 
 

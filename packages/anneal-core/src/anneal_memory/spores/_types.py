@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from anneal_memory.types import Trust
+
 __all__ = [
     "ASCEND_KINDS",
     "DESCEND_KINDS",
@@ -120,6 +122,8 @@ class Spore:
         notes: Dated notes, oldest first.
         origin_key: A random key that identifies the spore across exports.
         revision: Grows by one on every change.
+        trust: Who planted it (``operator``, else the agent's ``agent``, or lower): the
+            start block shows only operator spores as plain text, the others as data.
     """
 
     id: str
@@ -138,6 +142,7 @@ class Spore:
     notes: tuple[SporeNote, ...]
     origin_key: str
     revision: int
+    trust: Trust = Trust.AGENT
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
@@ -158,4 +163,5 @@ class Spore:
             "notes": [n.render() for n in self.notes],
             "origin_key": self.origin_key,
             "revision": self.revision,
+            "trust": self.trust.value,
         }

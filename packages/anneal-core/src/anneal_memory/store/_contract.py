@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.recall._recall import Ranker
     from anneal_memory.store.sqlite._check import CheckReport
-    from anneal_memory.types import ImportReport, StoreStatus
+    from anneal_memory.types import ImportReport, StoreStatus, Trust
 
 __all__ = [
     "Backend",
@@ -225,8 +225,8 @@ class LocalFiles(Protocol):
         """Write a readable dump; the episode count."""
         ...
 
-    def import_from(self, source: Path, *, dry_run: bool) -> ImportReport:
-        """Import a file of any known format in one transaction."""
+    def import_from(self, source: Path, *, dry_run: bool, trust_ceiling: Trust) -> ImportReport:
+        """Import a file of any known format in one transaction (trust at most the ceiling)."""
         ...
 
 

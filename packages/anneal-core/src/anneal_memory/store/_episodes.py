@@ -22,6 +22,7 @@ __all__ = [
     "fetch_by_seqs",
     "insert_episode",
     "same_key",
+    "scope_of",
     "set_meta",
     "tombstone_count",
 ]
@@ -70,6 +71,12 @@ def fetch_by_id(conn: SqlConnection, ident: str) -> Episode | None:
     """Return the live episode with id ``ident``, or None."""
     row = conn.execute(f"SELECT {COLUMNS} FROM episodes WHERE id = ?", (ident,)).fetchone()  # noqa: S608
     return None if row is None else episode_from_row(row)
+
+
+def scope_of(conn: SqlConnection, ident: str) -> str | None:
+    """The scope of the live episode ``ident``, or None when there is none."""
+    row = conn.execute("SELECT scope FROM episodes WHERE id = ?", (ident,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def fetch_by_seqs(conn: SqlConnection, seqs: Sequence[int]) -> list[Episode]:
@@ -156,15 +163,17 @@ def set_meta(conn: SqlConnection, items: Iterable[tuple[str, str]]) -> None:
 def delete_episode(conn: SqlConnection, ident: str, *, now: str, reason: str) -> bool:
     """Delete one episode and leave a tombstone that keeps its id; False if absent.
 
-    The caller then runs its dialect's ``episodes_deleted()`` in the same transaction.
+    The tombstone keeps the episode's trust and ``derived_from``: what was derived from it
+    stays capped by them. The caller then runs its dialect's ``episodes_deleted()`` in the
+    same transaction.
     """
-    if conn.execute("DELETE FROM episodes WHERE id = ?", (ident,)).rowcount == 0:
-        return False
     conn.execute(
-        "INSERT INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-        (ident, now, reason),
+        "INSERT INTO tombstones(id, deleted_at, reason, trust, derived_from)"
+        " SELECT id, ?, ?, trust, derived_from FROM episodes WHERE id = ?"
+        " ON CONFLICT DO NOTHING",
+        (now, reason, ident),
     )
-    return True
+    return conn.execute("DELETE FROM episodes WHERE id = ?", (ident,)).rowcount > 0
 
 
 def tombstone_count(conn: SqlConnection) -> int:

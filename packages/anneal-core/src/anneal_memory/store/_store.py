@@ -312,23 +312,35 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
                 ranker, keyword=keyword, filters=filters, limit=limit, offset=offset
             )
 
-    def get(self, episode_id: str) -> Episode | None:
-        """Return the episode with this id, or None if it does not exist (or was deleted)."""
-        with self._backend.reading("get") as reader:
-            return _episodes.fetch_by_id(reader.conn, str(episode_id))
+    def get(self, episode_id: str, *, scope: str | None = None) -> Episode | None:
+        """Return the episode with this id, or None if it does not exist (or was deleted).
 
-    def delete(self, episode_id: str) -> bool:
+        With ``scope``, an episode of another scope is None too (a scope-bound agent reads
+        only its own scope).
+        """
+        wanted = None if scope is None else validate_scope(scope)
+        with self._backend.reading("get") as reader:
+            found = _episodes.fetch_by_id(reader.conn, str(episode_id))
+            if found is not None and wanted is not None:
+                found = found if _episodes.scope_of(reader.conn, found.id) == wanted else None
+            return found
+
+    def delete(self, episode_id: str, *, scope: str | None = None) -> bool:
         """Delete an episode: its row and index entry go, a tombstone keeps its id.
 
         Crystals citing it keep the id in their evidence, listed as deleted; the audit
-        entry names them (ask first with ``anneal_memory.crystal.crystals_citing``).
+        entry names them (ask first with ``anneal_memory.crystal.crystals_citing``). With
+        ``scope``, only an episode of that scope is deleted.
 
         Returns:
-            True if it was deleted, False if no such episode exists.
+            True if it was deleted, False if no such episode exists (in ``scope``).
         """
         ident = str(episode_id)
+        wanted = None if scope is None else validate_scope(scope)
         with self._backend.writing("delete", shared=True) as tx:
             now = self._now()
+            if wanted is not None and _episodes.scope_of(tx.conn, ident) != wanted:
+                return False
             losing = citing_crystals(tx.conn, [ident])
             deleted = _episodes.delete_episode(tx.conn, ident, now=now, reason="delete")
             if deleted:

@@ -1,7 +1,8 @@
 """The audit chain in PostgreSQL: entries and the chain tip, written in the change's transaction.
 
-Each entry is the same canonical line as in the JSONL trail (``audit/_events.encode_entry``,
-content replaced by its salted hash). ``audit_tip`` holds the next sequence number and the
+Each entry is the same canonical line as in the JSONL trail (``audit/_events.encode_entry``),
+scrubbed by the rule of ``store._audit_scrub``: content and non-plain names become salted
+hashes. ``audit_tip`` holds the next sequence number and the
 hash the next entry must carry; a writer locks that row (``FOR UPDATE``) in the transaction
 that makes the change, so concurrent writers on any host append one after another and the
 chain never forks, and an entry exists exactly when its change committed.
@@ -18,6 +19,7 @@ from anneal_memory.audit._chain import GENESIS_HASH, link_hash
 from anneal_memory.audit._events import encode_entry, parse_event
 from anneal_memory.audit._search import TrailPage, event_needle
 from anneal_memory.audit._verify import AuditVerifyResult
+from anneal_memory.store._audit_scrub import scrub_entry
 from anneal_memory.store.postgres._schema import SALT_KEY
 
 if TYPE_CHECKING:
@@ -25,15 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["append_entry", "export_lines", "page_entries", "read_entries", "verify_chain"]
 
-_HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
 _BATCH = 1000
-
-
-def _content_hash(keyed: hmac.HMAC, text: str) -> str:
-    # The SQLite trail's rule (audit/_sink.content_hash): HMAC-SHA256 keyed by the store's salt.
-    digest = keyed.copy()
-    digest.update(text.encode("utf-8"))
-    return f"hmac-sha256:{digest.hexdigest()}"
 
 
 def _salted(conn: psycopg.Connection[Any]) -> hmac.HMAC:
@@ -41,16 +35,6 @@ def _salted(conn: psycopg.Connection[Any]) -> hmac.HMAC:
     if row is None:  # pragma: no cover - ensure_schema always writes it
         raise RuntimeError("the audit salt is missing from meta")
     return hmac.new(bytes.fromhex(str(row[0])), digestmod="sha256")
-
-
-def _scrub(conn: psycopg.Connection[Any], data: Mapping[str, Any]) -> dict[str, Any]:
-    clean = dict(data)
-    keyed = None
-    for field, hashed in _HASHED_FIELDS.items():
-        if field in clean:
-            keyed = keyed or _salted(conn)
-            clean[hashed] = _content_hash(keyed, str(clean.pop(field)))
-    return clean
 
 
 def append_entry(
@@ -64,8 +48,9 @@ def append_entry(
     if row is None:  # pragma: no cover - ensure_schema always writes it
         raise RuntimeError("the audit chain tip is missing")
     seq, prev_hash = int(row[0]), str(row[1])
+    actor, clean = scrub_entry(actor, data, lambda: _salted(conn))
     entry, line = encode_entry(
-        seq=seq, ts=ts, event=kind, actor=actor, data=_scrub(conn, data), prev_hash=prev_hash
+        seq=seq, ts=ts, event=kind, actor=actor, data=clean, prev_hash=prev_hash
     )
     conn.execute("INSERT INTO audit_entries (seq, line) VALUES (%s, %s)", (seq, line.decode()))
     conn.execute(

@@ -22,9 +22,9 @@ _INSERT = (
     " ON CONFLICT DO NOTHING"
 )
 _PRUNE = (
-    "WITH gone AS (DELETE FROM episodes WHERE ts < ? RETURNING id) "
-    "INSERT INTO tombstones (id, deleted_at, reason) "
-    "SELECT id, ?, 'prune' FROM gone ON CONFLICT DO NOTHING"
+    "WITH gone AS (DELETE FROM episodes WHERE ts < ? RETURNING id, trust, derived_from) "
+    "INSERT INTO tombstones (id, deleted_at, reason, trust, derived_from) "
+    "SELECT id, ?, 'prune', trust, derived_from FROM gone ON CONFLICT DO NOTHING"
 )
 _CONTENT_BYTES = (
     "SELECT coalesce(sum(octet_length(content)), 0), coalesce(max(octet_length(content)), 0)"

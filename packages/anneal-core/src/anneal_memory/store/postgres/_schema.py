@@ -18,6 +18,7 @@ from anneal_memory.store._target import redact_url
 from anneal_memory.store.postgres._schema_links import SUPERSESSION_CLEANUP_V3
 from anneal_memory.store.postgres._schema_scopes import SCOPED_WRAPS_V4
 from anneal_memory.store.postgres._schema_trigram import ensure_trigram_index, limit_pending_lists
+from anneal_memory.store.postgres._schema_trust import TRUST_KEPT
 
 if TYPE_CHECKING:
     import psycopg
@@ -253,6 +254,7 @@ PG_MIGRATIONS: tuple[Sequence[str], ...] = (
     SUPERSESSION_CLEANUP_V3,
     SCOPED_WRAPS_V4,
     SESSION_ITEMS_V5,
+    TRUST_KEPT,
 )
 """The PostgreSQL schema as numbered steps (append new ones; never edit a released one)."""
 PG_SCHEMA_VERSION = len(PG_MIGRATIONS)

@@ -7,7 +7,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store.postgres._schema import PG_SCHEMA_VERSION
-from anneal_memory.store.transfer._episodes import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
+from anneal_memory.store.transfer._episodes import (
+    EXPORT_FORMAT,
+    EXPORT_FORMAT_VERSION,
+    iter_tombstone_chunks,
+)
 from anneal_memory.store.transfer._links import iter_link_chunks
 from anneal_memory.store.transfer._memory import iter_memory_chunks
 
@@ -29,7 +33,7 @@ def export_document(
     """Write the export document inside the caller's (repeatable read) transaction.
 
     Episodes stream through a server-side cursor, so memory does not grow with the store;
-    links, crystals and spores are written by the shared modules through ``view``.
+    tombstones, links, crystals and spores are written by the shared modules through ``view``.
     """
     header = {
         "format": EXPORT_FORMAT,
@@ -45,13 +49,11 @@ def export_document(
             item = {**episode_from_row(row).to_dict(), "scope": row[-1]}
             out.write(("\n" if count == 0 else ",\n") + _dump(item))
             count += 1
-    out.write('\n], "tombstones": [')
-    rows = conn.execute("SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id")
-    for index, (ident, deleted_at, reason) in enumerate(rows):
-        item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
-        out.write(("\n" if index == 0 else ",\n") + _dump(item))
-    out.write("\n]")
-    for chunk in (*iter_link_chunks(view), *iter_memory_chunks(view)):
+    for chunk in (
+        *iter_tombstone_chunks(view),
+        *iter_link_chunks(view),
+        *iter_memory_chunks(view),
+    ):
         out.write(chunk)
     out.write("}\n")
     return count

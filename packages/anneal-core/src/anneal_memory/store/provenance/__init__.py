@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from anneal_memory.store.provenance._checks import effective_trusts
+    from anneal_memory.store.provenance._checks import cap_trust, effective_trusts, parse_trust
     from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
     from anneal_memory.store.provenance._reads import (
         EpisodePlace,
@@ -38,6 +38,8 @@ _EXPORTS: dict[str, str] = {
     "scopes_of": "anneal_memory.store.provenance._reads",
     "slot_members": "anneal_memory.store.provenance._reads",
     "tombstone": "anneal_memory.store.provenance._reads",
+    "cap_trust": "anneal_memory.store.provenance._checks",
+    "parse_trust": "anneal_memory.store.provenance._checks",
 }
 
 __all__ = [
@@ -45,12 +47,14 @@ __all__ = [
     "EpisodePlace",
     "Tombstone",
     "add_link",
+    "cap_trust",
     "check_link",
     "citing_crystals",
     "citing_crystals_before",
     "effective_trusts",
     "episode_place",
     "links_touching",
+    "parse_trust",
     "scopes_of",
     "slot_members",
     "tombstone",

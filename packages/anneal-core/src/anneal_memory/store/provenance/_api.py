@@ -25,6 +25,7 @@ from anneal_memory.store._params import check_days
 from anneal_memory.store.provenance import _supersession as _links
 from anneal_memory.store.provenance._checks import (
     effective_trusts,
+    episode_scope,
     normalise_ids,
     normalise_state_key,
     parse_trust,
@@ -99,6 +100,13 @@ def check_record_provenance(
     )
 
 
+def _unsaid(message: str, ident: str) -> str:
+    """A refusal of ``record``: the new episode is rolled back, so its id means nothing."""
+    message = message.replace(f"episode {ident}", "the new episode")
+    message = message.replace(ident, "the new episode")
+    return f"{message}. Nothing was written."
+
+
 def apply_record_provenance(
     conn: SqlConnection, episode: Episode, prov: RecordProvenance, *, now: str
 ) -> tuple[Episode, list[str]]:
@@ -117,15 +125,16 @@ def apply_record_provenance(
     )
     replaced = []
     if prov.state_key is not None:
-        _links.refresh_slot(conn, prov.state_key)
+        try:
+            _links.check_slot(conn, prov.state_key, episode.id)
+        except TrustError as exc:
+            raise TrustError(_unsaid(str(exc), episode.id)) from None
+        _links.refresh_slot(conn, prov.state_key, episode_scope(conn, episode.id))
     for old_id in prov.supersedes:
         try:
             added = _links.add_link(conn, old_id, episode.id, via=_links.VIA_EXPLICIT, now=now)
         except SupersessionError as exc:
-            # The new episode is rolled back with the refusal: its id means nothing to the caller.
-            message = str(exc).replace(f"episode {episode.id}", "the new episode")
-            message = message.replace(episode.id, "the new episode")
-            raise SupersessionError(f"{message}. Nothing was written.") from None
+            raise SupersessionError(_unsaid(str(exc), episode.id)) from None
         if added:
             replaced.append(old_id)
     fresh = fetch_by_id(conn, episode.id)
@@ -208,6 +217,8 @@ class ProvenanceMixin:
         Raises:
             EpisodeNotFoundError: No such episode.
             InvalidEpisodeError: The key is malformed.
+            TrustError: A less trusted episode would replace a more trusted one in the slot
+                (see ``docs/updates.md``); nothing was written.
         """
         wanted = normalise_state_key(key)
         with self.writing("set_state_key") as tx:
@@ -217,11 +228,13 @@ class ProvenanceMixin:
                 "UPDATE episodes SET state_key = ?, superseded_by = NULL WHERE id = ?",
                 (wanted, episode.id),
             )
+            scope = episode_scope(conn, episode.id)
             if episode.state_key is not None:
-                _links.refresh_slot(conn, episode.state_key)
+                _links.refresh_slot(conn, episode.state_key, scope)
             if wanted is not None:
+                _links.check_slot(conn, wanted, episode.id)
                 conn.execute("DELETE FROM supersessions WHERE old_id = ?", (episode.id,))
-                _links.refresh_slot(conn, wanted)
+                _links.refresh_slot(conn, wanted, scope)
             else:
                 _links.refresh_superseded(conn, episode.id)
             fresh = fetch_by_id(conn, episode.id)

@@ -4,6 +4,9 @@ Runs in the caller's transaction; never commits.
 
 An episode's *effective* trust is its own trust, capped by the most trusted of the episodes
 it was derived from (a summary of a web page is as strong as the page, whoever wrote it).
+A deleted source still caps: its tombstone keeps its trust and ``derived_from``. A source
+whose trust is unknown (deleted before tombstones kept it, or not carried by an import)
+counts as ``external``.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from collections.abc import Iterable, Sequence
 
 from anneal_memory.errors import InvalidEpisodeError, TrustError
 from anneal_memory.store._contract import SqlConnection
+from anneal_memory.store._episodes import scope_of
 from anneal_memory.store._params import in_chunks
 from anneal_memory.types import Trust
 
 __all__ = [
     "MAX_DERIVED_FROM",
     "MAX_STATE_KEY_CHARS",
+    "cap_trust",
     "effective_trusts",
+    "episode_scope",
     "normalise_ids",
     "normalise_state_key",
     "parse_trust",
@@ -50,6 +56,11 @@ def parse_trust(value: object, *, ceiling: Trust, what: str = "trust") -> Trust:
             "operator trust is given only by an operator (CLI --operator). Nothing was written."
         )
     return level
+
+
+def cap_trust(level: Trust, ceiling: Trust) -> Trust:
+    """``level``, lowered to ``ceiling`` when above it (what an import may keep)."""
+    return level if level.rank <= ceiling.rank else ceiling
 
 
 def normalise_state_key(value: object) -> str | None:
@@ -90,43 +101,78 @@ def normalise_ids(value: object, what: str, *, limit: int = MAX_DERIVED_FROM) ->
     return tuple(out)
 
 
-def _rows(conn: SqlConnection, ids: Iterable[str]) -> dict[str, tuple[Trust, tuple[str, ...]]]:
-    found: dict[str, tuple[Trust, tuple[str, ...]]] = {}
+_Row = tuple[Trust, tuple[str, ...]]
+
+
+def _rows(conn: SqlConnection, ids: Iterable[str], table: str = "episodes") -> dict[str, _Row]:
+    """Trust and sources of the live episodes (or the tombstones) among ``ids``."""
+    found: dict[str, _Row] = {}
     for chunk, marks in in_chunks(sorted(set(ids)), 500):
         rows = conn.execute(
-            f"SELECT id, trust, derived_from FROM episodes WHERE id IN ({marks})",  # noqa: S608
+            f"SELECT id, trust, derived_from FROM {table} WHERE id IN ({marks})",  # noqa: S608
             tuple(chunk),
         )
         for ident, trust, derived in rows:
-            found[str(ident)] = (Trust(str(trust)), tuple(json.loads(derived)) if derived else ())
+            level = Trust.EXTERNAL if trust is None else Trust(str(trust))
+            found[str(ident)] = (level, tuple(json.loads(derived)) if derived else ())
+    return found
+
+
+def _sources(conn: SqlConnection, ids: set[str]) -> dict[str, _Row]:
+    """Trust and sources of the episodes ``ids`` name as sources, live or deleted.
+
+    An id neither live nor tombstoned (an import that did not carry it) counts as
+    ``external`` with no sources of its own.
+    """
+    found = _rows(conn, ids)
+    if len(found) < len(ids):
+        found.update(_rows(conn, ids - set(found), "tombstones"))
+    found.update((ident, (Trust.EXTERNAL, ())) for ident in ids - set(found))
     return found
 
 
 def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust]:
     """Effective trust of each live episode among ``ids`` (missing ids left out)."""
-    known: dict[str, tuple[Trust, tuple[str, ...]]] = {}
-    wanted = set(ids)
-    frontier = set(wanted)
+    known = _rows(conn, set(ids))
+    live = set(known)
+    frontier = {s for _t, sources in known.values() for s in sources} - set(known)
     for _ in range(_DERIVE_DEPTH):
-        fresh = _rows(conn, frontier - set(known))
-        known.update(fresh)
-        frontier = {s for _t, sources in fresh.values() for s in sources} - set(known)
         if not frontier:
             break
+        fresh = _sources(conn, frontier)
+        known.update(fresh)
+        frontier = {s for _t, sources in fresh.values() for s in sources} - set(known)
     memo: dict[str, Trust] = {}
 
     def resolve(ident: str, depth: int) -> Trust:
         if ident in memo:
             return memo[ident]
         own, sources = known[ident]
-        live = [s for s in sources if s in known]
-        if live and depth < _DERIVE_DEPTH:
-            cap = max((resolve(s, depth + 1) for s in live), key=lambda t: t.rank)
+        reached = [s for s in sources if s in known]
+        if reached and depth < _DERIVE_DEPTH:
+            cap = max((resolve(s, depth + 1) for s in reached), key=lambda t: t.rank)
             own = own if own.rank <= cap.rank else cap
         memo[ident] = own
         return own
 
-    return {ident: resolve(ident, 0) for ident in wanted if ident in known}
+    return {ident: resolve(ident, 0) for ident in live}
+
+
+def episode_scope(conn: SqlConnection, ident: str) -> str:
+    """The scope of the live episode ``ident`` ("" when there is none)."""
+    return scope_of(conn, ident) or ""
+
+
+def _other_scope(conn: SqlConnection, ident: str, sources: Sequence[str]) -> list[str]:
+    scope = episode_scope(conn, ident)
+    found: list[str] = []
+    for chunk, marks in in_chunks(sorted(set(sources)), 500):
+        rows = conn.execute(
+            f"SELECT id FROM episodes WHERE id IN ({marks}) AND scope != ?",  # noqa: S608
+            (*chunk, scope),
+        )
+        found.extend(str(r[0]) for r in rows)
+    return sorted(found)
 
 
 def write_provenance(
@@ -140,13 +186,20 @@ def write_provenance(
     """Store the provenance of a just-inserted episode (only when it differs from the default).
 
     Raises:
-        InvalidEpisodeError: A ``derived_from`` id is no live episode.
+        InvalidEpisodeError: A ``derived_from`` id is no live episode of its scope.
     """
     if derived_from:
         missing = sorted(set(derived_from) - set(_rows(conn, derived_from)))
         if missing:
             raise InvalidEpisodeError(
                 f"derived_from names no episode {', '.join(missing)}; nothing was written"
+            )
+        elsewhere = _other_scope(conn, episode_id, derived_from)
+        if elsewhere:
+            raise InvalidEpisodeError(
+                f"derived_from names {', '.join(elsewhere)}, of another scope than this "
+                "episode's; an episode derives only from episodes of its own scope. "
+                "Nothing was written"
             )
     if trust is Trust.AGENT and state_key is None and not derived_from:
         return

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._verify import AuditVerifyResult
     from anneal_memory.store.sqlite._check import CheckReport
-    from anneal_memory.types import ImportReport, StoreStatus
+    from anneal_memory.types import ImportReport, StoreStatus, Trust
 
 __all__ = ["SqliteBackend"]
 
@@ -249,7 +249,7 @@ class SqliteBackend:
                 conn, out, project_name=project_name, exported_at=exported_at, continuity=continuity
             )
 
-    def import_from(self, source: Path, *, dry_run: bool) -> ImportReport:
+    def import_from(self, source: Path, *, dry_run: bool, trust_ceiling: Trust) -> ImportReport:
         """Import a file of any known format in one transaction (see ``Store.import_from``)."""
         from anneal_memory.store.transfer._apply import apply_import
 
@@ -263,6 +263,7 @@ class SqliteBackend:
                 continuity_file=self.sidecar(".continuity.md"),
                 dry_run=dry_run,
                 audit=self._stage_import,
+                trust_ceiling=trust_ceiling,
             )
             if not dry_run and self._outbox is not None:
                 self._outbox.flush()
@@ -277,6 +278,9 @@ class SqliteBackend:
         }
         if report.redacted:  # issue 30: episodes redacted per kind, never the secrets
             data["redacted"] = dict(report.redacted)
+        capped = {c.kind: c.capped for c in report.counts if c.capped}
+        if capped:
+            data["capped"] = capped
         self._stage(conn, "import", actor="operator", data=data)
 
     def check(self, *, full: bool) -> CheckReport:

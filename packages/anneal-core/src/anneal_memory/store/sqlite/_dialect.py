@@ -83,8 +83,8 @@ class SqliteDialect:
         """Tombstone, then delete, every episode stamped before ``cutoff``; the count."""
         conn = self._conn
         conn.execute(
-            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason)"
-            " SELECT id, ?, 'prune' FROM episodes WHERE ts < ?",
+            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason, trust, derived_from)"
+            " SELECT id, ?, 'prune', trust, derived_from FROM episodes WHERE ts < ?",
             (now, cutoff),
         )
         return int(conn.execute("DELETE FROM episodes WHERE ts < ?", (cutoff,)).rowcount)

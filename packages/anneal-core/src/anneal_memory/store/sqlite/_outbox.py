@@ -1,9 +1,9 @@
 """The SQLite audit outbox: stage in the change's transaction, append to the trail after it.
 
-Episode and continuity text never reach the trail. A ``content`` (or ``text``) field becomes
-``content_hash`` (``text_hash``) = ``hmac-sha256:<hex>``, keyed by a random per-store salt
-kept in the database's ``meta`` table. Without the salt, a short guessable text cannot be
-confirmed from the trail alone.
+Episode and continuity text never reach the trail, and a name that is not a plain word is
+hashed (``store._audit_scrub``, the rule PostgreSQL's audit rows follow too), keyed by a
+random per-store salt kept in the database's ``meta`` table. Without the salt, a short
+guessable text cannot be confirmed from the trail alone.
 
 Each entry is first written to the ``audit_outbox`` table inside the write transaction of
 the change it describes (:meth:`StoreAuditSink.stage`), then appended to the JSONL trail
@@ -19,7 +19,6 @@ from __future__ import annotations
 import hmac
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory.audit._events import parse_event
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._trail import AuditTrail
+from anneal_memory.store._audit_scrub import scrub_entry
 from anneal_memory.store.sqlite._connection import damage_of, write_transaction
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ __all__ = [
     "SALT_KEY",
     "SinkHost",
     "StoreAuditSink",
-    "content_hash",
     "pending_count",
     "read_failure_count",
 ]
@@ -49,12 +48,6 @@ __all__ = [
 SALT_KEY = "audit_content_salt"
 FAILURES_KEY = "audit_write_failures"
 LAST_FAILURE_KEY = "audit_last_failure"
-_HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
-# Names that reach the trail as they are: lowercase words like ``agent``, ``cli``, ``tool``,
-# ``langgraph``. Anything else (digits, capitals, spaces: a name that could be a secret or a
-# person) becomes a salted hash, since the append-only trail can never erase it.
-_PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
-_NAME_FIELDS = ("session_id", "previous")
 _LOAD_BATCH = 500
 # Appended rows are deleted in small batches inside a later write: the outbox stays within
 # a page or two, so a batch frees (and secure_delete rewrites) a page at most.
@@ -90,17 +83,6 @@ class SinkHost(Protocol):
     def sqlite_connection(self, operation: str) -> sqlite3.Connection:
         """The open connection."""
         ...
-
-
-def content_hash(keyed: hmac.HMAC, text: str) -> str:
-    """The salted hash the trail records in place of ``text``.
-
-    ``keyed`` is ``hmac.new(salt, digestmod="sha256")``, made once: copying a keyed HMAC is
-    cheaper than keying a new one on every entry.
-    """
-    digest = keyed.copy()
-    digest.update(text.encode("utf-8"))
-    return f"hmac-sha256:{digest.hexdigest()}"
 
 
 def read_failure_count(conn: sqlite3.Connection) -> int:
@@ -194,8 +176,7 @@ class StoreAuditSink:
             sqlite3.Error: The insert failed (the caller's transaction rolls back).
         """
         kind = parse_event(event)
-        scrubbed = self._scrub(conn, data)
-        actor = self._name(conn, str(actor))
+        actor, scrubbed = scrub_entry(str(actor), data, lambda: self._keyed_salt(conn))
         if self._flushed_through - self._forgotten_through >= _FORGET_EVERY:
             # Keep the newest flushed row: ids must never repeat.
             conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))
@@ -275,23 +256,6 @@ class StoreAuditSink:
             self._forgotten_through = self._flushed_through
         except Exception as exc:
             _log().warning("could not tidy the audit outbox (harmless): %s", exc)
-
-    def _scrub(self, conn: sqlite3.Connection, data: Mapping[str, Any]) -> dict[str, Any]:
-        clean = dict(data)
-        for field, hashed in _HASHED_FIELDS.items():
-            if field in clean:
-                value = clean.pop(field)
-                clean[hashed] = content_hash(self._keyed_salt(conn), str(value))
-        for field in _NAME_FIELDS:
-            if isinstance(clean.get(field), str):
-                clean[field] = self._name(conn, clean[field])
-        return clean
-
-    def _name(self, conn: sqlite3.Connection, name: str) -> str:
-        """``name`` itself when it is a plain lowercase word, else its salted hash."""
-        if _PLAIN_NAME.fullmatch(name):
-            return name
-        return content_hash(self._keyed_salt(conn), name)
 
     def _keyed_salt(self, conn: sqlite3.Connection) -> hmac.HMAC:
         if self._keyed is None:

@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import set_meta
 from anneal_memory.store.transfer._episodes import import_document, parse_export
-from anneal_memory.types import ImportReport, ImportResult
+from anneal_memory.types import ImportReport, ImportResult, Trust
 
 if TYPE_CHECKING:
     from anneal_memory._clock import Clock
@@ -26,6 +26,7 @@ class TransferMixin:
     if TYPE_CHECKING:
         _backend: Backend
         _clock: Clock
+        _trust_ceiling: Trust
         project_name: str
 
         def _now(self) -> str: ...
@@ -46,7 +47,9 @@ class TransferMixin:
         """Import an export (its text or parsed object) in one transaction.
 
         Episodes keep their ids, provenance, links and scopes; crystals and spores come
-        along. It takes the store's exclusive write lock.
+        along. Trust above the store's ceiling is written at the ceiling (an import never
+        creates more trust than its importer has; ``ImportResult.trust_capped`` counts it).
+        It takes the store's exclusive write lock.
 
         Raises:
             ImportFormatError: Not a valid export, or an id clash; nothing was written.
@@ -54,7 +57,9 @@ class TransferMixin:
         parsed = parse_export(document)
         try:
             with self.writing("import") as tx:
-                result = import_document(tx.conn, tx.dialect, parsed, clock=self._clock)
+                result = import_document(
+                    tx.conn, tx.dialect, parsed, clock=self._clock, ceiling=self._trust_ceiling
+                )
                 set_meta(tx.conn, [("last_write", self._now())])
                 data: dict[str, Any] = {
                     "imported": result.imported,
@@ -62,6 +67,8 @@ class TransferMixin:
                 }
                 if result.redacted:  # issue 30: episodes redacted per kind, never the secrets
                     data["redacted"] = dict(result.redacted)
+                if result.trust_capped:
+                    data["trust_capped"] = result.trust_capped
                 tx.audit("import", actor="operator", data=data)
         except UnicodeError as exc:  # a lone surrogate SQLite cannot store; rolled back
             raise ImportFormatError(
@@ -84,7 +91,10 @@ class TransferMixin:
         Reads our own export, the public anneal-memory 1.0.2 JSON export, a 1.0.2 database
         with the files beside it (opened read-only, never modified), and the MCP memory
         server's ``memory.json``. Records already here are skipped, so a second run imports
-        nothing. ``dry_run`` does all the work, reports it and writes nothing.
+        nothing. Trust above the store's ceiling is written at the ceiling and a continuity's
+        pattern levels are capped at their saved levels, as a save caps them (the report's
+        ``capped`` counts say how many). ``dry_run`` does all the work, reports it and
+        writes nothing.
 
         Raises:
             ImportFormatError: The file is not importable or clashes with this store; the
@@ -92,4 +102,6 @@ class TransferMixin:
             BackendNotSupportedError: On PostgreSQL (use ``import_json``).
         """
         local = self._local("Store.import_from")
-        return local.import_from(Path(path).expanduser().absolute(), dry_run=dry_run)
+        return local.import_from(
+            Path(path).expanduser().absolute(), dry_run=dry_run, trust_ceiling=self._trust_ceiling
+        )

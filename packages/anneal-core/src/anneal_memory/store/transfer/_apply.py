@@ -15,7 +15,7 @@ from anneal_memory.store._episodes import set_meta
 from anneal_memory.store.sqlite._connection import write_transaction
 from anneal_memory.store.transfer._run import ImportPlan, import_source
 from anneal_memory.store.wraps._place import FilePlace
-from anneal_memory.types import ImportReport
+from anneal_memory.types import ImportReport, Trust
 
 __all__ = ["apply_import"]
 
@@ -46,6 +46,7 @@ def apply_import(
     continuity_file: Path,
     dry_run: bool,
     audit: Callable[[sqlite3.Connection, ImportReport], None] | None = None,
+    trust_ceiling: Trust = Trust.AGENT,
 ) -> ImportReport:
     """Import ``source`` into the store behind ``conn``; see ``Store.import_from``.
 
@@ -65,6 +66,7 @@ def apply_import(
                     clock=clock,
                     continuity_file=continuity_file,
                     dry_run=dry_run,
+                    trust_ceiling=trust_ceiling,
                 )
             except InvalidEpisodeError as exc:  # a key clash found by the insert itself
                 raise ImportFormatError(f"{source}: {exc}") from None

@@ -4,7 +4,7 @@ Export format (``format_version`` 1)::
 
     {"format": "anneal-memory-export", "format_version": 1, "exported_at": "...Z",
      "schema_version": N, "episodes": [Episode.to_dict(), ...],
-     "tombstones": [{"id", "deleted_at", "reason"}, ...],
+     "tombstones": [{"id", "deleted_at", "reason", "trust"?, "derived_from"?}, ...],
      "supersessions": [{"old_id", "new_id", "via", "created_at"}, ...],
      "crystals": [...], "spores": [...]}  (see ``_transfer_memory``; optional on import)
 
@@ -28,15 +28,22 @@ from anneal_memory.store._contract import Dialect, SqlConnection
 from anneal_memory.store._episodes import COLUMNS, episode_from_row, fetch_by_id, insert_episode
 from anneal_memory.store._redaction import count_kinds, redact_parsed
 from anneal_memory.store._validate import EpisodeInput, validate_episode, validate_scope
-from anneal_memory.store.transfer._links import import_links, import_provenance, iter_link_chunks
+from anneal_memory.store.transfer._links import (
+    KEY_NOT_CARRIED,
+    import_links,
+    import_provenance,
+    iter_link_chunks,
+    tombstone_provenance,
+)
 from anneal_memory.store.transfer._memory import import_memory, iter_memory_chunks
-from anneal_memory.types import Episode, ImportResult
+from anneal_memory.types import Episode, ImportResult, Trust
 
 __all__ = [
     "EXPORT_FORMAT",
     "EXPORT_FORMAT_VERSION",
     "import_document",
     "iter_export_chunks",
+    "iter_tombstone_chunks",
     "parse_export",
 ]
 
@@ -93,17 +100,26 @@ def iter_export_chunks(
             yield ("\n" if first else ",\n") + _dump(item)
             first = False
         last_seq = int(rows[-1][0])
-    yield '\n], "tombstones": ['
-    tombstones = conn.execute(
-        "SELECT id, deleted_at, reason FROM tombstones ORDER BY deleted_at, id"
-    )
-    for index, (ident, deleted_at, reason) in enumerate(tombstones):
-        item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
-        yield ("\n" if index == 0 else ",\n") + _dump(item)
-    yield "\n]"
+    yield from iter_tombstone_chunks(conn)
     yield from iter_link_chunks(conn)
     yield from iter_memory_chunks(conn)
     yield "}\n"
+
+
+def iter_tombstone_chunks(conn: SqlConnection) -> Iterator[str]:
+    """Yield ``], "tombstones": [...]`` (after the episodes), each with its trust when known."""
+    yield '\n], "tombstones": ['
+    tombstones = conn.execute(
+        "SELECT id, deleted_at, reason, trust, derived_from FROM tombstones ORDER BY deleted_at, id"
+    )
+    for index, (ident, deleted_at, reason, trust, derived) in enumerate(tombstones):
+        item = {"id": ident, "deleted_at": deleted_at, "reason": reason}
+        if trust is not None:
+            item["trust"] = trust
+        if derived:
+            item["derived_from"] = json.loads(derived)
+        yield ("\n" if index == 0 else ",\n") + _dump(item)
+    yield "\n]"
 
 
 def _check_document(document: object) -> tuple[list[Any], list[Any]]:
@@ -153,19 +169,26 @@ def _same(existing: Episode, item: Any) -> bool:
     return bool(existing.content == item.content and existing.type is item.type)
 
 
-def _insert_tombstones(conn: SqlConnection, tombstones: list[Any]) -> int:
-    added = 0
+def _insert_tombstones(
+    conn: SqlConnection, tombstones: list[Any], ceiling: Trust
+) -> tuple[int, int]:
+    """Insert the export's tombstones; how many were added, and how many had trust capped."""
+    added = capped = 0
     for raw in tombstones:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str):
             raise ImportFormatError(
                 "a tombstone entry is malformed: expected {id, deleted_at, reason}"
             )
-        added += conn.execute(
-            "INSERT INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)"
-            " ON CONFLICT DO NOTHING",
-            (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import"))),
-        ).rowcount
-    return added
+        kept = tombstone_provenance(raw, f"tombstone {raw['id']!r}", ceiling)
+        written = conn.execute(
+            "INSERT INTO tombstones(id, deleted_at, reason, trust, derived_from)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (raw["id"], str(raw.get("deleted_at", "")), str(raw.get("reason", "import")),
+             kept.trust, kept.derived_from),
+        ).rowcount  # fmt: skip
+        added += written
+        capped += bool(written and kept.capped)
+    return added, capped
 
 
 def _import_one(conn: SqlConnection, dialect: Dialect, ident: str, item: Any) -> bool | None:
@@ -188,12 +211,13 @@ def _import_one(conn: SqlConnection, dialect: Dialect, ident: str, item: Any) ->
 
 
 def import_document(
-    conn: SqlConnection, dialect: Dialect, document: object, *, clock: Clock
+    conn: SqlConnection, dialect: Dialect, document: object, *, clock: Clock, ceiling: Trust
 ) -> ImportResult:
     """Insert an export's episodes (ids kept), tombstones, links, crystals and spores.
 
     Runs inside the caller's write transaction, on either backend. Episodes already present
     with the same content (or the same idempotency key) are skipped; deleted ids stay deleted.
+    Trust above ``ceiling`` (the importing store's) is written as ``ceiling``.
 
     Raises:
         ImportFormatError: The document is not a valid export, or an id collides with a
@@ -202,28 +226,41 @@ def import_document(
     episodes, tombstones = _check_document(document)
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
     parsed = redact_parsed(conn, parsed)  # issue 30: the importing store's redaction policy
-    imported = skipped = 0
-    keys: list[str] = []
+    imported = skipped = capped = keys_refused = 0
+    slots: list[tuple[str, str]] = []
     written: list[EpisodeInput] = []
     for (ident, item), raw in zip(parsed, episodes, strict=True):
         if not _import_one(conn, dialect, ident, item):
             skipped += 1
             continue
         written.append(item)
-        key = import_provenance(conn, ident, raw)
-        if key is not None:
-            keys.append(key)
+        prov = import_provenance(conn, ident, raw, ceiling=ceiling)
+        if prov.slot is not None:
+            slots.append(prov.slot)
         imported += 1
-    added = _insert_tombstones(conn, tombstones)
+        capped += prov.capped
+        keys_refused += prov.key_refused
+    added, lowered_tombstones = _insert_tombstones(conn, tombstones, ceiling)
     assert isinstance(document, Mapping)  # checked by _check_document
-    import_links(conn, document.get("supersessions", []), keys)
-    crystals, spores = import_memory(conn, document, dialect)
+    _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
+    memory = import_memory(conn, document, dialect, ceiling)
     dialect.after_bulk_write(imported)
     return ImportResult(
         imported=imported,
         skipped_existing=skipped,
         tombstones_added=added,
-        crystals_imported=crystals,
-        spores_imported=spores,
+        crystals_imported=memory.crystals,
+        spores_imported=memory.spores,
         redacted=count_kinds(written),
+        trust_capped=capped + lowered_tombstones + memory.spores_capped,
+        not_carried=_not_carried(keys_refused, links_refused),
     )
+
+
+def _not_carried(keys_refused: int, links_refused: list[str]) -> tuple[str, ...]:
+    notes = [f"{keys_refused} {KEY_NOT_CARRIED}"] if keys_refused else []
+    notes += [
+        f"{links_refused.count(reason)} supersession link(s) {reason}"
+        for reason in sorted(set(links_refused))
+    ]
+    return tuple(notes)

@@ -2,10 +2,10 @@
 
 Export adds two keys to the document: ``"crystals"`` (every crystal, retirement and notes
 included, with its evidence ids) and ``"spores"`` (every spore, open and resolved, with its
-dated notes). Import adds what is missing: a crystal whose name exists here is kept as it is
-(skipped); a spore whose ``origin_key`` exists here is skipped, and a spore keeps its number
-when that number is free here. The tables' CHECK constraints refuse bad enum values and
-levels; the whole import is then rolled back.
+dated notes and the trust of whoever planted it). Import adds what is missing: a crystal
+whose name exists here is kept as it is (skipped); a spore whose ``origin_key`` exists here
+is skipped, and a spore keeps its number when that number is free here. The tables' CHECK
+constraints refuse bad enum values and levels; the whole import is then rolled back.
 """
 
 from __future__ import annotations
@@ -15,12 +15,22 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._contract import Dialect, SqlConnection
+from anneal_memory.store.provenance._checks import cap_trust
+from anneal_memory.types import Trust
 
-__all__ = ["import_crystal", "import_memory", "import_spore", "iter_memory_chunks"]
+__all__ = [
+    "MemoryImported",
+    "import_crystal",
+    "import_memory",
+    "import_spore",
+    "iter_memory_chunks",
+    "spore_trust",
+]
 
 _CRYSTAL_COLUMNS = (
     "name, level, explanation, permanence, activation_mode, tags, crystallized_on, "
@@ -29,7 +39,7 @@ _CRYSTAL_COLUMNS = (
 )
 _SPORE_COLUMNS = (
     "num, type, text, domain, tier, salience, seen, next, created, created_at, status, "
-    "resolution, pointer, origin_key, revision"
+    "resolution, pointer, origin_key, revision, trust"
 )
 _SPORE_ID = re.compile(r"spore-([0-9]{1,9})")
 _CRYSTAL_CHECKS: Mapping[str, frozenset[object] | None] = {
@@ -209,10 +219,28 @@ def import_crystal(conn: SqlConnection, item: Mapping[str, Any], where: str) -> 
     return True
 
 
+def spore_trust(item: Mapping[str, Any], where: str, ceiling: Trust) -> tuple[dict[str, Any], bool]:
+    """The exported spore with its planter's trust capped at ``ceiling``; whether it was.
+
+    A spore the export names no trust for (an older export) counts as the agent's.
+
+    Raises:
+        ImportFormatError: The trust is not a trust class.
+    """
+    try:
+        claimed = Trust.parse(item.get("trust") or Trust.AGENT.value)
+    except ValueError as exc:
+        raise ImportFormatError(f"{where} has an invalid 'trust': {exc}") from None
+    kept = cap_trust(claimed, ceiling)
+    return {**item, "trust": kept.value}, kept is not claimed
+
+
 def import_spore(
     conn: SqlConnection, dialect: Dialect, item: Mapping[str, Any], where: str
 ) -> bool:
     """Insert one exported spore; False when its ``origin_key`` is here already.
+
+    Its trust is already capped by :func:`spore_trust`.
 
     Raises:
         ImportFormatError: The entry is malformed or breaks a table constraint.
@@ -255,23 +283,37 @@ def import_spore(
     return True
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryImported:
+    """How many crystals and spores an import added, and how many spores had trust capped."""
+
+    crystals: int
+    spores: int
+    spores_capped: int
+
+
 def import_memory(
-    conn: SqlConnection, document: Mapping[str, Any], dialect: Dialect
-) -> tuple[int, int]:
-    """Insert the export's crystals and spores that are missing here; return both counts.
+    conn: SqlConnection, document: Mapping[str, Any], dialect: Dialect, ceiling: Trust
+) -> MemoryImported:
+    """Insert the export's crystals and spores that are missing here.
+
+    A spore's trust is written at most ``ceiling``.
 
     Raises:
         ImportFormatError: An entry is malformed or breaks a table constraint (the caller
             rolls the whole import back).
     """
     crystals, spores = _list(document, "crystals"), _list(document, "spores")
+    added_spores = capped = 0
     try:
         added_crystals = sum(
             import_crystal(conn, c, f"crystal #{i}") is True for i, c in enumerate(crystals)
         )
-        added_spores = sum(
-            import_spore(conn, dialect, s, f"spore #{i}") for i, s in enumerate(spores)
-        )
+        for i, raw in enumerate(spores):
+            item, lowered = spore_trust(raw, f"spore #{i}", ceiling)
+            if import_spore(conn, dialect, item, f"spore #{i}"):
+                added_spores += 1
+                capped += lowered
     except sqlite3.IntegrityError as exc:
         raise ImportFormatError(f"a crystal or spore in the export is invalid: {exc}") from None
-    return added_crystals, added_spores
+    return MemoryImported(crystals=added_crystals, spores=added_spores, spores_capped=capped)

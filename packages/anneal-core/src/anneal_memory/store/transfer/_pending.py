@@ -22,9 +22,13 @@ from typing import Any
 
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import Dialect
-from anneal_memory.store.provenance._checks import MAX_DERIVED_FROM, normalise_state_key
+from anneal_memory.store.provenance._checks import (
+    MAX_DERIVED_FROM,
+    episode_scope,
+    normalise_state_key,
+)
 from anneal_memory.store.provenance._supersession import refresh_slot
-from anneal_memory.store.transfer._links import insert_link
+from anneal_memory.store.transfer._links import KEY_NOT_CARRIED, insert_link, keep_key_if_trusted
 from anneal_memory.store.transfer._memory import import_crystal, import_spore
 from anneal_memory.store.transfer._records import (
     CrystalRecord,
@@ -54,33 +58,31 @@ def _episode(conn: sqlite3.Connection, ident: str) -> tuple[str, str | None, str
 def carry_trust(
     conn: sqlite3.Connection, dialect: Dialect, record: TrustRecord, fresh: Fresh
 ) -> bool | str:
-    """Give ``record.episode_id`` its trust class."""
+    """Give ``record.episode_id`` its trust class (already capped at the store's ceiling)."""
     here = _episode(conn, record.episode_id)
     if here is None:
         return _ABSENT
-    if here[0] == record.trust:
-        return False
     if not fresh(record.episode_id):
-        return _KEPT.format(what="trust class")
-    conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (record.trust, record.episode_id))
+        return False if here[0] == record.trust else _KEPT.format(what="trust class")
+    if here[0] != record.trust:
+        conn.execute(
+            "UPDATE episodes SET trust = ? WHERE id = ?", (record.trust, record.episode_id)
+        )
     return True
 
 
 def carry_supersession(
     conn: sqlite3.Connection, dialect: Dialect, record: SupersessionRecord, fresh: Fresh
 ) -> bool | str:
-    """Link ``old_id`` -> ``new_id`` as the source recorded it (no floor or trust check)."""
+    """Link ``old_id`` -> ``new_id`` as the source recorded it (``insert_link``'s checks)."""
     del fresh
     via = "wrap" if record.source == "wrap" else "explicit"
     raw = {"old_id": record.old_id, "new_id": record.new_id, "via": via}
     raw["created_at"] = record.recorded_at
     try:
-        written = insert_link(conn, raw)
+        return insert_link(conn, raw)
     except ImportFormatError as exc:
         raise ImportFormatError(f"{record.place}: {exc}") from None
-    if written is None:
-        return "not carried: one of its two episodes is not in this store"
-    return written
 
 
 def carry_state_key(
@@ -100,7 +102,9 @@ def carry_state_key(
     if here[1] is not None or not fresh(record.episode_id):
         return _KEPT.format(what="state key")
     conn.execute("UPDATE episodes SET state_key = ? WHERE id = ?", (key, record.episode_id))
-    refresh_slot(conn, key)
+    if not keep_key_if_trusted(conn, key, record.episode_id):
+        return KEY_NOT_CARRIED
+    refresh_slot(conn, key, episode_scope(conn, record.episode_id))
     return True
 
 

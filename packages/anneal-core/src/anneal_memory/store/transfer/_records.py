@@ -79,12 +79,17 @@ class EpisodeRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TombstoneRecord:
-    """A deleted episode id that must never be reused."""
+    """A deleted episode id that must never be reused, and what it kept of its episode.
+
+    ``trust`` None: unknown; ``derived_from`` is JSON list text (None when none).
+    """
 
     place: str
     ident: str
     deleted_at: str
     reason: str = "import"
+    trust: str | None = None
+    derived_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -21,6 +21,7 @@ from anneal_memory.document import _document
 from anneal_memory.document._schema import SCHEMAS, SectionSchema, schema_by_name
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._contract import Dialect
+from anneal_memory.store.transfer._levels import capped_levels
 from anneal_memory.store.transfer._records import ContinuityRecord, Kind, SourceFormat
 from anneal_memory.store.transfer._sink import Sink
 from anneal_memory.store.transfer._stream import HashingSource, JsonDocument
@@ -30,7 +31,7 @@ from anneal_memory.store.transfer.formats._server_memory import (
     read_server_memory,
 )
 from anneal_memory.store.transfer.formats._v1_db import SQLITE_MAGIC, read_v1_database
-from anneal_memory.types import ImportReport
+from anneal_memory.types import ImportReport, Trust
 
 __all__ = ["ImportPlan", "import_source"]
 
@@ -130,7 +131,7 @@ def _continuity(
         )
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (_SCHEMA_KEY, schema.name))
     count.imported += 1
-    return text
+    return capped_levels(conn, count, text, schema, record.place)
 
 
 def import_source(
@@ -141,6 +142,7 @@ def import_source(
     clock: Clock,
     continuity_file: Path,
     dry_run: bool,
+    trust_ceiling: Trust = Trust.AGENT,
 ) -> ImportPlan:
     """Stream ``path`` into the store through ``conn`` (inside the caller's transaction).
 
@@ -152,7 +154,13 @@ def import_source(
         "SELECT NOT EXISTS (SELECT 1 FROM episodes) AND NOT EXISTS (SELECT 1 FROM wraps)"
     ).fetchone()[0]
     with tempfile.TemporaryDirectory(prefix="anneal-import-") as stage:
-        sink = Sink(conn, dialect, stage_dir=Path(stage), target_empty=bool(empty))
+        sink = Sink(
+            conn,
+            dialect,
+            stage_dir=Path(stage),
+            target_empty=bool(empty),
+            trust_ceiling=trust_ceiling,
+        )
         try:
             with _open(path) as handle:
                 head = handle.read(_HEAD_BYTES)

@@ -28,6 +28,7 @@ from anneal_memory.store.transfer._history import (
     write_patterns,
     write_wraps,
 )
+from anneal_memory.store.transfer._memory import spore_trust
 from anneal_memory.store.transfer._pending import CARRIERS, RECORD_TYPES
 from anneal_memory.store.transfer._records import (
     AssociationRecord,
@@ -44,7 +45,7 @@ from anneal_memory.store.transfer._records import (
     TrustRecord,
     WrapRecord,
 )
-from anneal_memory.types import EpisodeType, ImportCount
+from anneal_memory.types import EpisodeType, ImportCount, Trust
 
 __all__ = ["Sink"]
 
@@ -82,6 +83,14 @@ class _Count:
     skipped: int = 0
     not_carried: int = 0
     reason: str | None = None
+    capped: int = 0
+
+    def note(self, reason: str) -> None:
+        """Add ``reason`` to what the report says about this kind (once)."""
+        if self.reason is None:
+            self.reason = reason
+        elif reason not in self.reason:
+            self.reason = f"{self.reason}; {reason}"
 
 
 class Sink:
@@ -92,14 +101,23 @@ class Sink:
         stage_dir: A private temporary folder for the staging file.
         target_empty: The store had no episodes and no wraps, so a source's wrap history
             can be written as it is.
+        trust_ceiling: The importing store's ceiling: trust above it is written at it, and
+            counted as ``capped``.
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, dialect: Dialect, *, stage_dir: Path, target_empty: bool
+        self,
+        conn: sqlite3.Connection,
+        dialect: Dialect,
+        *,
+        stage_dir: Path,
+        target_empty: bool,
+        trust_ceiling: Trust = Trust.AGENT,
     ) -> None:
         self._conn = conn
         self._dialect = dialect
         self._target_empty = target_empty
+        self._ceiling = trust_ceiling
         self._by_wrap = False
         self._carry_wraps = False
         # A private scratch file, not a store: none of the store's connection policy applies.
@@ -156,6 +174,7 @@ class Sink:
                 skipped=c.skipped,
                 not_carried=c.not_carried,
                 reason=c.reason,
+                capped=c.capped,
             )
             for kind, c in sorted(self._counts.items(), key=lambda kv: order.index(kv[0]))
             if c.found or kind is Kind.EPISODES
@@ -268,14 +287,30 @@ class Sink:
         if staged.fetchone() or fetch_by_id(self._conn, record.ident) is not None:
             count.skipped += 1  # a live episode (1.0.2 could reuse a deleted id) wins
             return
+        trust = None if record.trust is None else self._lowered(record.trust)
         cursor = self._conn.execute(
-            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason) VALUES (?, ?, ?)",
-            (record.ident, record.deleted_at, record.reason),
+            "INSERT OR IGNORE INTO tombstones(id, deleted_at, reason, trust, derived_from)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (record.ident, record.deleted_at, record.reason, trust, record.derived_from),
         )
         if cursor.rowcount:
             count.imported += 1
+            if trust != record.trust:
+                self._count_capped(count)
         else:
             count.skipped += 1
+
+    def _lowered(self, claimed: str) -> str:
+        """``claimed`` (a trust class), lowered to this store's ceiling when above it."""
+        level = Trust(claimed)
+        return claimed if level.rank <= self._ceiling.rank else self._ceiling.value
+
+    def _count_capped(self, count: _Count) -> None:
+        count.capped += 1
+        count.note(
+            f"capped at this store's ceiling {self._ceiling.value!r}: trust above it is "
+            "kept only by an operator's import (CLI --operator)"
+        )
 
     def wrap(self, record: WrapRecord) -> None:
         """Hold one 1.0.2 wrap until its episodes have seqs (see ``flush_wraps``)."""
@@ -383,18 +418,30 @@ class Sink:
         row = self._stage.execute("SELECT 1 FROM fresh WHERE id = ?", (ident,)).fetchone()
         return row is not None
 
+    def _within_ceiling(self, record: Any) -> tuple[Any, bool]:
+        """A trust or spore record with its trust lowered to the ceiling; whether it was."""
+        if isinstance(record, TrustRecord):
+            trust = self._lowered(record.trust)
+            return dataclasses.replace(record, trust=trust), trust != record.trust
+        if isinstance(record, SporeRecord):
+            item, lowered = spore_trust(record.data, record.place, self._ceiling)
+            return dataclasses.replace(record, data=item), lowered
+        return record, False
+
     def flush_pending(self) -> None:
         """Hand each held record to its carrier (``_import_pending.CARRIERS``), in source order."""
         rows = self._stage.execute("SELECT kind, record FROM pending ORDER BY pos")
         for value, text in rows:
             kind = Kind(value)
-            record = RECORD_TYPES[kind](**json.loads(text))
+            record, lowered = self._within_ceiling(RECORD_TYPES[kind](**json.loads(text)))
             written = CARRIERS[kind](self._conn, self._dialect, record, self._fresh)
             count = self.count(kind)
             if isinstance(written, str):
                 count.not_carried += 1
-                count.reason = written
+                count.note(written)
             elif written:
                 count.imported += 1
+                if lowered:
+                    self._count_capped(count)
             else:
                 count.skipped += 1

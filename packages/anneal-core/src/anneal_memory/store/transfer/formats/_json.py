@@ -14,7 +14,7 @@ from anneal_memory._clock import Clock
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.transfer._episodes import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from anneal_memory.store.transfer._links import parse_provenance
+from anneal_memory.store.transfer._links import parse_provenance, tombstone_provenance
 from anneal_memory.store.transfer._records import (
     ContinuityRecord,
     CrystalRecord,
@@ -140,12 +140,15 @@ def _our_tombstone(sink: Sink, raw: object, place: str) -> None:
     if not isinstance(raw, Mapping):
         raise ImportFormatError(f"{place} is malformed: expected {{id, deleted_at, reason}}")
     ident = check_id(raw.get("id"), place)
+    kept = tombstone_provenance(raw, place, Trust.OPERATOR)  # checked here, capped by the sink
     sink.tombstone(
         TombstoneRecord(
             place=place,
             ident=ident,
             deleted_at=str(raw.get("deleted_at", "")),
             reason=str(raw.get("reason", "import"))[:64],
+            trust=kept.trust,
+            derived_from=kept.derived_from,
         )
     )
 
