@@ -11,35 +11,50 @@ from collections.abc import Iterator
 from typing import Any
 
 from anneal_memory.audit._chain import split_complete
-from anneal_memory.audit._files import AuditPaths, load_manifest
-from anneal_memory.errors import AuditError
+from anneal_memory.audit._files import (
+    ACTIVE_MAX_BYTES,
+    SEALED_MAX_BYTES,
+    AuditPaths,
+    load_manifest,
+    read_trail_file,
+)
+from anneal_memory.errors import AuditError, UnsafeFileError
 
 __all__ = ["iter_entries", "read_entries"]
+
+
+def _sealed_bytes(paths: AuditPaths, filename: str) -> bytes:
+    try:
+        raw = read_trail_file(paths.beside(filename), limit=SEALED_MAX_BYTES)
+        if raw is None:
+            raise FileNotFoundError(filename)
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error, UnsafeFileError) as exc:
+        raise AuditError(f"cannot read sealed week {filename}: {exc}") from None
 
 
 def _file_bytes(paths: AuditPaths) -> Iterator[tuple[str, bytes]]:
     try:
         manifest = load_manifest(paths.manifest)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnsafeFileError) as exc:
         raise AuditError(f"cannot read the audit manifest: {exc}") from None
     for sealed in manifest.files if manifest else ():
-        if sealed.set_aside is not None:
-            continue
-        try:
-            yield sealed.filename, gzip.decompress(paths.beside(sealed.filename).read_bytes())
-        except (OSError, EOFError, zlib.error) as exc:
-            raise AuditError(f"cannot read sealed week {sealed.filename}: {exc}") from None
+        if sealed.set_aside is None:
+            yield sealed.filename, _sealed_bytes(paths, sealed.filename)
     try:
-        yield paths.active.name, paths.active.read_bytes()
-    except FileNotFoundError:
-        return
+        active = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
+    except (OSError, UnsafeFileError) as exc:
+        raise AuditError(f"cannot read the audit trail: {exc}") from None
+    if active is not None:
+        yield paths.active.name, active
 
 
 def iter_entries(db_path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Yield every complete entry of the trail, oldest first (torn tails are left out).
 
     Raises:
-        AuditError: The manifest or a sealed week cannot be read.
+        AuditError: The manifest, a sealed week or the active file cannot be read (or is
+            not a regular file).
     """
     for _name, data in _file_bytes(AuditPaths.for_db(db_path)):
         lines, _torn = split_complete(data)

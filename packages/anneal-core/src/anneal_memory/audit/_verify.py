@@ -7,6 +7,7 @@ or append in flight is not mistaken for tampering.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
@@ -18,8 +19,16 @@ from typing import Any
 
 from anneal_memory._locks import file_lock
 from anneal_memory.audit._chain import GENESIS_HASH, ChainTip, parse_line, split_complete
-from anneal_memory.audit._files import AuditPaths, Manifest, SealedFile, load_manifest
-from anneal_memory.errors import LockUnavailableError
+from anneal_memory.audit._files import (
+    ACTIVE_MAX_BYTES,
+    SEALED_MAX_BYTES,
+    AuditPaths,
+    Manifest,
+    SealedFile,
+    load_manifest,
+    read_trail_file,
+)
+from anneal_memory.errors import LockUnavailableError, UnsafeFileError
 
 __all__ = ["AuditVerifyResult", "verify_trail"]
 
@@ -229,13 +238,17 @@ def walk_lines(lines: list[bytes], start: ChainTip, filename: str, walk: _Walk) 
 def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
     path = paths.beside(sealed.filename)
     try:
-        raw = path.read_bytes()
+        raw = read_trail_file(path, limit=SEALED_MAX_BYTES)
+        if raw is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
     except OSError as exc:
         raise _ChainBreakError(
             f"sealed week {sealed.filename} cannot be read: {exc.strerror or exc}",
             seq=sealed.first_seq,
             file=sealed.filename,
         ) from None
+    except UnsafeFileError as exc:
+        raise _ChainBreakError(str(exc), seq=sealed.first_seq, file=sealed.filename) from None
     if hashlib.sha256(raw).hexdigest() != sealed.sha256:
         raise _ChainBreakError(
             f"sealed week {sealed.filename} does not match the sha256 in the manifest",
@@ -304,8 +317,14 @@ def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: _
         tip, manifest.active_first_seq, manifest.active_first_prev_hash, "the active file", name
     )
     try:
-        data = paths.active.read_bytes()
-    except FileNotFoundError:
+        data = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
+    except (OSError, UnsafeFileError) as exc:
+        raise _ChainBreakError(
+            f"the active file cannot be read: {getattr(exc, 'strerror', None) or exc}",
+            seq=manifest.active_first_seq,
+            file=name,
+        ) from None
+    if data is None:
         return
     lines, torn = split_complete(data)
     if torn:
@@ -326,8 +345,9 @@ def _already_sealed(paths: AuditPaths, manifest: Manifest, lines: list[bytes], d
     if not isinstance(last_seq, int) or last_seq >= manifest.active_first_seq:
         return False
     try:
-        sealed = gzip.decompress(paths.beside(manifest.files[-1].filename).read_bytes())
-    except (OSError, EOFError, zlib.error):
+        raw = read_trail_file(paths.beside(manifest.files[-1].filename), limit=SEALED_MAX_BYTES)
+        sealed = gzip.decompress(raw or b"")
+    except (OSError, EOFError, zlib.error, UnsafeFileError):
         return False
     return sealed == data
 
@@ -335,7 +355,7 @@ def _already_sealed(paths: AuditPaths, manifest: Manifest, lines: list[bytes], d
 def _load(paths: AuditPaths) -> Manifest | None:
     try:
         manifest = load_manifest(paths.manifest)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnsafeFileError) as exc:
         raise _ChainBreakError(
             f"the audit manifest is unreadable or corrupt ({exc}); "
             "run 'anneal-memory audit-repair'",
@@ -428,5 +448,5 @@ def verify_trail(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
     try:
         with file_lock(paths.append_lock, timeout=5.0):
             return _verify_once(paths)
-    except LockUnavailableError:
+    except (LockUnavailableError, UnsafeFileError):
         return result

@@ -151,7 +151,7 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
 
     if args.dry_run:
         raise CommandError("import --dry-run is not supported on PostgreSQL yet")
-    text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file")
+    text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file", links=False)
     origin = "stdin" if args.file == "-" else str(Path(args.file).expanduser())
     result = ctx.store().import_json(text)
     ctx.emit(
@@ -177,7 +177,7 @@ def run_import(ctx: Context, args: argparse.Namespace) -> int:
         from anneal_memory.cli._files import require_regular_file
 
         path = Path(args.file).expanduser()
-        require_regular_file(path)
+        require_regular_file(path, links=False)
         report = _run(ctx, path, dry_run=args.dry_run)
         origin = str(path)
     else:

@@ -3,22 +3,27 @@
 Checks, in order: SQLite's own ``integrity_check`` (or ``quick_check``), the schema (our
 application id, version and core tables and triggers), the full-text index against the
 episodes, the audit trail (chain, gaps, entries still staged), the continuity file (readable,
-within the hard size bound, the text the last wrap saved) and orphaned temp files.
+within the hard size bound, the text the last wrap saved), the files beside the database
+(each a regular file, not a link, FIFO or folder) and orphaned temp files.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
+from anneal_memory._sidefile import read_bytes
+from anneal_memory.errors import UnsafeFileError
 from anneal_memory.store.sqlite._identity import StoreKind, identify
 from anneal_memory.store.sqlite._open import orphaned_temp_files
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._sidecars import unsafe_sidecars
 
 __all__ = ["CONTINUITY_CHECK_MAX_BYTES", "CheckProblem", "CheckReport", "Severity", "run_checks"]
 
@@ -222,7 +227,7 @@ def _continuity(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
         ).fetchone()
     except sqlite3.Error as exc:
         return [CheckProblem(code="continuity-unknown", message=f"wraps unreadable: {exc}")]
-    if not target.exists():
+    if not os.path.lexists(target):
         missing = CheckProblem(code="continuity-missing", message=f"{target.name} is missing")
         return [] if row is None else [missing]
     problem = _continuity_text(target, None if row is None else row[0])
@@ -246,7 +251,7 @@ def _scoped_continuities(target: Path, conn: sqlite3.Connection) -> list[CheckPr
     problems: list[CheckProblem] = []
     for scope, sha256 in rows:
         path = target.with_name(stem + continuity_suffix(str(scope)))
-        if not path.exists():
+        if not os.path.lexists(path):
             problem: CheckProblem | None = CheckProblem(
                 code="continuity-missing", message=f"{path.name} is missing"
             )
@@ -259,13 +264,16 @@ def _scoped_continuities(target: Path, conn: sqlite3.Connection) -> list[CheckPr
 
 def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
     try:
-        with target.open("rb") as handle:
-            raw = handle.read(CONTINUITY_CHECK_MAX_BYTES + 1)
+        raw = read_bytes(target, limit=CONTINUITY_CHECK_MAX_BYTES, what="the continuity file")
+        if raw is None:
+            return CheckProblem(code="continuity-missing", message=f"{target.name} is missing")
         raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return CheckProblem(code="continuity-unreadable", message=f"{target.name}: {exc}")
-    if len(raw) > CONTINUITY_CHECK_MAX_BYTES:
-        return CheckProblem(code="continuity-size", message=f"{target.name} is too large")
+    except UnsafeFileError as exc:
+        if exc.found.startswith("larger"):
+            return CheckProblem(code="continuity-size", message=f"{target.name} is too large")
+        return None  # the files check names it
     if saved_sha256 and hashlib.sha256(raw).hexdigest() != str(saved_sha256):
         return CheckProblem(
             code="continuity-changed",
@@ -274,6 +282,18 @@ def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
             severity=Severity.WARNING,
         )
     return None
+
+
+def _files(path: Path) -> list[CheckProblem]:
+    return [
+        CheckProblem(
+            code="file-not-regular",
+            message=f"{sidecar.name} is {found}, not a regular file: the store neither reads nor "
+            "writes through it. Remove it (if it stands for the real file, put that file in "
+            "its place)",
+        )
+        for sidecar, found in unsafe_sidecars(path)
+    ]
 
 
 def _temp_files(path: Path) -> list[CheckProblem]:
@@ -299,10 +319,11 @@ def run_checks(
         *_audit(path),
         *_continuity(continuity, conn),
         *_scoped_continuities(continuity, conn),
+        *_files(path),
         *_temp_files(path),
     ]
     return CheckReport(
         path=str(path),
-        checks=("sqlite", "schema", "fts", "audit", "continuity", "temp-files"),
+        checks=("sqlite", "schema", "fts", "audit", "continuity", "files", "temp-files"),
         problems=tuple(problems),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ class _DryRun(Exception):  # noqa: N818 - control flow that never leaves this mo
 def _write_continuity(target: Path, text: str) -> None:
     """Write the imported continuity; the caller removes it if the commit then fails."""
     with FilePlace(target).lock():  # the lock every write of a continuity file holds
-        if target.exists():
+        if os.path.lexists(target):
             raise ImportFormatError(
                 f"{target.name} appeared while importing; nothing was imported, run it again"
             )

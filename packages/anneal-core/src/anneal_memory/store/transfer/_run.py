@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass
@@ -17,9 +18,10 @@ from pathlib import Path
 from typing import IO
 
 from anneal_memory._clock import Clock
+from anneal_memory._sidefile import open_file
 from anneal_memory.document import _document
 from anneal_memory.document._schema import SCHEMAS, SectionSchema, schema_by_name
-from anneal_memory.errors import ImportFormatError
+from anneal_memory.errors import ImportFormatError, UnsafeFileError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store.transfer._records import ContinuityRecord, Kind, SourceFormat
 from anneal_memory.store.transfer._sink import Sink
@@ -30,11 +32,13 @@ from anneal_memory.store.transfer.formats._server_memory import (
     read_server_memory,
 )
 from anneal_memory.store.transfer.formats._v1_db import SQLITE_MAGIC, read_v1_database
+from anneal_memory.store.wraps._place import read_file
 from anneal_memory.types import ImportReport
 
 __all__ = ["ImportPlan", "import_source"]
 
 _HEAD_BYTES = 64 * 1024
+_INPUT_HINT = "Import reads a regular file only: pass the file itself"
 _SCHEMA_KEY = "section_schema"
 
 
@@ -46,21 +50,27 @@ class ImportPlan:
     continuity: str | None
 
 
-def _sha256_file(path: Path) -> str:
+def _sha256_file(handle: IO[bytes]) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1024 * 1024):
-            digest.update(chunk)
+    handle.seek(0)
+    while chunk := handle.read(1024 * 1024):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
 def _open(path: Path) -> IO[bytes]:
-    if path.is_dir():
-        raise ImportFormatError(f"{path} is a folder; import takes a file")
+    """The file to import, opened as ``_sidefile`` opens files: a regular file, not a link."""
     try:
-        return path.open("rb")
+        fd = open_file(path, what="the file to import", hint=_INPUT_HINT)
+    except UnsafeFileError as exc:
+        if exc.found == "a folder":
+            raise ImportFormatError(f"{path} is a folder; import takes a file") from None
+        raise ImportFormatError(str(exc)) from None
     except OSError as exc:
         raise ImportFormatError(f"{exc.strerror}: {path}") from None
+    if fd is None:
+        raise ImportFormatError(f"No such file or directory: {path}")
+    return os.fdopen(fd, "rb")
 
 
 def _stream(
@@ -107,7 +117,7 @@ def _continuity(
     count = sink.count(Kind.CONTINUITY)
     count.found += 1
     text = _document.canonical_text(record.text)
-    existing = target.read_text(encoding="utf-8") if target.exists() else None
+    existing = read_file(target)
     if existing is not None:
         if existing == text:
             count.skipped += 1
@@ -160,7 +170,7 @@ def import_source(
                     fmt = SourceFormat.V1_DATABASE
                     sink.set_format(fmt)
                     record, _ = read_v1_database(sink, path, clock=clock)
-                    sha256 = _sha256_file(path)
+                    sha256 = _sha256_file(handle)
                 else:
                     fmt, record, sha256 = _stream(sink, handle, head, str(path), clock)
             sink.flush_episodes()

@@ -1,0 +1,177 @@
+"""Every entry point that reads or appends one file beside a store, run against what is there.
+
+``probe(db, place)`` calls the library, the CLI (``main(argv)`` in process) and the MCP
+handler on the store at ``db`` and returns what each answered, as text. The tests plant a
+symbolic link, a FIFO or a folder at the place first. Run as a script (``python
+_sidefile_probe.py DB PLACE``) it prints the answers as JSON: a FIFO must never hang, so the
+tests run that case in a child process under a timeout, where hanging is the failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from anneal_memory.audit import AuditVerifyResult
+
+SECRET = "root:x:0:0:SECRET-OUTSIDE-THE-STORE"
+SCOPE = "team-a"
+
+__all__ = ["PLACES", "SECRET", "place_path", "plant", "probe", "seed"]
+
+# Where each probed file lives, relative to ``memory.db``.
+PLACES = {
+    "continuity": "memory.continuity.md",
+    "scoped-continuity": "",  # the scope's hashed name, from the store
+    "continuity-lock": "memory.continuity.md.lock",
+    "audit-trail": "memory.audit.jsonl",
+    "audit-manifest": "memory.audit.manifest.json",
+    "audit-lock": "memory.audit-append.lock",
+    "token-file": "memory.db.http-tokens",
+    "import-input": "export.json",
+}
+
+
+def place_path(db: Path, place: str) -> Path:
+    """The path of ``place`` beside the store at ``db``."""
+    if place == "scoped-continuity":
+        from anneal_memory import Store
+
+        with Store(db, read_only=True) as store:
+            return store.continuity_file(SCOPE)
+    return db.with_name(PLACES[place])
+
+
+def seed(db: Path) -> Path:
+    """A store with episodes and a trail at ``db``; an export beside it; the outside file."""
+    from anneal_memory import Store
+
+    with Store(db) as store:
+        for n in range(3):
+            store.record(f"episode {n} about sockets", "observation")
+        with db.with_name("export.json").open("w", encoding="utf-8") as out:
+            store.export_json(out)
+    outside = db.parent.parent / "outside" / "passwd"
+    outside.parent.mkdir(exist_ok=True)
+    outside.write_text(SECRET + "\n", encoding="utf-8")
+    return outside
+
+
+def plant(path: Path, kind: str, outside: Path) -> None:
+    """Replace ``path`` with a symbolic link to ``outside``, a FIFO or a folder."""
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    if kind == "symlink":
+        os.symlink(outside, path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+
+
+def _answer(call: Callable[[], object]) -> str:
+    try:
+        return f"ok: {call()}"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _cli(db: Path, *args: str) -> str:
+    from anneal_memory.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--db", str(db), *args])
+    return f"exit {code}: {out.getvalue()} {err.getvalue()}"
+
+
+def _mcp(db: Path, method: str, params: dict[str, object]) -> str:
+    from anneal_memory.mcp import McpServer, ServerConfig
+
+    server = McpServer(ServerConfig(db_path=db, session_id="probe"))
+    try:
+        reply = server.handle(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, **params}))
+    finally:
+        server.close()
+    return json.dumps(reply)
+
+
+def _tool(db: Path, name: str, **arguments: object) -> str:
+    return _mcp(db, "tools/call", {"params": {"name": name, "arguments": arguments}})
+
+
+def _verified(result: AuditVerifyResult) -> str:
+    if not (result.valid and result.complete):
+        raise AssertionError(result.summary())  # an answer, like the CLI's exit 1
+    return result.summary()
+
+
+def _save(store: object, scope: str) -> object:
+    from anneal_memory import Store, prepare_wrap, validated_save_continuity
+
+    assert isinstance(store, Store)
+    token = prepare_wrap(store, scope=scope).wrap_token
+    text = "## State\n- probed\n## Patterns\n## Decisions\n## Context\n- probe\n"
+    return validated_save_continuity(store, text, wrap_token=token, scope=scope).path
+
+
+def _library(db: Path, place: str) -> dict[str, Callable[[], object]]:
+    from anneal_memory import AgentMemory, Store, prepare_wrap
+    from anneal_memory.audit import AuditTrail, read_entries
+    from anneal_memory.mcp._http._tokens import TokenFile
+
+    def with_store(call: Callable[[Store], object]) -> Callable[[], object]:
+        def run() -> object:
+            with Store(db) as store:
+                return call(store)
+
+        return run
+
+    scope = SCOPE if place == "scoped-continuity" else ""
+    return {
+        "load_continuity": with_store(lambda s: s.load_continuity(scope)),
+        "save": with_store(lambda s: _save(s, scope)),
+        "prepare_wrap": with_store(lambda s: prepare_wrap(s, scope=scope).package.text),
+        "start": lambda: AgentMemory(db, scope=scope or None, strict=True).start(),
+        "check": with_store(lambda s: s.check(full=False).summary()),
+        "record": with_store(lambda s: s.record("probe", "observation").id),
+        "verify": lambda: _verified(AuditTrail.verify(db)),
+        "read_entries": lambda: len(read_entries(db)),
+        "tokens": lambda: TokenFile(db.with_name("memory.db.http-tokens")).entries(),
+        "token_add": lambda: TokenFile(db.with_name("memory.db.http-tokens")).add(
+            "probe", scope="default", session_id="probe"
+        ),
+        "import_from": with_store(lambda s: s.import_from(db.with_name("export.json")).format),
+    }
+
+
+def probe(db: Path, place: str) -> dict[str, str]:
+    """What every entry point answers about the store at ``db`` (see the module docstring)."""
+    scope = ["--scope", SCOPE] if place == "scoped-continuity" else []
+    answers = {f"lib {name}": _answer(call) for name, call in _library(db, place).items()}
+    cli = {
+        "continuity": ["continuity", *scope],
+        "check": ["check"],
+        "prepare-wrap": ["prepare-wrap", *scope],
+        "verify": ["verify"],
+        "audit": ["audit"],
+        "http-token add": ["http-token", "add", "probe2", "--session-id", "probe"],
+        "import": ["import", str(db.with_name("export.json"))],
+    }
+    answers.update({f"cli {name}": _cli(db, *args) for name, args in cli.items()})
+    answers["mcp read_continuity"] = _tool(db, "read_continuity")
+    answers["mcp prepare_wrap"] = _tool(db, "prepare_wrap")
+    answers["mcp record"] = _tool(db, "record", content="over mcp", episode_type="observation")
+    answers["mcp resource"] = _mcp(db, "resources/read", {"params": {"uri": "anneal://continuity"}})
+    return answers
+
+
+if __name__ == "__main__":
+    print(json.dumps(probe(Path(sys.argv[1]), sys.argv[2])))

@@ -1,0 +1,153 @@
+"""Files that are not what they seem: a link, a FIFO or a folder at every file beside a store.
+
+For each file the store reads or appends (each scope's continuity, the continuity lock, the
+audit trail, its manifest and append lock, the token file, an import input), the probe runs
+every entry point (library, CLI ``main(argv)``, MCP handler). Nothing may read or append
+through a link (the outside file keeps its text and never reaches an answer), a FIFO may
+never hang (run in a child under a timeout), and each entry point that reads the file refuses
+it with an error naming it; ``check`` names it as damage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _sidefile_probe import PLACES, SECRET, place_path, plant, probe, seed
+
+pytestmark = pytest.mark.reliability
+
+PROBE = Path(__file__).with_name("_sidefile_probe.py")
+KINDS = ["symlink", "fifo", "dir"]
+
+# The answers that must be refusals naming the file, per place.
+REFUSED = {
+    "continuity": [
+        "lib load_continuity", "lib prepare_wrap", "lib start", "lib save", "cli continuity",
+        "cli prepare-wrap", "mcp read_continuity", "mcp prepare_wrap", "mcp resource",
+    ],
+    "scoped-continuity": [
+        "lib load_continuity", "lib prepare_wrap", "lib start", "lib save", "cli continuity",
+        "cli prepare-wrap",
+    ],
+    "continuity-lock": ["lib save"],
+    "audit-trail": ["lib verify", "lib read_entries", "cli verify", "cli audit"],
+    "audit-manifest": ["lib verify", "lib read_entries", "cli verify", "cli audit"],
+    "audit-lock": [],
+    "token-file": ["lib tokens", "lib token_add", "cli http-token add"],
+    "import-input": ["lib import_from", "cli import"],
+}  # fmt: skip
+# Beside the store: ``check`` names them (an import input is the operator's own file).
+CHECKED = set(PLACES) - {"import-input"}
+
+
+def _refused(answer: str, name: str) -> bool:
+    if answer.startswith("ok:"):
+        return False
+    if answer.startswith("exit "):
+        failed = not answer.startswith("exit 0")
+    elif answer.startswith("{"):
+        reply = json.loads(answer)
+        failed = "error" in reply or reply.get("result", {}).get("isError") is True
+    else:
+        failed = True
+    return failed and name in answer
+
+
+def _run(db: Path, place: str, kind: str) -> dict[str, str]:
+    if kind != "fifo":
+        return probe(db, place)
+    env = {**os.environ, "HOME": str(db.parent / "home")}
+    done = subprocess.run(
+        [sys.executable, str(PROBE), str(db), place],
+        capture_output=True,
+        text=True,
+        timeout=60,  # hanging on the FIFO is the failure
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("place", list(PLACES))
+def test_nothing_is_read_or_appended_through_a_file_that_is_not_one(
+    tmp_path: Path, place: str, kind: str
+):
+    db = tmp_path / "store" / "memory.db"
+    outside = seed(db)
+    target = place_path(db, place)
+    if place == "import-input":  # a link to a real export: following it would import it
+        outside = outside.with_name("export.json")
+        outside.write_bytes(target.read_bytes())
+    kept = outside.read_bytes()
+    plant(target, kind, outside)
+
+    answers = _run(db, place, kind)
+
+    leaked = [name for name, answer in answers.items() if SECRET in answer]
+    assert leaked == [], leaked
+    assert outside.read_bytes() == kept  # nothing appended through
+    not_refused = [n for n in REFUSED[place] if not _refused(answers[n], target.name)]
+    assert not_refused == [], {n: answers[n][:300] for n in not_refused}
+    if place in CHECKED:
+        assert _refused(answers["cli check"], target.name), answers["cli check"]
+        assert "file-not-regular" in answers["lib check"], answers["lib check"]
+    assert not any("Traceback" in answer for answer in answers.values())
+    assert os.path.lexists(target)  # refused, never removed or replaced behind the user
+
+
+def test_a_link_at_the_trail_gets_no_entry_and_the_entries_wait_in_the_database(tmp_path: Path):
+    from anneal_memory import Store
+    from anneal_memory.audit import AuditTrail
+
+    db = tmp_path / "store" / "memory.db"
+    outside = seed(db)
+    trail = db.with_name("memory.audit.jsonl")
+    kept = trail.read_bytes()
+    trail.unlink()
+    os.symlink(outside, trail)
+    with Store(db) as store:
+        store.record("written while the trail is a link", "observation")
+        assert store.status().audit_write_failures >= 1
+    assert outside.read_text(encoding="utf-8") == SECRET + "\n"
+    trail.unlink()
+    trail.write_bytes(kept)  # the operator puts the real trail back
+    Store(db).close()  # the next open appends what waited
+    result = AuditTrail.verify(db)
+    assert result.valid, result.summary()
+    assert result.complete, result.summary()
+    assert result.total_entries == 4
+
+
+def test_check_names_a_sealed_week_that_is_a_link(tmp_path: Path):
+    import datetime as dt
+
+    from anneal_memory import Store
+    from anneal_memory.audit import AuditTrail
+    from anneal_memory.testing import FrozenClock
+
+    db = tmp_path / "store" / "memory.db"
+    clock = FrozenClock(dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc))
+    with Store(db, clock=clock) as store:
+        store.record("week one", "observation")
+        clock.advance(days=7)
+        store.record("week two", "observation")
+    (sealed,) = db.parent.glob("memory.audit.*.jsonl.gz")
+    outside = tmp_path / "foreign.gz"
+    outside.write_bytes(sealed.read_bytes())
+    sealed.unlink()
+    os.symlink(outside, sealed)
+    result = AuditTrail.verify(db)
+    assert not result.valid
+    assert sealed.name in str(result.error)
+    assert "symbolic link" in str(result.error)
+    with Store(db, read_only=True) as store:
+        report = store.check(full=False)
+    assert not report.ok
+    assert any(p.code == "file-not-regular" and sealed.name in p.message for p in report.problems)
