@@ -54,6 +54,8 @@ class AuditVerifyResult:
         repeated_entries: Entries whose ``intent`` was already in the trail (appended twice).
         pending_entries: Entries staged in the database and not appended yet (delayed by a
             crash or a failed append; the store's next open or write appends them).
+        missing_tail: Entries the database recorded as appended that the trail no longer
+            ends with: cut from its end, or an older copy of the trail put back.
     """
 
     valid: bool
@@ -70,11 +72,12 @@ class AuditVerifyResult:
     missing_entries: int = 0
     repeated_entries: int = 0
     pending_entries: int = 0
+    missing_tail: int = 0
 
     @property
     def complete(self) -> bool:
         """True when no audited change lacks its entry and none was appended twice."""
-        return self.missing_entries == 0 and self.repeated_entries == 0
+        return self.missing_entries == 0 and self.repeated_entries == 0 and not self.missing_tail
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
@@ -87,6 +90,14 @@ class AuditVerifyResult:
                 f"Audit trail valid: {self.total_entries} entries across "
                 f"{self.files_verified} file(s)"
             )
+            if self.missing_tail:
+                text = (
+                    f"Audit trail INCOMPLETE: its last {self.missing_tail} entr(ies) are "
+                    "missing (the database recorded them as appended; the trail now ends "
+                    "before them: cut from its end, or an older copy put back). The "
+                    f"{self.total_entries} entries present link correctly across "
+                    f"{self.files_verified} file(s)"
+                )
             if self.skipped_lines:
                 text += f"; {self.skipped_lines} torn line(s) skipped"
             if self.dropped_entries:
@@ -385,6 +396,7 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
         for sealed in manifest.files:
             tip = _verify_sealed(paths, sealed, tip, walk)
         _verify_active(paths, manifest, tip, walk)
+        staged = _staged(paths, walk.last_intent or 0)
     except _ChainBreakError as broken:
         return AuditVerifyResult(
             valid=False,
@@ -409,41 +421,59 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
         untracked=untracked,
         missing_entries=walk.missing,
         repeated_entries=walk.repeated,
-        pending_entries=_pending(paths, walk.last_intent or 0),
+        pending_entries=staged.pending,
+        missing_tail=staged.lost,
     )
 
 
-def _pending(paths: AuditPaths, newest: int) -> int:
-    """Entries staged in the database above the trail's newest intent (0 without a store).
+@dataclass(frozen=True, slots=True)
+class _Staged:
+    pending: int = 0
+    lost: int = 0
 
-    One count on a read-only connection of its own: ``audit/`` sits below ``store/`` and never
-    imports it, and a count needs none of the store's connection policy.
+
+def _staged(paths: AuditPaths, newest: int) -> _Staged:
+    """What the database says about the intents above the trail's newest one (``newest``).
+
+    The outbox holds every staged entry until it has been appended, and drops appended ones
+    (always keeping the newest id). So an id above ``newest`` that is still there is pending
+    (the next open appends it), and an id above ``newest`` that is gone was appended and is
+    no longer in the trail: its tail was lost. One query on a read-only connection of its
+    own: ``audit/`` sits below ``store/`` and never imports it.
     """
     db = paths.db_path
     if not db.is_file():
-        return 0
+        return _Staged()
     try:
         conn = sqlite3.connect(str(db), timeout=5.0, isolation_level=None)  # noqa: TID251
     except sqlite3.Error:
-        return 0
+        return _Staged()
     try:
         conn.execute("PRAGMA query_only=ON")
-        row = conn.execute("SELECT count(*) FROM audit_outbox WHERE id > ?", (newest,)).fetchone()
-        return int(row[0])
+        count, top = conn.execute(
+            "SELECT count(*), max(id) FROM audit_outbox WHERE id > ?", (newest,)
+        ).fetchone()
     except sqlite3.Error:
-        return 0
+        return _Staged()
     finally:
         conn.close()
+    if not count:
+        return _Staged()
+    return _Staged(pending=int(count), lost=int(top) - newest - int(count))
 
 
 def verify_trail(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
     """Verify the audit trail of the database at ``db_path``.
 
-    A store without any audit files verifies as valid with zero entries.
+    A store without any audit files verifies as valid with zero entries. Entries the
+    database recorded as appended and the trail no longer ends with are ``missing_tail``.
     """
     paths = AuditPaths.for_db(db_path)
     result = _verify_once(paths)
-    if result.valid or not paths.append_lock.exists():
+    # A second walk under the append lock, which appends and rotations hold: a rotation in
+    # flight is not tampering, and a tail appended (and dropped from the outbox) by another
+    # process between reading the trail and the database is not a lost one.
+    if (result.valid and not result.missing_tail) or not paths.append_lock.exists():
         return result
     try:
         with file_lock(paths.append_lock, timeout=5.0):

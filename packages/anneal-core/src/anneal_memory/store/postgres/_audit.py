@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.audit._chain import GENESIS_HASH, link_hash
@@ -112,6 +113,18 @@ def verify_chain(conn: psycopg.Connection[Any]) -> AuditVerifyResult:
             return _broken(total, seq, f"entry {seq} does not link to entry {seq - 1}")
         expected_seq, expected_prev, total = seq + 1, link_hash(line.encode()), total + 1
     tip = conn.execute("SELECT next_seq, prev_hash FROM audit_tip WHERE one = 1").fetchone()
+    if tip is not None and int(tip[0]) > expected_seq:
+        lost = int(tip[0]) - expected_seq
+        return replace(
+            _broken(
+                total,
+                expected_seq,
+                f"the last {lost} entr(ies) are missing: the chain tip, written with each "
+                f"entry, names entry {int(tip[0]) - 1} as the last, and the trail ends at "
+                f"entry {expected_seq - 1}",
+            ),
+            missing_tail=lost,
+        )
     if tip is None or (int(tip[0]), str(tip[1])) != (expected_seq, expected_prev):
         return _broken(total, expected_seq, "the chain tip does not name the last entry")
     return AuditVerifyResult(valid=True, total_entries=total, files_verified=0)

@@ -191,6 +191,15 @@ def _audit(path: Path) -> list[CheckProblem]:
     problems: list[CheckProblem] = []
     if not result.valid:
         problems.append(CheckProblem(code="audit-chain", message=str(result.error)))
+    if result.missing_tail:
+        problems.append(
+            CheckProblem(
+                code="audit-tail",
+                message=f"the trail's last {result.missing_tail} entr(ies) are missing: the "
+                "database recorded them as appended and the trail ends before them (cut from "
+                "its end, or an older copy put back); restore the trail from a backup",
+            )
+        )
     if result.missing_entries:
         problems.append(
             CheckProblem(
