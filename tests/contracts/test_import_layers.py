@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "anneal_memory.errors", "anneal_memory.types", "anneal_memory._clock",
         "anneal_memory._fsio", "anneal_memory._locks", "anneal_memory._lazy",
         "anneal_memory._fields", "anneal_memory._hebbian", "anneal_memory._owner",
-        "anneal_memory._scope_files", "anneal_memory._sidefile",
+        "anneal_memory._scope_files", "anneal_memory._sidefile", "anneal_memory._staging",
     ),
     ("anneal_memory.document",),
     ("anneal_memory.immune",),

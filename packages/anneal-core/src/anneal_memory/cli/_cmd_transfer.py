@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,16 +127,30 @@ def _data(report: ImportReport, origin: str) -> dict[str, object]:
     }
 
 
+@contextlib.contextmanager
+def _scratch(ctx: Context) -> Iterator[Path]:
+    """A private folder for a copy of stdin or a dry run's scratch store, removed after.
+
+    Beside the destination when its folder exists (a killed import's copy is then removed by
+    the store's next open or import), else in the system temp folder.
+    """
+    if ctx.db_path.parent.is_dir():
+        from anneal_memory._staging import staging_folder
+
+        with staging_folder(ctx.db_path) as folder:
+            yield folder
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="anneal-import-") as name:
+        yield Path(name)
+
+
 def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
     if dry_run and not ctx.db_path.exists():
-        import tempfile
-
         from anneal_memory.store import Store
 
-        with (
-            tempfile.TemporaryDirectory(prefix="anneal-dry-run-") as folder,
-            Store(Path(folder) / "dry-run.db", audit=False) as scratch,
-        ):
+        with _scratch(ctx) as folder, Store(folder / "dry-run.db", audit=False) as scratch:
             return scratch.import_from(path, dry_run=True)
     store = ctx.store()
     try:
@@ -181,12 +196,10 @@ def run_import(ctx: Context, args: argparse.Namespace) -> int:
         report = _run(ctx, path, dry_run=args.dry_run)
         origin = str(path)
     else:
-        import tempfile
-
         from anneal_memory.errors import ImportFormatError
 
-        with tempfile.TemporaryDirectory(prefix="anneal-import-") as folder:
-            spooled = _spool_stdin(Path(folder))
+        with _scratch(ctx) as folder:
+            spooled = _spool_stdin(folder)
             try:
                 report = _run(ctx, spooled, dry_run=args.dry_run)
             except ImportFormatError as exc:

@@ -4,7 +4,8 @@ Checks, in order: SQLite's own ``integrity_check`` (or ``quick_check``), the sch
 application id, version and core tables and triggers), the full-text index against the
 episodes, the audit trail (chain, gaps, entries still staged), the continuity file (readable,
 within the hard size bound, the text the last wrap saved), the files beside the database
-(each a regular file, not a link, FIFO or folder) and orphaned temp files.
+(each a regular file, not a link, FIFO or folder), orphaned temp files and the staging
+folders of killed imports.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
 from anneal_memory._sidefile import read_bytes
+from anneal_memory._staging import orphaned_staging
 from anneal_memory.errors import UnsafeFileError
 from anneal_memory.store.sqlite._identity import StoreKind, identify
 from anneal_memory.store.sqlite._open import orphaned_temp_files
@@ -314,6 +316,14 @@ def _temp_files(path: Path) -> list[CheckProblem]:
             severity=Severity.WARNING,
         )
         for orphan in orphaned_temp_files(path)
+    ] + [
+        CheckProblem(
+            code="import-orphan",
+            message=f"orphaned import staging folder {orphan.name} (an import was killed; "
+            "the next write-capable open or import removes it)",
+            severity=Severity.WARNING,
+        )
+        for orphan in orphaned_staging(path)
     ]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory._fsio import atomic_write_text
+from anneal_memory._staging import staging_folder
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import set_meta
@@ -57,7 +58,10 @@ def apply_import(
         raise ImportFormatError(f"{source} is this store's own database; nothing to import")
     written = False
     try:
-        with write_transaction(conn, operation="import", path=db_path):
+        with (
+            staging_folder(db_path) as stage,
+            write_transaction(conn, operation="import", path=db_path),
+        ):
             try:
                 plan = import_source(
                     conn,
@@ -66,6 +70,7 @@ def apply_import(
                     clock=clock,
                     continuity_file=continuity_file,
                     dry_run=dry_run,
+                    stage_dir=stage,
                 )
             except InvalidEpisodeError as exc:  # a key clash found by the insert itself
                 raise ImportFormatError(f"{source}: {exc}") from None

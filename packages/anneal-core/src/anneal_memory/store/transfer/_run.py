@@ -12,7 +12,6 @@ import hashlib
 import io
 import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -151,8 +150,11 @@ def import_source(
     clock: Clock,
     continuity_file: Path,
     dry_run: bool,
+    stage_dir: Path,
 ) -> ImportPlan:
     """Stream ``path`` into the store through ``conn`` (inside the caller's transaction).
+
+    ``stage_dir`` is a private folder for the staging file (``_staging.staging_folder``).
 
     Raises:
         ImportFormatError: The source is not importable, or clashes with this store; the
@@ -161,27 +163,26 @@ def import_source(
     empty = conn.execute(
         "SELECT NOT EXISTS (SELECT 1 FROM episodes) AND NOT EXISTS (SELECT 1 FROM wraps)"
     ).fetchone()[0]
-    with tempfile.TemporaryDirectory(prefix="anneal-import-") as stage:
-        sink = Sink(conn, dialect, stage_dir=Path(stage), target_empty=bool(empty))
-        try:
-            with _open(path) as handle:
-                head = handle.read(_HEAD_BYTES)
-                if head.startswith(SQLITE_MAGIC):
-                    fmt = SourceFormat.V1_DATABASE
-                    sink.set_format(fmt)
-                    record, _ = read_v1_database(sink, path, clock=clock)
-                    sha256 = _sha256_file(handle)
-                else:
-                    fmt, record, sha256 = _stream(sink, handle, head, str(path), clock)
-            sink.flush_episodes()
-            schema = _schema(conn, record.headings if record else None)
-            sink.flush_wraps(schema_name=schema.name, max_chars=schema.target_chars)
-            sink.flush_patterns()
-            sink.flush_pending()
-            sink.flush_associations()
-            text = _continuity(sink, conn, record, continuity_file)
-        finally:
-            sink.close()
+    sink = Sink(conn, dialect, stage_dir=stage_dir, target_empty=bool(empty))
+    try:
+        with _open(path) as handle:
+            head = handle.read(_HEAD_BYTES)
+            if head.startswith(SQLITE_MAGIC):
+                fmt = SourceFormat.V1_DATABASE
+                sink.set_format(fmt)
+                record, _ = read_v1_database(sink, path, clock=clock)
+                sha256 = _sha256_file(handle)
+            else:
+                fmt, record, sha256 = _stream(sink, handle, head, str(path), clock)
+        sink.flush_episodes()
+        schema = _schema(conn, record.headings if record else None)
+        sink.flush_wraps(schema_name=schema.name, max_chars=schema.target_chars)
+        sink.flush_patterns()
+        sink.flush_pending()
+        sink.flush_associations()
+        text = _continuity(sink, conn, record, continuity_file)
+    finally:
+        sink.close()
     report = ImportReport(
         source=str(path), format=fmt.value, sha256=sha256, dry_run=dry_run, counts=sink.counts()
     )
