@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from _sidefile_probe import PLACES, SECRET, place_path, plant, probe, seed
+from backends import pg_url, target  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.reliability
 
@@ -81,25 +82,25 @@ def test_nothing_is_read_or_appended_through_a_file_that_is_not_one(
 ):
     db = tmp_path / "store" / "memory.db"
     outside = seed(db)
-    target = place_path(db, place)
+    path = place_path(db, place)
     if place == "import-input":  # a link to a real export: following it would import it
         outside = outside.with_name("export.json")
-        outside.write_bytes(target.read_bytes())
+        outside.write_bytes(path.read_bytes())
     kept = outside.read_bytes()
-    plant(target, kind, outside)
+    plant(path, kind, outside)
 
     answers = _run(db, place, kind)
 
     leaked = [name for name, answer in answers.items() if SECRET in answer]
     assert leaked == [], leaked
     assert outside.read_bytes() == kept  # nothing appended through
-    not_refused = [n for n in REFUSED[place] if not _refused(answers[n], target.name)]
+    not_refused = [n for n in REFUSED[place] if not _refused(answers[n], path.name)]
     assert not_refused == [], {n: answers[n][:300] for n in not_refused}
     if place in CHECKED:
-        assert _refused(answers["cli check"], target.name), answers["cli check"]
+        assert _refused(answers["cli check"], path.name), answers["cli check"]
         assert "file-not-regular" in answers["lib check"], answers["lib check"]
     assert not any("Traceback" in answer for answer in answers.values())
-    assert os.path.lexists(target)  # refused, never removed or replaced behind the user
+    assert os.path.lexists(path)  # refused, never removed or replaced behind the user
 
 
 def test_a_link_at_the_trail_gets_no_entry_and_the_entries_wait_in_the_database(tmp_path: Path):
@@ -151,3 +152,26 @@ def test_check_names_a_sealed_week_that_is_a_link(tmp_path: Path):
         report = store.check(full=False)
     assert not report.ok
     assert any(p.code == "file-not-regular" and sealed.name in p.message for p in report.problems)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_cli_import_refuses_a_link_or_fifo_on_both_backends(
+    target: str,  # noqa: F811 - the fixture
+    tmp_path: Path,
+    kind: str,
+    capsys: pytest.CaptureFixture[str],
+):
+    from anneal_memory import Store
+    from anneal_memory.cli import main
+
+    with Store(target) as store:
+        store.record("already here", "observation")
+        real = tmp_path / "real-export.json"
+        with real.open("w", encoding="utf-8") as out:
+            store.export_json(out)
+    named = tmp_path / "named.json"
+    plant(named, kind, real)
+    assert main(["--db", target, "import", str(named)]) == 1
+    err = capsys.readouterr().err
+    assert named.name in err
+    assert ("symbolic link" if kind == "symlink" else "FIFO") in err
