@@ -24,7 +24,17 @@ if TYPE_CHECKING:
 SECRET = "root:x:0:0:SECRET-OUTSIDE-THE-STORE"
 SCOPE = "team-a"
 
-__all__ = ["PLACES", "SECRET", "place_path", "plant", "probe", "seed"]
+__all__ = [
+    "CHECKED",
+    "PLACES",
+    "REFUSED",
+    "SECRET",
+    "judge",
+    "place_path",
+    "plant",
+    "probe",
+    "seed",
+]
 
 # Where each probed file lives, relative to ``memory.db``.
 PLACES = {
@@ -37,6 +47,61 @@ PLACES = {
     "token-file": "memory.db.http-tokens",
     "import-input": "export.json",
 }
+
+
+# The answers that must be refusals naming the file, per place.
+REFUSED = {
+    "continuity": [
+        "lib load_continuity", "lib prepare_wrap", "lib start", "lib save", "cli continuity",
+        "cli prepare-wrap", "mcp read_continuity", "mcp prepare_wrap", "mcp resource",
+    ],
+    "scoped-continuity": [
+        "lib load_continuity", "lib prepare_wrap", "lib start", "lib save", "cli continuity",
+        "cli prepare-wrap",
+    ],
+    "continuity-lock": ["lib save"],
+    "audit-trail": ["lib verify", "lib read_entries", "cli verify", "cli audit"],
+    "audit-manifest": ["lib verify", "lib read_entries", "cli verify", "cli audit"],
+    "audit-lock": [],
+    "token-file": ["lib tokens", "lib token_add", "cli http-token add"],
+    "import-input": ["lib import_from", "cli import"],
+}  # fmt: skip
+# Beside the store: ``check`` names them (an import input is the operator's own file).
+CHECKED = set(PLACES) - {"import-input"}
+
+
+def _refused(answer: str, name: str) -> bool:
+    if answer.startswith("ok:"):
+        return False
+    if answer.startswith("exit "):
+        failed = not answer.startswith("exit 0")
+    elif answer.startswith("{"):
+        reply = json.loads(answer)
+        failed = "error" in reply or reply.get("result", {}).get("isError") is True
+    else:
+        failed = True
+    return failed and name in answer
+
+
+def judge(answers: dict[str, str], place: str, name: str, secret: str) -> dict[str, list[str]]:
+    """What went wrong in ``answers`` for the file ``name`` at ``place`` (empty lists: nothing).
+
+    ``leaked``: answers holding the outside file's text; ``not_refused``: answers that should
+    refuse the file, naming it, and did not; ``check_missed``: ``check`` did not name it;
+    ``tracebacks``: answers with a Python traceback.
+    """
+    missed = []
+    if place in CHECKED:
+        if not _refused(answers["cli check"], name):
+            missed.append("cli check")
+        if "file-not-regular" not in answers["lib check"]:
+            missed.append("lib check")
+    return {
+        "leaked": [n for n, answer in answers.items() if secret in answer],
+        "not_refused": [n for n in REFUSED[place] if not _refused(answers[n], name)],
+        "check_missed": missed,
+        "tracebacks": [n for n, answer in answers.items() if "Traceback" in answer],
+    }
 
 
 def place_path(db: Path, place: str) -> Path:

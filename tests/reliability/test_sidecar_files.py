@@ -17,46 +17,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from _sidefile_probe import PLACES, SECRET, place_path, plant, probe, seed
+from _sidefile_probe import PLACES, SECRET, judge, place_path, plant, probe, seed
 from backends import pg_url, target  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.reliability
 
 PROBE = Path(__file__).with_name("_sidefile_probe.py")
 KINDS = ["symlink", "fifo", "dir"]
-
-# The answers that must be refusals naming the file, per place.
-REFUSED = {
-    "continuity": [
-        "lib load_continuity", "lib prepare_wrap", "lib start", "lib save", "cli continuity",
-        "cli prepare-wrap", "mcp read_continuity", "mcp prepare_wrap", "mcp resource",
-    ],
-    "scoped-continuity": [
-        "lib load_continuity", "lib prepare_wrap", "lib start", "lib save", "cli continuity",
-        "cli prepare-wrap",
-    ],
-    "continuity-lock": ["lib save"],
-    "audit-trail": ["lib verify", "lib read_entries", "cli verify", "cli audit"],
-    "audit-manifest": ["lib verify", "lib read_entries", "cli verify", "cli audit"],
-    "audit-lock": [],
-    "token-file": ["lib tokens", "lib token_add", "cli http-token add"],
-    "import-input": ["lib import_from", "cli import"],
-}  # fmt: skip
-# Beside the store: ``check`` names them (an import input is the operator's own file).
-CHECKED = set(PLACES) - {"import-input"}
-
-
-def _refused(answer: str, name: str) -> bool:
-    if answer.startswith("ok:"):
-        return False
-    if answer.startswith("exit "):
-        failed = not answer.startswith("exit 0")
-    elif answer.startswith("{"):
-        reply = json.loads(answer)
-        failed = "error" in reply or reply.get("result", {}).get("isError") is True
-    else:
-        failed = True
-    return failed and name in answer
 
 
 def _run(db: Path, place: str, kind: str) -> dict[str, str]:
@@ -91,15 +58,11 @@ def test_nothing_is_read_or_appended_through_a_file_that_is_not_one(
 
     answers = _run(db, place, kind)
 
-    leaked = [name for name, answer in answers.items() if SECRET in answer]
-    assert leaked == [], leaked
+    found = judge(answers, place, path.name, SECRET)
+    assert not any(found.values()), {
+        what: {n: answers[n][:300] for n in names} for what, names in found.items() if names
+    }
     assert outside.read_bytes() == kept  # nothing appended through
-    not_refused = [n for n in REFUSED[place] if not _refused(answers[n], path.name)]
-    assert not_refused == [], {n: answers[n][:300] for n in not_refused}
-    if place in CHECKED:
-        assert _refused(answers["cli check"], path.name), answers["cli check"]
-        assert "file-not-regular" in answers["lib check"], answers["lib check"]
-    assert not any("Traceback" in answer for answer in answers.values())
     assert os.path.lexists(path)  # refused, never removed or replaced behind the user
 
 
