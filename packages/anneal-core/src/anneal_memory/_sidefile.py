@@ -22,7 +22,7 @@ from pathlib import Path
 from anneal_memory._fsio import PRIVATE_FILE_MODE
 from anneal_memory.errors import StoreError, UnsafeFileError
 
-__all__ = ["non_regular", "open_file", "read_bytes", "read_text"]
+__all__ = ["IMPORT_HINT", "non_regular", "open_file", "read_at_most", "read_bytes", "read_text"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SAFE_FLAGS = (
@@ -36,6 +36,7 @@ _SAFE_FLAGS = (
 # reader meets O_NONBLOCK|O_WRONLY, or the path is a folder.
 _REFUSALS = {errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR, getattr(errno, "EFTYPE", -1)}
 _CHUNK = 1 << 20
+IMPORT_HINT = "Import reads a regular file only: pass the file itself"
 
 
 def _kind(mode: int) -> str | None:
@@ -151,23 +152,29 @@ def open_file(
     return _checked(fd, path, what, before, hint)
 
 
-def _read_fd(fd: int, path: Path, limit: int, what: str) -> bytes:
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Read from ``fd`` until its end or ``limit + 1`` bytes: more than ``limit`` means too big."""
     parts: list[bytes] = []
     total = 0
-    while True:
+    while total <= limit:
         part = os.read(fd, min(_CHUNK, limit + 1 - total))
         if not part:
-            return b"".join(parts)
+            break
         parts.append(part)
         total += len(part)
-        if total > limit:
-            raise UnsafeFileError(
-                f"{what} {path} is larger than {limit:,} bytes, the most anneal-memory reads "
-                "of it: it is not a file anneal-memory wrote. Move it aside and run the "
-                "command again",
-                path=path,
-                found=f"larger than {limit:,} bytes",
-            )
+    return b"".join(parts)
+
+
+def _read_fd(fd: int, path: Path, limit: int, what: str) -> bytes:
+    data = read_at_most(fd, limit)
+    if len(data) > limit:
+        raise UnsafeFileError(
+            f"{what} {path} is larger than {limit:,} bytes, the most anneal-memory reads of "
+            "it: it is not a file anneal-memory wrote. Move it aside and run the command again",
+            path=path,
+            found=f"larger than {limit:,} bytes",
+        )
+    return data
 
 
 def read_bytes(path: Path, *, limit: int, what: str) -> bytes | None:

@@ -15,6 +15,7 @@ import stat
 import sys
 from pathlib import Path
 
+from anneal_memory._sidefile import IMPORT_HINT, open_file, read_at_most
 from anneal_memory.cli._context import CommandError
 
 __all__ = [
@@ -29,8 +30,6 @@ __all__ = [
 IMPORT_MAX_BYTES = 256 * 1024 * 1024
 CONTINUITY_MAX_BYTES = 8 * 1024 * 1024  # above the largest hard max (1.25M chars) in UTF-8
 RECORD_STDIN_MAX_BYTES = 65_536 + 2  # the episode limit, plus the newline a pipe adds
-_CHUNK = 1 << 20
-_IMPORT_HINT = "Import reads a regular file only: pass the file itself"
 
 
 def read_bounded(fd: int, limit: int, what: str) -> bytes:
@@ -39,30 +38,21 @@ def read_bounded(fd: int, limit: int, what: str) -> bytes:
     Raises:
         CommandError: The input is larger than ``limit``.
     """
-    parts: list[bytes] = []
-    total = 0
-    while True:
-        part = os.read(fd, min(_CHUNK, limit + 1 - total))
-        if not part:
-            return b"".join(parts)
-        parts.append(part)
-        total += len(part)
-        if total > limit:
-            raise CommandError(
-                f"{what} is larger than {limit:,} bytes, the limit for it; nothing was written"
-            )
+    data = read_at_most(fd, limit)
+    if len(data) > limit:
+        raise CommandError(
+            f"{what} is larger than {limit:,} bytes, the limit for it; nothing was written"
+        )
+    return data
 
 
 def _open_unlinked(path: Path) -> int:
     """Open an import input as every file beside a store is opened: never through a link."""
-    from anneal_memory._sidefile import open_file
     from anneal_memory.errors import UnsafeFileError
 
     try:
-        fd = open_file(path, what="the file", hint=_IMPORT_HINT)
+        fd = open_file(path, what="the file", hint=IMPORT_HINT)
     except UnsafeFileError as exc:
-        if exc.found == "a folder":
-            raise CommandError(f"{path} is a directory, not a file") from None
         raise CommandError(str(exc)) from None
     if fd is None:
         raise CommandError(f"No such file or directory: {path}")

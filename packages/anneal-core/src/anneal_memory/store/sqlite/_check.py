@@ -307,23 +307,27 @@ def _files(path: Path) -> list[CheckProblem]:
     ]
 
 
-def _temp_files(path: Path) -> list[CheckProblem]:
+def _orphans(code: str, found: list[Path], what: str) -> list[CheckProblem]:
     return [
         CheckProblem(
-            code="temp-orphan",
-            message=f"orphaned temp file {orphan.name} (a crash mid-write; the next "
-            "write-capable open removes it)",
+            code=code,
+            message=f"orphaned {what} {orphan.name} ({_ORPHANS[code]} removes it)",
             severity=Severity.WARNING,
         )
-        for orphan in orphaned_temp_files(path)
-    ] + [
-        CheckProblem(
-            code="import-orphan",
-            message=f"orphaned import staging folder {orphan.name} (an import was killed; "
-            "the next write-capable open or import removes it)",
-            severity=Severity.WARNING,
-        )
-        for orphan in orphaned_staging(path)
+        for orphan in found
+    ]
+
+
+_ORPHANS = {
+    "temp-orphan": "a crash mid-write; the next write-capable open",
+    "import-orphan": "an import was killed; the next write-capable open or import",
+}
+
+
+def _temp_files(path: Path) -> list[CheckProblem]:
+    return [
+        *_orphans("temp-orphan", orphaned_temp_files(path), "temp file"),
+        *_orphans("import-orphan", orphaned_staging(path), "import staging folder"),
     ]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from anneal_memory._clock import Clock
-from anneal_memory._sidefile import open_file
+from anneal_memory._sidefile import IMPORT_HINT, open_file
 from anneal_memory.document import _document
 from anneal_memory.document._schema import SCHEMAS, SectionSchema, schema_by_name
 from anneal_memory.errors import ImportFormatError, UnsafeFileError
@@ -37,7 +37,6 @@ from anneal_memory.types import ImportReport
 __all__ = ["ImportPlan", "import_source"]
 
 _HEAD_BYTES = 64 * 1024
-_INPUT_HINT = "Import reads a regular file only: pass the file itself"
 _SCHEMA_KEY = "section_schema"
 
 
@@ -60,10 +59,8 @@ def _sha256_file(handle: IO[bytes]) -> str:
 def _open(path: Path) -> IO[bytes]:
     """The file to import, opened as ``_sidefile`` opens files: a regular file, not a link."""
     try:
-        fd = open_file(path, what="the file to import", hint=_INPUT_HINT)
+        fd = open_file(path, what="the file to import", hint=IMPORT_HINT)
     except UnsafeFileError as exc:
-        if exc.found == "a folder":
-            raise ImportFormatError(f"{path} is a folder; import takes a file") from None
         raise ImportFormatError(str(exc)) from None
     except OSError as exc:
         raise ImportFormatError(f"{exc.strerror}: {path}") from None
