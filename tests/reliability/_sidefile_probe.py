@@ -178,13 +178,16 @@ def _verified(result: AuditVerifyResult) -> str:
     return result.summary()
 
 
-def _save(store: object, scope: str) -> object:
-    from anneal_memory import Store, prepare_wrap, validated_save_continuity
+def _save(db: Path, scope: str) -> object:
+    from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
+    from anneal_memory.continuity import wrap_status
 
-    assert isinstance(store, Store)
-    token = prepare_wrap(store, scope=scope).wrap_token
     text = "## State\n- probed\n## Patterns\n## Decisions\n## Context\n- probe\n"
-    return validated_save_continuity(store, text, wrap_token=token, scope=scope).path
+    with Store(db) as store:
+        if wrap_status(store, scope) is not None:  # opened by an earlier probe
+            wrap_cancel(store, scope=scope, force=True)
+        token = prepare_wrap(store, scope=scope).wrap_token
+        return validated_save_continuity(store, text, wrap_token=token, scope=scope).path
 
 
 def _library(db: Path, place: str) -> dict[str, Callable[[], object]]:
@@ -202,7 +205,6 @@ def _library(db: Path, place: str) -> dict[str, Callable[[], object]]:
     scope = SCOPE if place == "scoped-continuity" else ""
     return {
         "load_continuity": with_store(lambda s: s.load_continuity(scope)),
-        "save": with_store(lambda s: _save(s, scope)),
         "prepare_wrap": with_store(lambda s: prepare_wrap(s, scope=scope).package.text),
         "start": lambda: AgentMemory(db, scope=scope or None, strict=True).start(),
         "check": with_store(lambda s: s.check(full=False).summary()),
@@ -235,6 +237,8 @@ def probe(db: Path, place: str) -> dict[str, str]:
     answers["mcp prepare_wrap"] = _tool(db, "prepare_wrap")
     answers["mcp record"] = _tool(db, "record", content="over mcp", episode_type="observation")
     answers["mcp resource"] = _mcp(db, "resources/read", {"params": {"uri": "anneal://continuity"}})
+    # Last: a save that goes through replaces what is at the path, hiding it from the rest.
+    answers["lib save"] = _answer(lambda: _save(db, SCOPE if place == "scoped-continuity" else ""))
     return answers
 
 
