@@ -10,23 +10,22 @@ The same checks as ``tests/reliability`` (the CI tier), scaled up:
 - ``fuzz-mcp``, ``fuzz-import``, ``fuzz-continuity``: seeded random inputs for a fixed time
   each; any exception outside the documented error tree, crash or traceback is counted.
 - ``tamper``: the audit tamper matrix across rotated weeks (caught / total).
+- ``files`` (``--file-timeout 30``): a symbolic link, a FIFO and a folder at every file the
+  store reads or appends beside its database (continuity per scope and its lock, audit
+  trail, manifest and append lock, token file, import input); every entry point (library,
+  CLI, MCP handler) run in a child under a timeout: answers serving the outside file,
+  appends through a link, hangs, refusals that do not name the file, ``check`` runs that
+  miss it.
+- ``rename`` (``--rename-kills 30``): a child killed right after the continuity file's
+  rename, before the save's commit: after reopening, is the file the last committed text,
+  is a wrap left open, does ``check`` still call the store OK while they disagree.
 - ``delete``: canary strings after ``delete`` (files still holding them, store open and
   closed) and the cost of a delete that purges the index and the WAL, side by side with a
   plain SQLite delete on the same schema, at each size.
-- ``files``: a symbolic link, a FIFO and a folder at every file the store reads or appends
-  beside its database (continuity per scope and its lock, audit trail, manifest and append
-  lock, token file, import input); every entry point (library, CLI, MCP handler) run in a
-  child under a timeout: answers serving the outside file, appends through a link, hangs,
-  refusals that do not name the file, ``check`` runs that miss it.
-- ``rename``: a child killed right after the continuity file's rename, before the save's
-  commit, N times: after reopening, is the file the last committed text, is a wrap left
-  open, does ``check`` still call the store OK while they disagree.
-- ``trust``: trust across features (issue 24, items 1 to 6), measured by
-  ``bench/_battery_trust.py`` when it is present: ``run(folder, figure, rng)``.
 
 Usage: .venv/bin/python bench/battery.py [--quick] [--writers 8] [--per-writer 5000]
-       [--record-kills 500] [--wrap-kills 30] [--save-kills 30] [--rename-kills 30]
-       [--fuzz-seconds 600] [--delete-sizes 10000,100000] [--file-timeout 30] [--seed 15]
+       [--record-kills 500] [--wrap-kills 30] [--save-kills 30] [--fuzz-seconds 600]
+       [--delete-sizes 10000,100000] [--seed 15]
 Prints ``name: value`` lines on stdout (progress on stderr).
 """
 
@@ -65,7 +64,6 @@ from _crash import (  # noqa: E402
     spawn,
     wrap_gaps,
 )
-from _sidefile_probe import PLACES, SECRET, judge, place_path, plant, seed  # noqa: E402
 from anneal_memory import (  # noqa: E402
     AnnealMemoryError,
     Store,
@@ -201,6 +199,8 @@ def _probe_child(db: Path, place: str, timeout: float) -> dict[str, str] | None:
 
 def files(folder: Path, timeout: float) -> None:
     """A link, a FIFO and a folder at every file beside the store, every entry point."""
+    from _sidefile_probe import PLACES, SECRET, judge, place_path, plant, seed
+
     counts = dict.fromkeys(
         ("cases", "answers", "hangs", "appended", "leaked", "not_refused", "check_missed"), 0
     )
@@ -237,16 +237,6 @@ def files(folder: Path, timeout: float) -> None:
     figure(f"{name}: entry points that did not refuse naming the file", counts["not_refused"])
     figure(f"{name}: check runs that did not name the file", counts["check_missed"])
     figure(f"{name}: tracebacks or crashed probes", counts["tracebacks"])
-
-
-def trust_pairs(folder: Path, rng: random.Random) -> None:
-    """Trust across features: ``bench/_battery_trust.py`` (the trust work) when present."""
-    try:
-        from _battery_trust import run  # type: ignore[import-not-found]
-    except ImportError:
-        log("trust: bench/_battery_trust.py is not here; nothing measured")
-        return
-    run(folder, figure, rng)
 
 
 def _fuzz_loop(seconds: float, step: Callable[[int], None]) -> int:
@@ -532,7 +522,7 @@ def main() -> None:
     parser.add_argument("--record-kills", type=int, default=500)
     parser.add_argument("--wrap-kills", type=int, default=30)
     parser.add_argument("--save-kills", type=int, default=30)
-    parser.add_argument("--rename-kills", type=int, default=30)
+    parser.add_argument("--rename-kills", type=int, default=30, help="--quick: 2")
     parser.add_argument("--file-timeout", type=float, default=30.0, help="seconds = a hang")
     parser.add_argument("--fuzz-seconds", type=float, default=600.0)
     parser.add_argument("--delete-sizes", default="10000,100000")
@@ -542,7 +532,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.writers, args.per_writer = 2, 50
-        args.record_kills, args.wrap_kills, args.save_kills, args.rename_kills = 3, 2, 2, 2
+        args.record_kills, args.wrap_kills, args.save_kills = 3, 2, 2
         args.fuzz_seconds, args.delete_sizes, args.canaries = 2.0, "1000", 2
     rng = random.Random(args.seed)
     only = set(filter(None, args.only.split(",")))
@@ -557,12 +547,11 @@ def main() -> None:
             fuzz_continuity(f, args.fuzz_seconds, rng),
         ),
         "tamper": tamper,
+        "files": lambda f: files(f, args.file_timeout),
+        "rename": lambda f: rename_kills(f, 2 if args.quick else args.rename_kills),
         "delete": lambda f: delete(
             f, [int(s) for s in args.delete_sizes.split(",") if s], Corpus(seed=42), args.canaries
         ),
-        "files": lambda f: files(f, args.file_timeout),
-        "rename": lambda f: rename_kills(f, args.rename_kills),
-        "trust": lambda f: trust_pairs(f, rng),
     }
     with tempfile.TemporaryDirectory(prefix="battery-") as tmp:
         for name, run in parts.items():

@@ -23,24 +23,18 @@ from anneal_memory.errors import AuditError, UnsafeFileError
 __all__ = ["iter_entries", "read_entries"]
 
 
-def _sealed_bytes(paths: AuditPaths, filename: str) -> bytes:
-    try:
-        raw = read_trail_file(paths.beside(filename), limit=SEALED_MAX_BYTES)
-        if raw is None:
-            raise FileNotFoundError(filename)
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error, UnsafeFileError) as exc:
-        raise AuditError(f"cannot read sealed week {filename}: {exc}") from None
-
-
 def _file_bytes(paths: AuditPaths) -> Iterator[tuple[str, bytes]]:
     try:
         manifest = load_manifest(paths.manifest)
     except (OSError, ValueError, UnsafeFileError) as exc:
         raise AuditError(f"cannot read the audit manifest: {exc}") from None
     for sealed in manifest.files if manifest else ():
-        if sealed.set_aside is None:
-            yield sealed.filename, _sealed_bytes(paths, sealed.filename)
+        if sealed.set_aside is not None:
+            continue
+        try:
+            yield sealed.filename, gzip.decompress(_sealed(paths, sealed.filename))
+        except (OSError, EOFError, zlib.error, UnsafeFileError) as exc:
+            raise AuditError(f"cannot read sealed week {sealed.filename}: {exc}") from None
     try:
         active = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
     except (OSError, UnsafeFileError) as exc:
@@ -49,12 +43,18 @@ def _file_bytes(paths: AuditPaths) -> Iterator[tuple[str, bytes]]:
         yield paths.active.name, active
 
 
+def _sealed(paths: AuditPaths, filename: str) -> bytes:
+    raw = read_trail_file(paths.beside(filename), limit=SEALED_MAX_BYTES)
+    if raw is None:
+        raise FileNotFoundError(filename)
+    return raw
+
+
 def iter_entries(db_path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Yield every complete entry of the trail, oldest first (torn tails are left out).
 
     Raises:
-        AuditError: The manifest, a sealed week or the active file cannot be read (or is
-            not a regular file).
+        AuditError: The manifest or a sealed week cannot be read.
     """
     for _name, data in _file_bytes(AuditPaths.for_db(db_path)):
         lines, _torn = split_complete(data)
