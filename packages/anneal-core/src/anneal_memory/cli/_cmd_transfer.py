@@ -91,6 +91,25 @@ def _spool_stdin(folder: Path) -> Path:
     return target
 
 
+@contextlib.contextmanager
+def _scratch(ctx: Context) -> Iterator[Path]:
+    """A private folder for a copy of stdin, removed after.
+
+    Beside the destination when its folder exists (a killed import's copy is then removed by
+    the store's next open or import), else in the system temp folder.
+    """
+    if ctx.db_path.parent.is_dir():
+        from anneal_memory._staging import staging_folder
+
+        with staging_folder(ctx.db_path) as folder:
+            yield folder
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="anneal-import-") as name:
+        yield Path(name)
+
+
 def _text(report: ImportReport, origin: str) -> str:
     verb = "Would import" if report.dry_run else "Imported"
     lines = [f"{verb} from {origin} ({report.format}, sha256 {report.sha256[:16]}):"]
@@ -127,30 +146,16 @@ def _data(report: ImportReport, origin: str) -> dict[str, object]:
     }
 
 
-@contextlib.contextmanager
-def _scratch(ctx: Context) -> Iterator[Path]:
-    """A private folder for a copy of stdin or a dry run's scratch store, removed after.
-
-    Beside the destination when its folder exists (a killed import's copy is then removed by
-    the store's next open or import), else in the system temp folder.
-    """
-    if ctx.db_path.parent.is_dir():
-        from anneal_memory._staging import staging_folder
-
-        with staging_folder(ctx.db_path) as folder:
-            yield folder
-        return
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="anneal-import-") as name:
-        yield Path(name)
-
-
 def _run(ctx: Context, path: Path, *, dry_run: bool) -> ImportReport:
     if dry_run and not ctx.db_path.exists():
+        import tempfile
+
         from anneal_memory.store import Store
 
-        with _scratch(ctx) as folder, Store(folder / "dry-run.db", audit=False) as scratch:
+        with (
+            tempfile.TemporaryDirectory(prefix="anneal-dry-run-") as folder,
+            Store(Path(folder) / "dry-run.db", audit=False) as scratch,
+        ):
             return scratch.import_from(path, dry_run=True)
     store = ctx.store()
     try:

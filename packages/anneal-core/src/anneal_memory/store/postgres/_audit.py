@@ -12,7 +12,6 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.audit._chain import GENESIS_HASH, link_hash
@@ -115,14 +114,14 @@ def verify_chain(conn: psycopg.Connection[Any]) -> AuditVerifyResult:
     tip = conn.execute("SELECT next_seq, prev_hash FROM audit_tip WHERE one = 1").fetchone()
     if tip is not None and int(tip[0]) > expected_seq:
         lost = int(tip[0]) - expected_seq
-        return replace(
-            _broken(
-                total,
-                expected_seq,
-                f"the last {lost} entr(ies) are missing: the chain tip, written with each "
-                f"entry, names entry {int(tip[0]) - 1} as the last, and the trail ends at "
-                f"entry {expected_seq - 1}",
-            ),
+        return AuditVerifyResult(
+            valid=False,
+            total_entries=total,
+            files_verified=0,
+            chain_break_at=expected_seq,
+            error=f"the last {lost} entr(ies) are missing: the chain tip, written with each "
+            f"entry, names entry {int(tip[0]) - 1} as the last, and the trail ends at entry "
+            f"{expected_seq - 1}",
             missing_tail=lost,
         )
     if tip is None or (int(tip[0]), str(tip[1])) != (expected_seq, expected_prev):
