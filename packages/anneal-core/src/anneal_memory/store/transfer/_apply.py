@@ -67,10 +67,10 @@ def apply_import(
                     conn,
                     dialect,
                     source,
+                    stage_dir=stage,
                     clock=clock,
                     continuity_file=continuity_file,
                     dry_run=dry_run,
-                    stage_dir=stage,
                 )
             except InvalidEpisodeError as exc:  # a key clash found by the insert itself
                 raise ImportFormatError(f"{source}: {exc}") from None

@@ -144,10 +144,10 @@ def import_source(
     dialect: Dialect,
     path: Path,
     *,
+    stage_dir: Path,
     clock: Clock,
     continuity_file: Path,
     dry_run: bool,
-    stage_dir: Path,
 ) -> ImportPlan:
     """Stream ``path`` into the store through ``conn`` (inside the caller's transaction).
 
