@@ -10,6 +10,15 @@ The same checks as ``tests/reliability`` (the CI tier), scaled up:
 - ``fuzz-mcp``, ``fuzz-import``, ``fuzz-continuity``: seeded random inputs for a fixed time
   each; any exception outside the documented error tree, crash or traceback is counted.
 - ``tamper``: the audit tamper matrix across rotated weeks (caught / total).
+- ``files`` (``--file-timeout 30``): a symbolic link, a FIFO and a folder at every file the
+  store reads or appends beside its database (continuity per scope and its lock, audit
+  trail, manifest and append lock, token file, import input); every entry point (library,
+  CLI, MCP handler) run in a child under a timeout: answers serving the outside file,
+  appends through a link, hangs, refusals that do not name the file, ``check`` runs that
+  miss it.
+- ``rename`` (``--rename-kills 30``): a child killed right after the continuity file's
+  rename, before the save's commit: after reopening, is the file the last committed text,
+  is a wrap left open, does ``check`` still call the store OK while they disagree.
 - ``delete``: canary strings after ``delete`` (files still holding them, store open and
   closed) and the cost of a delete that purges the index and the WAL, side by side with a
   plain SQLite delete on the same schema, at each size.
@@ -27,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -48,8 +58,10 @@ from _crash import (  # noqa: E402
     SAVER,
     WRAPPER,
     WRITER,
+    continuity_agreement,
     finish,
     kill_after,
+    kill_after_rename,
     record_gaps,
     spawn,
     wrap_gaps,
@@ -130,16 +142,104 @@ def kills(folder: Path, trials: dict[str, int], rng: random.Random) -> None:
             f"## State\n- crash test {n}\n## Patterns\n## Decisions\n## Context\n- wrap {n}\n"
             for n in range(10_000)
         }
-        torn = 0
+        torn = disagree = 0
         for _ in range(trials["save"]):
             kill_after(SAVER, db, low=0.1, high=0.5, rng=rng)
             continuity = db.with_name("kill-save.continuity.md")
             if continuity.exists() and continuity.read_text(encoding="utf-8") not in texts:
                 torn += 1
+            disagree += not continuity_agreement(db)[0]
         with Store(db, read_only=True) as reader:
             errors = [p for p in reader.check().problems if p.severity.value == "error"]
         figure(f"kill -9 during continuity save x{trials['save']}: torn continuity files", torn)
         figure(f"kill -9 during continuity save x{trials['save']}: check errors after", len(errors))
+        figure(
+            f"kill -9 during continuity save x{trials['save']}: file not the committed text "
+            "after reopening",
+            disagree,
+        )
+
+
+def rename_kills(folder: Path, trials: int) -> None:
+    """A child killed right after the continuity rename, before the commit, ``trials`` times."""
+    db = folder / "kill-rename.db"
+    Store(db).close()
+    reached = disagree = left_open = silent = 0
+    for n in range(trials):
+        reached += kill_after_rename(db, n) == -9
+        agrees, open_wrap = continuity_agreement(db)
+        disagree += not agrees
+        left_open += open_wrap
+        with Store(db, read_only=True) as reader:
+            silent += (not agrees) and reader.check(full=False).ok
+    name = f"kill -9 after the continuity rename, before commit x{trials}"
+    figure(f"{name}: kill point reached", reached)
+    figure(f"{name}: file not the committed text after reopening", disagree)
+    figure(f"{name}: wrap still open after reopening", left_open)
+    figure(f"{name}: check OK while file and database disagree", silent)
+
+
+def _probe_child(db: Path, place: str, timeout: float) -> dict[str, str] | None:
+    """The probe's answers from a child process; None when it hung past ``timeout``."""
+    probe = HERE.parent / "tests" / "reliability" / "_sidefile_probe.py"
+    env = {**os.environ, "HOME": str(db.parent / "home")}
+    try:
+        done = subprocess.run(
+            [sys.executable, str(probe), str(db), place],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or not lines:
+        return {"child": f"Traceback: exit {done.returncode} {done.stderr[-300:]}"}
+    return dict(json.loads(lines[-1]))
+
+
+def files(folder: Path, timeout: float) -> None:
+    """A link, a FIFO and a folder at every file beside the store, every entry point."""
+    from _sidefile_probe import PLACES, SECRET, judge, place_path, plant, seed
+
+    counts = dict.fromkeys(
+        ("cases", "answers", "hangs", "appended", "leaked", "not_refused", "check_missed"), 0
+    )
+    counts["tracebacks"] = 0
+    for place in PLACES:
+        for kind in ("symlink", "fifo", "dir"):
+            db = folder / f"{place}-{kind}" / "store" / "memory.db"
+            outside = seed(db)
+            path = place_path(db, place)
+            if place == "import-input":
+                outside = outside.with_name("export.json")
+                outside.write_bytes(path.read_bytes())
+            kept = outside.read_bytes()
+            plant(path, kind, outside)
+            answers = _probe_child(db, place, timeout)
+            counts["cases"] += 1
+            counts["appended"] += outside.read_bytes() != kept
+            if answers is None:
+                counts["hangs"] += 1
+                log(f"files: {place} {kind}: hung")
+                continue
+            counts["answers"] += len(answers)
+            if "child" in answers:
+                counts["tracebacks"] += 1
+                continue
+            for what, names in judge(answers, place, path.name, SECRET).items():
+                counts[what] += len(names)
+    name = f"files not what they seem ({len(PLACES)} places x link, FIFO, folder)"
+    figure(f"{name}: cases", counts["cases"])
+    figure(f"{name}: entry-point answers", counts["answers"])
+    figure(f"{name}: answers serving the outside file's text", counts["leaked"])
+    figure(f"{name}: outside files changed (appended through a link)", counts["appended"])
+    figure(f"{name}: hangs (FIFO, {timeout:g} s)", counts["hangs"])
+    figure(f"{name}: entry points that did not refuse naming the file", counts["not_refused"])
+    figure(f"{name}: check runs that did not name the file", counts["check_missed"])
+    figure(f"{name}: tracebacks or crashed probes", counts["tracebacks"])
 
 
 def _fuzz_loop(seconds: float, step: Callable[[int], None]) -> int:
@@ -421,6 +521,8 @@ def main() -> None:
     parser.add_argument("--record-kills", type=int, default=500)
     parser.add_argument("--wrap-kills", type=int, default=30)
     parser.add_argument("--save-kills", type=int, default=30)
+    parser.add_argument("--rename-kills", type=int, default=30, help="--quick: 2")
+    parser.add_argument("--file-timeout", type=float, default=30.0, help="seconds = a hang")
     parser.add_argument("--fuzz-seconds", type=float, default=600.0)
     parser.add_argument("--delete-sizes", default="10000,100000")
     parser.add_argument("--canaries", type=int, default=20)
@@ -446,6 +548,8 @@ def main() -> None:
             fuzz_continuity(f, args.fuzz_seconds, rng),
         ),
         "tamper": tamper,
+        "files": lambda f: files(f, args.file_timeout),
+        "rename": lambda f: rename_kills(f, 2 if args.quick else args.rename_kills),
         "delete": lambda f: delete(
             f, [int(s) for s in args.delete_sizes.split(",") if s], Corpus(seed=42), args.canaries
         ),

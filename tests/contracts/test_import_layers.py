@@ -25,6 +25,7 @@ PACKAGE = "anneal_memory"
 # DESIGN.md §3, from the bottom up. A module belongs to the layer of its longest listed prefix.
 LAYERS: tuple[tuple[str, ...], ...] = (
     (  # leaves: the error tree, public types, time, files, small shared helpers
+        "anneal_memory._sidefile", "anneal_memory._staging",
         "anneal_memory.errors", "anneal_memory.types", "anneal_memory._clock",
         "anneal_memory._fsio", "anneal_memory._locks", "anneal_memory._lazy",
         "anneal_memory._fields", "anneal_memory._hebbian", "anneal_memory._owner",

@@ -14,12 +14,15 @@ from anneal_memory.audit import iter_entries
 
 __all__ = [
     "CONCURRENT_WRAPPER",
+    "KILL_AFTER_RENAME",
     "RECORDER",
     "SAVER",
     "WRAPPER",
     "WRITER",
+    "continuity_agreement",
     "finish",
     "kill_after",
+    "kill_after_rename",
     "kill_before_append",
     "record_gaps",
     "spawn",
@@ -195,3 +198,60 @@ def finish(child: subprocess.Popen[str], timeout: float = 600) -> list[str]:
     out, err = child.communicate(timeout=timeout)
     assert child.returncode == 0, err
     return out.split()
+
+
+# Dies by SIGKILL right after the continuity file's rename, before the save commits: every
+# rename onto a ``.continuity.md`` path is followed by the kill (``os.replace`` is patched,
+# so the kill point does not depend on how the save is laid out).
+KILL_AFTER_RENAME = r"""
+import os, signal, sys
+from anneal_memory import Store, prepare_wrap, validated_save_continuity, wrap_cancel
+from anneal_memory.continuity import wrap_status
+real_replace = os.replace
+def replace(src, dst, *args, **kwargs):
+    real_replace(src, dst, *args, **kwargs)
+    if os.fspath(dst).endswith(".continuity.md"):
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replace
+n = int(sys.argv[2])
+TEXT = "## State\n- renamed {n}\n## Patterns\n## Decisions\n## Context\n- wrap {n}\n"
+with Store(sys.argv[1]) as store:
+    if wrap_status(store) is not None:  # left open by the previous child's kill
+        wrap_cancel(store)
+    store.record(f"rename trial {n}", "observation")
+    prep = prepare_wrap(store)
+    validated_save_continuity(store, TEXT.format(n=n), wrap_token=prep.wrap_token)
+"""
+
+
+def kill_after_rename(db: Path, trial: int) -> int:
+    """Run :data:`KILL_AFTER_RENAME` once; its exit code (-9 when the kill point was reached)."""
+    child = subprocess.run(
+        [sys.executable, "-c", KILL_AFTER_RENAME, str(db), str(trial)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return child.returncode
+
+
+def continuity_agreement(db: Path) -> tuple[bool, bool]:
+    """Reopen the store, then: (the continuity file is the last committed save's text,
+    a wrap is still open)."""
+    import hashlib
+
+    Store(db).close()
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute(
+            "SELECT continuity_sha256 FROM wraps WHERE scope = '' AND status = 'completed' "
+            "ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        open_wraps = conn.execute("SELECT count(*) FROM wraps WHERE status = 'open'").fetchone()[0]
+    finally:
+        conn.close()
+    path = db.with_name(db.stem + ".continuity.md")
+    found = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+    committed = None if row is None else row[0]
+    return found == committed, bool(open_wraps)

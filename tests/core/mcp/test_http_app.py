@@ -87,3 +87,26 @@ def test_an_empty_or_blank_body_is_a_bad_request(tmp_path: Path) -> None:
         status, _, reply = client.post(tokens["alice"], body)
         assert status == 400
         assert json.loads(reply)["error"]["code"] == -32700
+
+
+def test_a_token_file_swapped_for_a_fifo_or_a_link_is_refused_at_once(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    client, tokens = _app(tmp_path)
+    path = tmp_path / "m.db.http-tokens"
+    outside = tmp_path / "outside.json"
+    outside.write_bytes(path.read_bytes())
+    answers: list[int] = []
+    for swap in (lambda: os.mkfifo(path), lambda: os.symlink(outside, path)):
+        path.unlink()
+        swap()
+        # A FIFO opened for reading blocks until a writer comes: run the request in a daemon
+        # thread, where hanging is the failure and cannot hang the test run.
+        done = threading.Thread(
+            target=lambda: answers.append(client.post(tokens["alice"], PING)[0]), daemon=True
+        )
+        done.start()
+        done.join(timeout=60)
+        assert not done.is_alive(), "the request hung on the token file"
+    assert answers == [503, 503]

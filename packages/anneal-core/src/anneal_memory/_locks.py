@@ -1,7 +1,9 @@
 """Cross-process locks on separate ``.lock`` files that are never replaced or deleted.
 
 Locking a file that an atomic rename replaces would lock the old inode; a dedicated lock
-file avoids that. On platforms without ``fcntl`` the lock degrades to an in-process lock.
+file avoids that. A lock file is opened like every file beside the store (``_sidefile``):
+never through a link, and only when it is a regular file. On platforms without ``fcntl``
+the lock degrades to an in-process lock.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from anneal_memory._fsio import PRIVATE_FILE_MODE
+from anneal_memory._sidefile import open_file
 from anneal_memory.errors import LockUnavailableError
 
 try:
@@ -45,6 +47,7 @@ def file_lock(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[
 
     Raises:
         LockUnavailableError: The lock was not acquired within ``timeout`` seconds.
+        UnsafeFileError: A link, folder, FIFO or device is at ``path``.
     """
     local = _thread_lock(path)
     if not local.acquire(timeout=timeout):
@@ -53,7 +56,7 @@ def file_lock(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[
         if not _HAVE_FCNTL:  # pragma: no cover - Windows
             yield
             return
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+        fd = _open_lock_file(path)
         try:
             _acquire(fd, path, timeout)
             try:
@@ -64,6 +67,13 @@ def file_lock(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[
             os.close(fd)
     finally:
         local.release()
+
+
+def _open_lock_file(path: Path) -> int:
+    fd = open_file(path, what="the lock file", write=True, create=True)
+    if fd is None:  # pragma: no cover - create=True never answers "missing"
+        raise FileNotFoundError(path)
+    return fd
 
 
 def _acquire(fd: int, path: Path, timeout: float) -> None:
@@ -91,6 +101,7 @@ class HeldFileLock:
 
     Raises:
         LockUnavailableError: On entry, when the lock was not acquired within ``timeout``.
+        UnsafeFileError: On entry, when a link, folder, FIFO or device is at the path.
     """
 
     def __init__(self, path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
@@ -108,7 +119,7 @@ class HeldFileLock:
             return
         try:
             if self._fd is None:
-                self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+                self._fd = _open_lock_file(self._path)
             _acquire(self._fd, self._path, self._timeout)
         except BaseException:
             self._local.release()

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["CONTINUITY_SUFFIX", "continuity_suffix"]
+__all__ = ["CONTINUITY_SUFFIX", "LOCK_SUFFIX", "continuity_suffix"]
 
 CONTINUITY_SUFFIX = ".continuity.md"
+# The lock file every writer of a continuity file holds is the file's name plus this.
+LOCK_SUFFIX = ".lock"
 _SLUG_CHARS = 24
 _HASH_CHARS = 16
 

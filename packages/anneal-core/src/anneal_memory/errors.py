@@ -26,7 +26,8 @@ guards against ``ValueError`` keeps working.
     │   ├── CrystalNotFoundError        no crystal with that name (LookupError too)
     │   ├── SporeNotFoundError          no spore with that id (LookupError too)
     │   ├── RevisionConflictError       compare-and-set on a stale revision (.current)
-    │   └── BackendNotSupportedError    not available on this backend (PostgreSQL) yet
+    │   ├── BackendNotSupportedError    not available on this backend (PostgreSQL) yet
+    │   └── UnsafeFileError             a file read is a link, FIFO, folder, too large (.found)
     ├── LockUnavailableError            a cross-process lock was not acquired in time
     ├── WrapError                       the wrap lifecycle
     │   ├── WrapInProgressError         prepare while a wrap is open (.started_at)
@@ -78,6 +79,7 @@ __all__ = [
     "SupersessionError",
     "ToolIntegrityError",
     "TrustError",
+    "UnsafeFileError",
     "WrapError",
     "WrapInProgressError",
     "WrapTokenMismatchError",
@@ -221,6 +223,22 @@ class BackendNotSupportedError(StoreError, NotImplementedError):
             operation=operation,
         )
         self.backend = backend
+
+
+class UnsafeFileError(StoreError):
+    """A file beside the store, a token file or an import file is not one to read or append.
+
+    Raised for a symbolic link at the path (its target is never opened), a FIFO, a folder, a
+    device or socket, or a file larger than the bound for it. Nothing was read or written
+    through it.
+
+    Attributes:
+        found: What is at the path, e.g. ``"a symbolic link"`` or ``"a FIFO"``.
+    """
+
+    def __init__(self, message: str, *, path: Path, found: str, operation: str = "") -> None:
+        super().__init__(message, operation=operation, path=path)
+        self.found = found
 
 
 class LockUnavailableError(AnnealMemoryError):

@@ -18,19 +18,29 @@ from pathlib import Path
 from typing import Any
 
 from anneal_memory._fsio import atomic_write_text
+from anneal_memory._sidefile import read_bytes
 from anneal_memory.audit._chain import line_info, link_hash
 
 __all__ = [
+    "ACTIVE_MAX_BYTES",
+    "MANIFEST_MAX_BYTES",
     "MANIFEST_VERSION",
+    "SEALED_MAX_BYTES",
     "AuditPaths",
     "Manifest",
     "SealedFile",
     "SetAside",
     "load_manifest",
+    "read_trail_file",
     "write_manifest",
 ]
 
 MANIFEST_VERSION = 1
+# Bounds on what is read back (far above what a trail writes: a manifest lists one line per
+# week; an active file holds one week of entries; a sealed week is that, gzipped).
+MANIFEST_MAX_BYTES = 16 * 1024 * 1024
+ACTIVE_MAX_BYTES = 2 * 1024 * 1024 * 1024
+SEALED_MAX_BYTES = 512 * 1024 * 1024
 _SEALED = re.compile(r"^(?P<stem>.+)\.audit\.(?P<period>\d{4}-W\d{2})\.jsonl\.gz$")
 
 
@@ -188,14 +198,26 @@ def load_manifest(path: Path) -> Manifest | None:
     Raises:
         ValueError: It exists but cannot be parsed.
         OSError: It exists but cannot be read.
+        UnsafeFileError: It is a link, folder, FIFO or device, or absurdly large.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    data = read_bytes(path, limit=MANIFEST_MAX_BYTES, what="the audit manifest")
+    if data is None:
         return None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"manifest is not UTF-8: {exc}") from None
     return Manifest.from_json(text)
+
+
+def read_trail_file(path: Path, *, limit: int) -> bytes | None:
+    """The bytes of the active file or a sealed week (None when missing), at most ``limit``.
+
+    Raises:
+        OSError: It cannot be read.
+        UnsafeFileError: It is a link, folder, FIFO or device, or larger than ``limit``.
+    """
+    return read_bytes(path, limit=limit, what="the audit file")
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:

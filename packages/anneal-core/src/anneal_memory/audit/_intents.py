@@ -9,13 +9,15 @@ entries reached it: the ones at or below it.
 from __future__ import annotations
 
 import gzip
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from anneal_memory.audit._chain import line_info, split_complete
 from anneal_memory.audit._events import AuditEvent
-from anneal_memory.audit._files import AuditPaths, Manifest
+from anneal_memory.audit._files import SEALED_MAX_BYTES, AuditPaths, Manifest, read_trail_file
+from anneal_memory.errors import UnsafeFileError
 
 __all__ = ["MAX_SEALED_SCAN_BYTES", "StagedEntry", "intents_in", "newest_intent"]
 
@@ -72,9 +74,10 @@ def newest_intent(paths: AuditPaths, active: bytes, manifest: Manifest) -> int:
         return found
     for sealed in manifest.files[-1:]:
         try:
-            with gzip.open(paths.beside(sealed.filename), "rb") as handle:
+            raw = read_trail_file(paths.beside(sealed.filename), limit=SEALED_MAX_BYTES)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw or b""), mode="rb") as handle:
                 data = handle.read(MAX_SEALED_SCAN_BYTES)
-        except (OSError, EOFError):
+        except (OSError, EOFError, UnsafeFileError):
             continue
         found = _newest_in(data)
         if found is not None:

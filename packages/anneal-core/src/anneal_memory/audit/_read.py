@@ -11,8 +11,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from anneal_memory.audit._chain import split_complete
-from anneal_memory.audit._files import AuditPaths, load_manifest
-from anneal_memory.errors import AuditError
+from anneal_memory.audit._files import (
+    ACTIVE_MAX_BYTES,
+    SEALED_MAX_BYTES,
+    AuditPaths,
+    load_manifest,
+    read_trail_file,
+)
+from anneal_memory.errors import AuditError, UnsafeFileError
 
 __all__ = ["file_bytes", "iter_entries", "read_entries"]
 
@@ -24,19 +30,28 @@ def file_bytes(paths: AuditPaths, *, since: str | None = None) -> Iterator[tuple
     """
     try:
         manifest = load_manifest(paths.manifest)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnsafeFileError) as exc:
         raise AuditError(f"cannot read the audit manifest: {exc}") from None
     for sealed in manifest.files if manifest else ():
         if sealed.set_aside is not None or (since is not None and sealed.last_ts < since):
             continue
         try:
-            yield sealed.filename, gzip.decompress(paths.beside(sealed.filename).read_bytes())
-        except (OSError, EOFError, zlib.error) as exc:
+            yield sealed.filename, gzip.decompress(_sealed(paths, sealed.filename))
+        except (OSError, EOFError, zlib.error, UnsafeFileError) as exc:
             raise AuditError(f"cannot read sealed week {sealed.filename}: {exc}") from None
     try:
-        yield paths.active.name, paths.active.read_bytes()
-    except FileNotFoundError:
-        return
+        active = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
+    except (OSError, UnsafeFileError) as exc:
+        raise AuditError(f"cannot read the audit trail: {exc}") from None
+    if active is not None:
+        yield paths.active.name, active
+
+
+def _sealed(paths: AuditPaths, filename: str) -> bytes:
+    raw = read_trail_file(paths.beside(filename), limit=SEALED_MAX_BYTES)
+    if raw is None:
+        raise FileNotFoundError(filename)
+    return raw
 
 
 def iter_entries(db_path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:

@@ -8,6 +8,7 @@ refuses, so an operator never "repairs" evidence of tampering in the active file
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import gzip
 import hashlib
 import os
@@ -25,15 +26,18 @@ from anneal_memory.audit._chain import (
     split_complete,
 )
 from anneal_memory.audit._files import (
+    ACTIVE_MAX_BYTES,
+    SEALED_MAX_BYTES,
     AuditPaths,
     Manifest,
     SealedFile,
     SetAside,
     load_manifest,
+    read_trail_file,
     write_manifest,
 )
 from anneal_memory.audit._verify import _ChainBreakError, _Walk, walk_lines
-from anneal_memory.errors import AuditRepairRefusedError
+from anneal_memory.errors import AuditRepairRefusedError, UnsafeFileError
 
 __all__ = ["AuditRepairResult", "repair_trail"]
 
@@ -77,12 +81,20 @@ class _Unusable(Exception):  # noqa: N818 - internal signal, never escapes
         self.unreadable = unreadable
 
 
-def _load_sealed_lines(paths: AuditPaths, filename: str, sha256: str | None) -> list[bytes]:
+def _load_sealed_lines(
+    paths: AuditPaths, filename: str, sha256: str | None
+) -> tuple[list[bytes], str]:
+    """The complete lines of a sealed week and the file's SHA-256."""
     try:
-        raw = paths.beside(filename).read_bytes()
+        raw = read_trail_file(paths.beside(filename), limit=SEALED_MAX_BYTES)
+        if raw is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
     except OSError as exc:
         raise _Unusable(f"unreadable: {exc.strerror or exc}", unreadable=True) from None
-    if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
+    except UnsafeFileError as exc:
+        raise _Unusable(f"{exc.found}, not a regular file", unreadable=True) from None
+    digest = hashlib.sha256(raw).hexdigest()
+    if sha256 is not None and digest != sha256:
         raise _Unusable("its sha256 does not match the manifest", unreadable=False)
     try:
         lines, torn = split_complete(gzip.decompress(raw))
@@ -90,7 +102,7 @@ def _load_sealed_lines(paths: AuditPaths, filename: str, sha256: str | None) -> 
         raise _Unusable(f"not valid gzip ({exc})", unreadable=False) from None
     if torn or not lines:
         raise _Unusable("no complete entries", unreadable=False)
-    return lines
+    return lines, digest
 
 
 @dataclass(slots=True)
@@ -103,8 +115,12 @@ class _Plan:
 
 def _first_active_anchor(paths: AuditPaths) -> ChainTip | None:
     try:
-        data = paths.active.read_bytes()
-    except FileNotFoundError:
+        data = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
+    except UnsafeFileError as exc:
+        raise AuditRepairRefusedError(
+            f"Audit repair refused: {exc}; repair never reads through it"
+        ) from None
+    if data is None:
         return None
     lines, _torn = split_complete(data)
     if not lines:
@@ -141,14 +157,14 @@ def _rebuild(
     for path in sealed_paths:
         period = path.name.rsplit(".", 3)[-3]
         try:
-            found = _load_sealed_lines(paths, path.name, None)
-            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            found, sha = _load_sealed_lines(paths, path.name, None)
             readable.append((path.name, period, found, sha))
         except _Unusable as bad:
             if bad.unreadable and not set_aside_unreadable:
                 raise AuditRepairRefusedError(
-                    f"Audit repair refused: sealed week {path.name} is {bad.reason}; fix its "
-                    "permissions, or pass --set-aside-unreadable to set it aside"
+                    f"Audit repair refused: sealed week {path.name} is {bad.reason}; fix it "
+                    "(its permissions, or what is at its name), or pass --set-aside-unreadable "
+                    "to set it aside"
                 ) from None
             readable.append((path.name, period, None, bad.reason))
     files: list[SealedFile] = []
@@ -191,7 +207,7 @@ def _check_sealed(
         if sealed.set_aside is not None:
             continue
         try:
-            lines = _load_sealed_lines(paths, sealed.filename, sealed.sha256)
+            lines, _sha = _load_sealed_lines(paths, sealed.filename, sealed.sha256)
             start = ChainTip(next_seq=sealed.first_seq, prev_hash=sealed.first_prev_hash)
             walk_lines(lines, start, sealed.filename, _Walk())
         except _ChainBreakError as broken:
@@ -200,7 +216,8 @@ def _check_sealed(
             if bad.unreadable and not set_aside_unreadable:
                 raise AuditRepairRefusedError(
                     f"Audit repair refused: sealed week {sealed.filename} is {bad.reason}; fix "
-                    "its permissions, or pass --set-aside-unreadable to set it aside"
+                    "it (its permissions, or what is at its name), or pass "
+                    "--set-aside-unreadable to set it aside"
                 ) from None
             reason = bad.reason
         else:
@@ -264,7 +281,7 @@ def _manifest_or_rebuild(
 ) -> tuple[Manifest, str | None]:
     try:
         manifest = load_manifest(paths.manifest)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnsafeFileError) as exc:
         target = paths.set_aside_name(paths.manifest, plan.stamp, "corrupt")
         os.replace(paths.manifest, target)
         plan.actions.append(f"quarantined the corrupt manifest ({exc}) as {target.name}")

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
-from anneal_memory._fsio import PRIVATE_FILE_MODE, atomic_write_bytes, ensure_private_file
+from anneal_memory._fsio import atomic_write_bytes
 from anneal_memory._locks import DEFAULT_LOCK_TIMEOUT, HeldFileLock
+from anneal_memory._sidefile import open_file
 from anneal_memory.audit._chain import (
     ChainTip,
     line_info,
@@ -38,7 +39,7 @@ from anneal_memory.audit._files import (
 )
 from anneal_memory.audit._intents import StagedEntry, newest_intent
 from anneal_memory.audit._rotation import seal_week
-from anneal_memory.errors import AuditError, LockUnavailableError
+from anneal_memory.errors import AuditError, LockUnavailableError, UnsafeFileError
 
 if TYPE_CHECKING:
     import logging
@@ -59,6 +60,9 @@ def _log() -> logging.Logger:
 
 
 _fdatasync = getattr(os, "fdatasync", os.fsync)
+# What an append or recovery turns into an ``AuditError`` (a file that is not the trail's own
+# is an ``UnsafeFileError``).
+_FAILURES = (OSError, ValueError, AuditError, LockUnavailableError, UnsafeFileError)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -175,12 +179,15 @@ class AuditTrail:
         Raises:
             AuditError: The trail cannot be read (a corrupt manifest, for instance).
         """
-        if not self._paths.active.exists():
+        if not os.path.lexists(self._paths.active):
             return
         try:
             with self._lock:
                 self._sync(self._clock.now())
-        except (OSError, ValueError, LockUnavailableError) as exc:
+        except AuditError:
+            self._state = None
+            raise
+        except _FAILURES as exc:
             self._state = None
             raise AuditError(f"audit recovery of {self._paths.active} failed: {exc}") from exc
 
@@ -202,7 +209,7 @@ class AuditTrail:
         kind = parse_event(event)
         try:
             entry = self._append_locked(kind, actor, data)
-        except (OSError, ValueError, AuditError, LockUnavailableError) as exc:
+        except _FAILURES as exc:
             self._state = None
             self._pending_drops += 1
             raise AuditError(f"audit append to {self._paths.active} failed: {exc}") from exc
@@ -279,7 +286,7 @@ class AuditTrail:
                     state = self._state or state
                     appended.append(entry)
                     mark = staged.intent
-        except (OSError, ValueError, AuditError, LockUnavailableError) as exc:
+        except _FAILURES as exc:
             self._state = None
             raise AuditError(f"audit append to {self._paths.active} failed: {exc}") from exc
         finally:
@@ -309,17 +316,22 @@ class AuditTrail:
         return self._fd
 
     def _open_active(self) -> os.stat_result:
-        """Make ``self._fd`` point at the current active file; return its stat."""
-        path = self._active_path
+        """Make ``self._fd`` point at the current active file; return its stat.
+
+        The path is examined itself (``lstat``): a link put there makes the inode differ, and
+        the reopen refuses it (``_sidefile``), so no entry is ever appended through a link.
+        """
         try:
-            st = os.stat(self._active_name)
+            st = os.lstat(self._active_name)
         except FileNotFoundError:
-            ensure_private_file(path)
-            st = os.stat(path)
-        if self._fd is None or self._fd_ino != st.st_ino:
+            st = None
+        if self._fd is None or st is None or self._fd_ino != st.st_ino:
             self._close_active()
-            self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
-            st = os.fstat(self._fd)
+            fd = open_file(self._active_path, what="the audit trail", append=True, create=True)
+            if fd is None:  # pragma: no cover - create=True never answers "missing"
+                raise FileNotFoundError(self._active_path)
+            self._fd = fd
+            st = os.fstat(fd)
             self._fd_ino = st.st_ino
         return st
 

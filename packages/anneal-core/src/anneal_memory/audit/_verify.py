@@ -7,6 +7,7 @@ or append in flight is not mistaken for tampering.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
@@ -18,8 +19,16 @@ from typing import Any
 
 from anneal_memory._locks import file_lock
 from anneal_memory.audit._chain import GENESIS_HASH, ChainTip, parse_line, split_complete
-from anneal_memory.audit._files import AuditPaths, Manifest, SealedFile, load_manifest
-from anneal_memory.errors import LockUnavailableError
+from anneal_memory.audit._files import (
+    ACTIVE_MAX_BYTES,
+    SEALED_MAX_BYTES,
+    AuditPaths,
+    Manifest,
+    SealedFile,
+    load_manifest,
+    read_trail_file,
+)
+from anneal_memory.errors import LockUnavailableError, UnsafeFileError
 
 __all__ = ["AuditVerifyResult", "verify_trail"]
 
@@ -45,6 +54,8 @@ class AuditVerifyResult:
         repeated_entries: Entries whose ``intent`` was already in the trail (appended twice).
         pending_entries: Entries staged in the database and not appended yet (delayed by a
             crash or a failed append; the store's next open or write appends them).
+        missing_tail: Entries the database recorded as appended that the trail no longer
+            ends with: cut from its end, or an older copy of the trail put back.
     """
 
     valid: bool
@@ -61,11 +72,12 @@ class AuditVerifyResult:
     missing_entries: int = 0
     repeated_entries: int = 0
     pending_entries: int = 0
+    missing_tail: int = 0
 
     @property
     def complete(self) -> bool:
         """True when no audited change lacks its entry and none was appended twice."""
-        return self.missing_entries == 0 and self.repeated_entries == 0
+        return self.missing_entries == 0 and self.repeated_entries == 0 and not self.missing_tail
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict of every field."""
@@ -78,6 +90,14 @@ class AuditVerifyResult:
                 f"Audit trail valid: {self.total_entries} entries across "
                 f"{self.files_verified} file(s)"
             )
+            if self.missing_tail:
+                text = (
+                    f"Audit trail INCOMPLETE: its last {self.missing_tail} entr(ies) are "
+                    "missing (the database recorded them as appended; the trail now ends "
+                    "before them: cut from its end, or an older copy put back). The "
+                    f"{self.total_entries} entries present link correctly across "
+                    f"{self.files_verified} file(s)"
+                )
             if self.skipped_lines:
                 text += f"; {self.skipped_lines} torn line(s) skipped"
             if self.dropped_entries:
@@ -229,13 +249,17 @@ def walk_lines(lines: list[bytes], start: ChainTip, filename: str, walk: _Walk) 
 def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
     path = paths.beside(sealed.filename)
     try:
-        raw = path.read_bytes()
+        raw = read_trail_file(path, limit=SEALED_MAX_BYTES)
+        if raw is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
     except OSError as exc:
         raise _ChainBreakError(
             f"sealed week {sealed.filename} cannot be read: {exc.strerror or exc}",
             seq=sealed.first_seq,
             file=sealed.filename,
         ) from None
+    except UnsafeFileError as exc:
+        raise _ChainBreakError(str(exc), seq=sealed.first_seq, file=sealed.filename) from None
     if hashlib.sha256(raw).hexdigest() != sealed.sha256:
         raise _ChainBreakError(
             f"sealed week {sealed.filename} does not match the sha256 in the manifest",
@@ -304,8 +328,14 @@ def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: _
         tip, manifest.active_first_seq, manifest.active_first_prev_hash, "the active file", name
     )
     try:
-        data = paths.active.read_bytes()
-    except FileNotFoundError:
+        data = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
+    except (OSError, UnsafeFileError) as exc:
+        raise _ChainBreakError(
+            f"the active file cannot be read: {getattr(exc, 'strerror', None) or exc}",
+            seq=manifest.active_first_seq,
+            file=name,
+        ) from None
+    if data is None:
         return
     lines, torn = split_complete(data)
     if torn:
@@ -326,8 +356,9 @@ def _already_sealed(paths: AuditPaths, manifest: Manifest, lines: list[bytes], d
     if not isinstance(last_seq, int) or last_seq >= manifest.active_first_seq:
         return False
     try:
-        sealed = gzip.decompress(paths.beside(manifest.files[-1].filename).read_bytes())
-    except (OSError, EOFError, zlib.error):
+        raw = read_trail_file(paths.beside(manifest.files[-1].filename), limit=SEALED_MAX_BYTES)
+        sealed = gzip.decompress(raw or b"")
+    except (OSError, EOFError, zlib.error, UnsafeFileError):
         return False
     return sealed == data
 
@@ -335,7 +366,7 @@ def _already_sealed(paths: AuditPaths, manifest: Manifest, lines: list[bytes], d
 def _load(paths: AuditPaths) -> Manifest | None:
     try:
         manifest = load_manifest(paths.manifest)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnsafeFileError) as exc:
         raise _ChainBreakError(
             f"the audit manifest is unreadable or corrupt ({exc}); "
             "run 'anneal-memory audit-repair'",
@@ -365,6 +396,7 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
         for sealed in manifest.files:
             tip = _verify_sealed(paths, sealed, tip, walk)
         _verify_active(paths, manifest, tip, walk)
+        staged = _staged(paths, walk.last_intent or 0)
     except _ChainBreakError as broken:
         return AuditVerifyResult(
             valid=False,
@@ -389,44 +421,62 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
         untracked=untracked,
         missing_entries=walk.missing,
         repeated_entries=walk.repeated,
-        pending_entries=_pending(paths, walk.last_intent or 0),
+        pending_entries=staged.pending,
+        missing_tail=staged.lost,
     )
 
 
-def _pending(paths: AuditPaths, newest: int) -> int:
-    """Entries staged in the database above the trail's newest intent (0 without a store).
+@dataclass(frozen=True, slots=True)
+class _Staged:
+    pending: int = 0
+    lost: int = 0
 
-    One count on a read-only connection of its own: ``audit/`` sits below ``store/`` and never
-    imports it, and a count needs none of the store's connection policy.
+
+def _staged(paths: AuditPaths, newest: int) -> _Staged:
+    """What the database says about the intents above the trail's newest one (``newest``).
+
+    The outbox holds every staged entry until it has been appended, and drops appended ones
+    (always keeping the newest id). So an id above ``newest`` that is still there is pending
+    (the next open appends it), and an id above ``newest`` that is gone was appended and is
+    no longer in the trail: its tail was lost. One query on a read-only connection of its
+    own: ``audit/`` sits below ``store/`` and never imports it.
     """
     db = paths.db_path
     if not db.is_file():
-        return 0
+        return _Staged()
     try:
         conn = sqlite3.connect(str(db), timeout=5.0, isolation_level=None)  # noqa: TID251
     except sqlite3.Error:
-        return 0
+        return _Staged()
     try:
         conn.execute("PRAGMA query_only=ON")
-        row = conn.execute("SELECT count(*) FROM audit_outbox WHERE id > ?", (newest,)).fetchone()
-        return int(row[0])
+        count, top = conn.execute(
+            "SELECT count(*), max(id) FROM audit_outbox WHERE id > ?", (newest,)
+        ).fetchone()
     except sqlite3.Error:
-        return 0
+        return _Staged()
     finally:
         conn.close()
+    if not count:
+        return _Staged()
+    return _Staged(pending=int(count), lost=int(top) - newest - int(count))
 
 
 def verify_trail(db_path: str | os.PathLike[str]) -> AuditVerifyResult:
     """Verify the audit trail of the database at ``db_path``.
 
-    A store without any audit files verifies as valid with zero entries.
+    A store without any audit files verifies as valid with zero entries. Entries the
+    database recorded as appended and the trail no longer ends with are ``missing_tail``.
     """
     paths = AuditPaths.for_db(db_path)
     result = _verify_once(paths)
-    if result.valid or not paths.append_lock.exists():
+    # A second walk under the append lock, which appends and rotations hold: a rotation in
+    # flight is not tampering, and a tail appended (and dropped from the outbox) by another
+    # process between reading the trail and the database is not a lost one.
+    if (result.valid and not result.missing_tail) or not paths.append_lock.exists():
         return result
     try:
         with file_lock(paths.append_lock, timeout=5.0):
             return _verify_once(paths)
-    except LockUnavailableError:
+    except (LockUnavailableError, UnsafeFileError):
         return result

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,6 +95,25 @@ def _spool_stdin(folder: Path) -> Path:
     return target
 
 
+@contextlib.contextmanager
+def _scratch(ctx: Context) -> Iterator[Path]:
+    """A private folder for a copy of stdin, removed after.
+
+    Beside the destination when its folder exists (a killed import's copy is then removed by
+    the store's next open or import), else in the system temp folder.
+    """
+    if ctx.db_path.parent.is_dir():
+        from anneal_memory._staging import staging_folder
+
+        with staging_folder(ctx.db_path) as folder:
+            yield folder
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="anneal-import-") as name:
+        yield Path(name)
+
+
 def _text(report: ImportReport, origin: str) -> str:
     verb = "Would import" if report.dry_run else "Imported"
     lines = [f"{verb} from {origin} ({report.format}, sha256 {report.sha256[:16]}):"]
@@ -165,7 +185,7 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
 
     if args.dry_run:
         raise CommandError("import --dry-run is not supported on PostgreSQL yet")
-    text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file")
+    text = read_user_text(args.file, limit=IMPORT_MAX_BYTES, what="the import file", links=False)
     origin = "stdin" if args.file == "-" else str(Path(args.file).expanduser())
     result = ctx.store(trust_ceiling=_ceiling(ctx)).import_json(text)
     capped = (
@@ -200,16 +220,14 @@ def run_import(ctx: Context, args: argparse.Namespace) -> int:
         from anneal_memory.cli._files import require_regular_file
 
         path = Path(args.file).expanduser()
-        require_regular_file(path)
+        require_regular_file(path, links=False)
         report = _run(ctx, path, dry_run=args.dry_run)
         origin = str(path)
     else:
-        import tempfile
-
         from anneal_memory.errors import ImportFormatError
 
-        with tempfile.TemporaryDirectory(prefix="anneal-import-") as folder:
-            spooled = _spool_stdin(Path(folder))
+        with _scratch(ctx) as folder:
+            spooled = _spool_stdin(folder)
             try:
                 report = _run(ctx, spooled, dry_run=args.dry_run)
             except ImportFormatError as exc:

@@ -3,8 +3,9 @@
 Every read of a user-named file or stdin stops at a documented size (:data:`IMPORT_MAX_BYTES`
 for ``import``, :data:`CONTINUITY_MAX_BYTES` for ``save-continuity``, the episode size limit
 for ``record -``); a named file that is not a regular file (a FIFO, ``/dev/zero``, a
-directory) is refused before it is read. Every write to a user-named file is atomic, refuses
-an existing file unless ``--force``, and never writes into a non-regular file.
+directory) is refused before it is read, and so is a symbolic link named to ``import``.
+Every write to a user-named file is atomic, refuses an existing file unless ``--force``, and
+never writes into a non-regular file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import stat
 import sys
 from pathlib import Path
 
+from anneal_memory._sidefile import IMPORT_HINT, open_file, read_at_most
 from anneal_memory.cli._context import CommandError
 
 __all__ = [
@@ -28,7 +30,6 @@ __all__ = [
 IMPORT_MAX_BYTES = 256 * 1024 * 1024
 CONTINUITY_MAX_BYTES = 8 * 1024 * 1024  # above the largest hard max (1.25M chars) in UTF-8
 RECORD_STDIN_MAX_BYTES = 65_536 + 2  # the episode limit, plus the newline a pipe adds
-_CHUNK = 1 << 20
 
 
 def read_bounded(fd: int, limit: int, what: str) -> bytes:
@@ -37,21 +38,30 @@ def read_bounded(fd: int, limit: int, what: str) -> bytes:
     Raises:
         CommandError: The input is larger than ``limit``.
     """
-    parts: list[bytes] = []
-    total = 0
-    while True:
-        part = os.read(fd, min(_CHUNK, limit + 1 - total))
-        if not part:
-            return b"".join(parts)
-        parts.append(part)
-        total += len(part)
-        if total > limit:
-            raise CommandError(
-                f"{what} is larger than {limit:,} bytes, the limit for it; nothing was written"
-            )
+    data = read_at_most(fd, limit)
+    if len(data) > limit:
+        raise CommandError(
+            f"{what} is larger than {limit:,} bytes, the limit for it; nothing was written"
+        )
+    return data
 
 
-def _open_regular(path: Path) -> int:
+def _open_unlinked(path: Path) -> int:
+    """Open an import input as every file beside a store is opened: never through a link."""
+    from anneal_memory.errors import UnsafeFileError
+
+    try:
+        fd = open_file(path, what="the file", hint=IMPORT_HINT)
+    except UnsafeFileError as exc:
+        raise CommandError(str(exc)) from None
+    if fd is None:
+        raise CommandError(f"No such file or directory: {path}")
+    return fd
+
+
+def _open_regular(path: Path, *, links: bool = True) -> int:
+    if not links:
+        return _open_unlinked(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
@@ -66,20 +76,25 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
-def require_regular_file(path: Path) -> None:
+def require_regular_file(path: Path, *, links: bool = True) -> None:
     """Refuse a user-named input that is missing, a folder, a FIFO, device or socket.
+
+    ``links=False`` refuses a symbolic link too (an import input).
 
     Raises:
         CommandError: It is not a regular file.
     """
-    os.close(_open_regular(path))
+    os.close(_open_regular(path, links=links))
 
 
-def read_user_text(name: str, *, limit: int, what: str) -> str:
+def read_user_text(name: str, *, limit: int, what: str, links: bool = True) -> str:
     """The UTF-8 text of a user-named file (``-`` = stdin), at most ``limit`` bytes.
 
+    ``links=False`` refuses a symbolic link at ``name`` (an import input).
+
     Raises:
-        CommandError: Missing, not a regular file, too large, or not UTF-8.
+        CommandError: Missing, not a regular file (or a link, with ``links=False``), too
+            large, or not UTF-8.
     """
     if name == "-":
         stream = getattr(sys.stdin, "buffer", None)
@@ -92,7 +107,7 @@ def read_user_text(name: str, *, limit: int, what: str) -> str:
         origin = "stdin"
     else:
         path = Path(name).expanduser()
-        fd = _open_regular(path)
+        fd = _open_regular(path, links=links)
         try:
             raw = read_bounded(fd, limit, f"{what} {path}")
         finally:

@@ -4,7 +4,8 @@ A token is 32 random bytes (``secrets.token_urlsafe``), shown once when it is ad
 keeps only its SHA-256 (a token is random, so a slow password hash would add nothing). Each
 entry binds the token to a scope (the store it may reach) and to the gate session id the
 server uses for that token's calls, so a remote client never chooses its own session id.
-The file is rewritten atomically and refused when group or others may read it.
+The file is rewritten atomically and refused when group or others may read it, or when it
+is not a regular file (a link, a FIFO: see ``_sidefile``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from anneal_memory._fsio import atomic_write_text, ensure_private_dir
+from anneal_memory._sidefile import open_file
 from anneal_memory.errors import InvalidInputError, StoreError
 
 __all__ = [
@@ -106,15 +108,15 @@ class TokenFile:
 
     def _read(self) -> list[HttpToken]:
         try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
-            return []
+            fd = open_file(self.path, what="the token file")
         except OSError as exc:
             raise StoreError(
                 f"cannot read the token file {self.path}: {exc.strerror}",
                 operation="read tokens",
                 path=self.path,
             ) from None
+        if fd is None:
+            return []
         with os.fdopen(fd, "rb") as handle:
             if stat.S_IMODE(os.fstat(handle.fileno()).st_mode) & 0o077:
                 raise StoreError(

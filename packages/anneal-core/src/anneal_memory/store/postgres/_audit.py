@@ -98,6 +98,18 @@ def verify_chain(conn: psycopg.Connection[Any]) -> AuditVerifyResult:
             return _broken(total, seq, f"entry {seq} does not link to entry {seq - 1}")
         expected_seq, expected_prev, total = seq + 1, link_hash(line.encode()), total + 1
     tip = conn.execute("SELECT next_seq, prev_hash FROM audit_tip WHERE one = 1").fetchone()
+    if tip is not None and int(tip[0]) > expected_seq:
+        lost = int(tip[0]) - expected_seq
+        return AuditVerifyResult(
+            valid=False,
+            total_entries=total,
+            files_verified=0,
+            chain_break_at=expected_seq,
+            error=f"the last {lost} entr(ies) are missing: the chain tip, written with each "
+            f"entry, names entry {int(tip[0]) - 1} as the last, and the trail ends at entry "
+            f"{expected_seq - 1}",
+            missing_tail=lost,
+        )
     if tip is None or (int(tip[0]), str(tip[1])) != (expected_seq, expected_prev):
         return _broken(total, expected_seq, "the chain tip does not name the last entry")
     return AuditVerifyResult(valid=True, total_entries=total, files_verified=0)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory._scope_files import continuity_suffix
+from anneal_memory._staging import remove_orphaned_staging
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import StoreClosedError
@@ -92,6 +93,7 @@ class SqliteBackend:
         self._created_dirs = opened.created_dirs
         if not read_only:
             remove_orphaned_temp_files(path)
+            remove_orphaned_staging(path)
             if self._outbox is not None:
                 self._outbox.recover()
 

@@ -3,22 +3,29 @@
 Checks, in order: SQLite's own ``integrity_check`` (or ``quick_check``), the schema (our
 application id, version and core tables and triggers), the full-text index against the
 episodes, the audit trail (chain, gaps, entries still staged), the continuity file (readable,
-within the hard size bound, the text the last wrap saved) and orphaned temp files.
+within the hard size bound, the text the last wrap saved), the files beside the database
+(each a regular file, not a link, FIFO or folder), orphaned temp files and the staging
+folders of killed imports.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
+from anneal_memory._sidefile import read_bytes
+from anneal_memory._staging import orphaned_staging
+from anneal_memory.errors import UnsafeFileError
 from anneal_memory.store.sqlite._identity import StoreKind, identify
 from anneal_memory.store.sqlite._open import orphaned_temp_files
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
+from anneal_memory.store.sqlite._sidecars import unsafe_sidecars
 
 __all__ = ["CONTINUITY_CHECK_MAX_BYTES", "CheckProblem", "CheckReport", "Severity", "run_checks"]
 
@@ -186,6 +193,15 @@ def _audit(path: Path) -> list[CheckProblem]:
     problems: list[CheckProblem] = []
     if not result.valid:
         problems.append(CheckProblem(code="audit-chain", message=str(result.error)))
+    if result.missing_tail:
+        problems.append(
+            CheckProblem(
+                code="audit-tail",
+                message=f"the trail's last {result.missing_tail} entr(ies) are missing: the "
+                "database recorded them as appended and the trail ends before them (cut from "
+                "its end, or an older copy put back); restore the trail from a backup",
+            )
+        )
     if result.missing_entries:
         problems.append(
             CheckProblem(
@@ -222,7 +238,7 @@ def _continuity(target: Path, conn: sqlite3.Connection) -> list[CheckProblem]:
         ).fetchone()
     except sqlite3.Error as exc:
         return [CheckProblem(code="continuity-unknown", message=f"wraps unreadable: {exc}")]
-    if not target.exists():
+    if not os.path.lexists(target):
         missing = CheckProblem(code="continuity-missing", message=f"{target.name} is missing")
         return [] if row is None else [missing]
     problem = _continuity_text(target, None if row is None else row[0])
@@ -246,7 +262,7 @@ def _scoped_continuities(target: Path, conn: sqlite3.Connection) -> list[CheckPr
     problems: list[CheckProblem] = []
     for scope, sha256 in rows:
         path = target.with_name(stem + continuity_suffix(str(scope)))
-        if not path.exists():
+        if not os.path.lexists(path):
             problem: CheckProblem | None = CheckProblem(
                 code="continuity-missing", message=f"{path.name} is missing"
             )
@@ -259,13 +275,16 @@ def _scoped_continuities(target: Path, conn: sqlite3.Connection) -> list[CheckPr
 
 def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
     try:
-        with target.open("rb") as handle:
-            raw = handle.read(CONTINUITY_CHECK_MAX_BYTES + 1)
+        raw = read_bytes(target, limit=CONTINUITY_CHECK_MAX_BYTES, what="the continuity file")
+        if raw is None:
+            return CheckProblem(code="continuity-missing", message=f"{target.name} is missing")
         raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return CheckProblem(code="continuity-unreadable", message=f"{target.name}: {exc}")
-    if len(raw) > CONTINUITY_CHECK_MAX_BYTES:
-        return CheckProblem(code="continuity-size", message=f"{target.name} is too large")
+    except UnsafeFileError as exc:
+        if exc.found.startswith("larger"):
+            return CheckProblem(code="continuity-size", message=f"{target.name} is too large")
+        return None  # the files check names it
     if saved_sha256 and hashlib.sha256(raw).hexdigest() != str(saved_sha256):
         return CheckProblem(
             code="continuity-changed",
@@ -276,15 +295,39 @@ def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
     return None
 
 
-def _temp_files(path: Path) -> list[CheckProblem]:
+def _files(path: Path) -> list[CheckProblem]:
     return [
         CheckProblem(
-            code="temp-orphan",
-            message=f"orphaned temp file {orphan.name} (a crash mid-write; the next "
-            "write-capable open removes it)",
+            code="file-not-regular",
+            message=f"{sidecar.name} is {found}, not a regular file: the store neither reads nor "
+            "writes through it. Remove it (if it stands for the real file, put that file in "
+            "its place)",
+        )
+        for sidecar, found in unsafe_sidecars(path)
+    ]
+
+
+def _orphans(code: str, found: list[Path], what: str) -> list[CheckProblem]:
+    return [
+        CheckProblem(
+            code=code,
+            message=f"orphaned {what} {orphan.name} ({_ORPHANS[code]} removes it)",
             severity=Severity.WARNING,
         )
-        for orphan in orphaned_temp_files(path)
+        for orphan in found
+    ]
+
+
+_ORPHANS = {
+    "temp-orphan": "a crash mid-write; the next write-capable open",
+    "import-orphan": "an import was killed; the next write-capable open or import",
+}
+
+
+def _temp_files(path: Path) -> list[CheckProblem]:
+    return [
+        *_orphans("temp-orphan", orphaned_temp_files(path), "temp file"),
+        *_orphans("import-orphan", orphaned_staging(path), "import staging folder"),
     ]
 
 
@@ -299,10 +342,11 @@ def run_checks(
         *_audit(path),
         *_continuity(continuity, conn),
         *_scoped_continuities(continuity, conn),
+        *_files(path),
         *_temp_files(path),
     ]
     return CheckReport(
         path=str(path),
-        checks=("sqlite", "schema", "fts", "audit", "continuity", "temp-files"),
+        checks=("sqlite", "schema", "fts", "audit", "continuity", "files", "temp-files"),
         problems=tuple(problems),
     )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory._fsio import atomic_write_text
+from anneal_memory._staging import staging_folder
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import set_meta
@@ -29,7 +31,7 @@ class _DryRun(Exception):  # noqa: N818 - control flow that never leaves this mo
 def _write_continuity(target: Path, text: str) -> None:
     """Write the imported continuity; the caller removes it if the commit then fails."""
     with FilePlace(target).lock():  # the lock every write of a continuity file holds
-        if target.exists():
+        if os.path.lexists(target):
             raise ImportFormatError(
                 f"{target.name} appeared while importing; nothing was imported, run it again"
             )
@@ -57,12 +59,16 @@ def apply_import(
         raise ImportFormatError(f"{source} is this store's own database; nothing to import")
     written = False
     try:
-        with write_transaction(conn, operation="import", path=db_path):
+        with (
+            staging_folder(db_path) as stage,
+            write_transaction(conn, operation="import", path=db_path),
+        ):
             try:
                 plan = import_source(
                     conn,
                     dialect,
                     source,
+                    stage_dir=stage,
                     clock=clock,
                     continuity_file=continuity_file,
                     dry_run=dry_run,

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from anneal_memory._clock import Clock
+from anneal_memory._sidefile import IMPORT_HINT, open_file
 from anneal_memory.document import _document
 from anneal_memory.document._schema import SCHEMAS, SectionSchema, schema_by_name
-from anneal_memory.errors import ImportFormatError
+from anneal_memory.errors import ImportFormatError, UnsafeFileError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store.transfer._levels import capped_levels
 from anneal_memory.store.transfer._records import ContinuityRecord, Kind, SourceFormat
@@ -31,6 +32,7 @@ from anneal_memory.store.transfer.formats._server_memory import (
     read_server_memory,
 )
 from anneal_memory.store.transfer.formats._v1_db import SQLITE_MAGIC, read_v1_database
+from anneal_memory.store.wraps._place import read_file
 from anneal_memory.types import ImportReport, Trust
 
 __all__ = ["ImportPlan", "import_source"]
@@ -47,21 +49,25 @@ class ImportPlan:
     continuity: str | None
 
 
-def _sha256_file(path: Path) -> str:
+def _sha256_file(handle: IO[bytes]) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1024 * 1024):
-            digest.update(chunk)
+    handle.seek(0)
+    while chunk := handle.read(1024 * 1024):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
 def _open(path: Path) -> IO[bytes]:
-    if path.is_dir():
-        raise ImportFormatError(f"{path} is a folder; import takes a file")
+    """The file to import, opened as ``_sidefile`` opens files: a regular file, not a link."""
     try:
-        return path.open("rb")
+        fd = open_file(path, what="the file to import", hint=IMPORT_HINT)
+    except UnsafeFileError as exc:
+        raise ImportFormatError(str(exc)) from None
     except OSError as exc:
         raise ImportFormatError(f"{exc.strerror}: {path}") from None
+    if fd is None:
+        raise ImportFormatError(f"No such file or directory: {path}")
+    return os.fdopen(fd, "rb")
 
 
 def _stream(
@@ -108,7 +114,7 @@ def _continuity(
     count = sink.count(Kind.CONTINUITY)
     count.found += 1
     text = _document.canonical_text(record.text)
-    existing = target.read_text(encoding="utf-8") if target.exists() else None
+    existing = read_file(target)
     if existing is not None:
         if existing == text:
             count.skipped += 1
@@ -139,12 +145,15 @@ def import_source(
     dialect: Dialect,
     path: Path,
     *,
+    stage_dir: Path,
     clock: Clock,
     continuity_file: Path,
     dry_run: bool,
     trust_ceiling: Trust = Trust.AGENT,
 ) -> ImportPlan:
     """Stream ``path`` into the store through ``conn`` (inside the caller's transaction).
+
+    ``stage_dir`` is a private folder for the staging file (``_staging.staging_folder``).
 
     Raises:
         ImportFormatError: The source is not importable, or clashes with this store; the
@@ -153,33 +162,32 @@ def import_source(
     empty = conn.execute(
         "SELECT NOT EXISTS (SELECT 1 FROM episodes) AND NOT EXISTS (SELECT 1 FROM wraps)"
     ).fetchone()[0]
-    with tempfile.TemporaryDirectory(prefix="anneal-import-") as stage:
-        sink = Sink(
-            conn,
-            dialect,
-            stage_dir=Path(stage),
-            target_empty=bool(empty),
-            trust_ceiling=trust_ceiling,
-        )
-        try:
-            with _open(path) as handle:
-                head = handle.read(_HEAD_BYTES)
-                if head.startswith(SQLITE_MAGIC):
-                    fmt = SourceFormat.V1_DATABASE
-                    sink.set_format(fmt)
-                    record, _ = read_v1_database(sink, path, clock=clock)
-                    sha256 = _sha256_file(path)
-                else:
-                    fmt, record, sha256 = _stream(sink, handle, head, str(path), clock)
-            sink.flush_episodes()
-            schema = _schema(conn, record.headings if record else None)
-            sink.flush_wraps(schema_name=schema.name, max_chars=schema.target_chars)
-            sink.flush_patterns()
-            sink.flush_pending()
-            sink.flush_associations()
-            text = _continuity(sink, conn, record, continuity_file)
-        finally:
-            sink.close()
+    sink = Sink(
+        conn,
+        dialect,
+        stage_dir=stage_dir,
+        target_empty=bool(empty),
+        trust_ceiling=trust_ceiling,
+    )
+    try:
+        with _open(path) as handle:
+            head = handle.read(_HEAD_BYTES)
+            if head.startswith(SQLITE_MAGIC):
+                fmt = SourceFormat.V1_DATABASE
+                sink.set_format(fmt)
+                record, _ = read_v1_database(sink, path, clock=clock)
+                sha256 = _sha256_file(handle)
+            else:
+                fmt, record, sha256 = _stream(sink, handle, head, str(path), clock)
+        sink.flush_episodes()
+        schema = _schema(conn, record.headings if record else None)
+        sink.flush_wraps(schema_name=schema.name, max_chars=schema.target_chars)
+        sink.flush_patterns()
+        sink.flush_pending()
+        sink.flush_associations()
+        text = _continuity(sink, conn, record, continuity_file)
+    finally:
+        sink.close()
     report = ImportReport(
         source=str(path),
         format=fmt.value,

@@ -10,7 +10,8 @@ The wrap reads and writes the text through a :class:`ContinuityPlace` the store 
   so text and wrap state commit together and there is nothing to undo.
 
 Each scope has its own place: its own file (:mod:`anneal_memory._scope_files`), or its own
-row.
+row. A file is read through :mod:`anneal_memory._sidefile`: never through a link, only when
+it is a regular file, at most :data:`CONTINUITY_MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -22,19 +23,25 @@ from pathlib import Path
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._locks import file_lock
+from anneal_memory._scope_files import LOCK_SUFFIX
+from anneal_memory._sidefile import read_text
+from anneal_memory.errors import StoreError
 from anneal_memory.store._contract import ContinuityPlace, SqlConnection
 
-__all__ = ["LOCK_SUFFIX", "ContinuityPlace", "FilePlace", "read_file"]
+__all__ = ["CONTINUITY_MAX_BYTES", "LOCK_SUFFIX", "ContinuityPlace", "FilePlace", "read_file"]
 
-LOCK_SUFFIX = ".lock"
+# Above the largest schema's hard maximum (1.25M characters) in UTF-8.
+CONTINUITY_MAX_BYTES = 8 * 1024 * 1024
 
 
 def read_file(path: Path) -> str | None:
-    """The file's text, or None when it does not exist yet."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+    """The continuity file's text, or None when it does not exist yet.
+
+    Raises:
+        UnsafeFileError: A link, folder, FIFO or device is at ``path``, or it is too large.
+        StoreError: It is not UTF-8 or cannot be read.
+    """
+    return read_text(path, limit=CONTINUITY_MAX_BYTES, what="the continuity file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +77,10 @@ class FilePlace:
 
     def undo(self, previous: str | None, written: str) -> None:
         """Put the previous text back (or remove the file) if ``written`` is still there."""
-        if read_file(self.path) != written:
+        try:
+            if read_file(self.path) != written:
+                return
+        except StoreError:  # no longer the file that was written: leave it
             return
         if previous is not None:
             atomic_write_text(self.path, previous)

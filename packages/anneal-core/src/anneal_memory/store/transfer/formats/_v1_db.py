@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from anneal_memory._clock import Clock
-from anneal_memory.errors import ImportFormatError
+from anneal_memory._sidefile import read_bytes
+from anneal_memory.errors import ImportFormatError, UnsafeFileError
 from anneal_memory.store.transfer._records import (
     ContinuityRecord,
     Kind,
@@ -174,14 +175,17 @@ def _history(sink: Sink, conn: sqlite3.Connection, tables: set[str]) -> None:
 
 def _read_sidecar(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(_MAX_SIDECAR_BYTES + 1)
-    except FileNotFoundError:
-        return None
+        data = read_bytes(path, limit=_MAX_SIDECAR_BYTES, what="the 1.0.2 file")
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path.name}: {exc.strerror}") from None
-    if len(data) > _MAX_SIDECAR_BYTES:
-        raise ImportFormatError(f"{path.name} is over 16 MiB; it is not a 1.0.2 sidecar")
+    except UnsafeFileError as exc:
+        if exc.found.startswith("larger"):
+            raise ImportFormatError(
+                f"{path.name} is over 16 MiB; it is not a 1.0.2 sidecar"
+            ) from None
+        raise ImportFormatError(str(exc)) from None
+    if data is None:
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
