@@ -126,3 +126,16 @@ def audit_entries(store: Store, event: str | None = None) -> list[dict[str, Any]
     if store.url is not None:
         return store.read_audit(event=event)
     return read_entries(store.path, event=event)
+
+
+def parsed_words(store: Store, text: str) -> set[str]:
+    """The words the store's own full-text parser finds in ``text`` on PostgreSQL (empty on
+    SQLite): "p¼" is "p" and "¼" there, "pasta²" is "pasta" and "²"."""
+    if store.url is None:
+        return set()
+    with store.reading("test words") as reader:
+        rows = reader.conn.execute(
+            "SELECT unnest(tsvector_to_array(to_tsvector('simple', ?)))",
+            (text.replace("\x00", " "),),
+        ).fetchall()
+    return {str(row[0]) for row in rows}
