@@ -53,10 +53,13 @@ def test_record_redacts_text_and_metadata_before_writing(store: Store) -> None:
 
 def test_every_provenance_path_is_redacted(store: Store) -> None:
     page = store.record(f"fetched page: {KEY}", "observation", trust="external", scope="u1")
-    first = store.record("the build summary said node 18", "observation", trust="external")
+    first = store.record(
+        "the build summary said node 18", "observation", trust="external", scope="u1"
+    )
     note = store.record(
         f"the build summary said node 20, token {TOKEN}",
         "observation",
+        scope="u1",
         derived_from=[page.id],
         supersedes=[first.id],
         state_key="user.city",
