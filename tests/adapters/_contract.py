@@ -400,6 +400,7 @@ def test_a_locked_store_never_fails_the_run(
     """A store another process holds locked: the tool result still reaches the model, the run
     ends with its answer, and both episodes are queued, not lost: once the lock is gone the
     writer thread writes them."""
+    memory.offloop.wait = 1.0  # one short bounded wait, then the record is queued
     with write_locked(memory.store), caplog.at_level(logging.WARNING, logger="anneal_memory"):
         result = harness.run(memory, FIRST_PROMPT, [call_tool, answer(ANSWER)], wrap=False)
         assert len(result.model_inputs) == 2
