@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from anneal_memory.mcp._http._app import HttpSettings, McpHttpApp
 from anneal_memory.mcp._http._scopes import ScopeServers
 from anneal_memory.mcp._http._tokens import TokenFile
@@ -59,17 +61,31 @@ class Client:
         return start["status"], out, b"".join(m.get("body", b"") for m in sent[1:])
 
 
-def _app(tmp_path: Path, max_sessions: int = 4) -> tuple[Client, dict[str, str]]:
-    db = tmp_path / "m.db"
-    tokens = TokenFile(Path(str(db) + ".http-tokens"))
-    issued = {name: tokens.add(name, scope="default", session_id=name) for name in ("alice", "bob")}
-    servers = ScopeServers(db, project_name="Agent", tools=TOOLS)
-    settings = HttpSettings(allowed_origins=frozenset(), max_sessions=max_sessions)
-    return Client(McpHttpApp(tokens, servers, settings)), issued
+AppFactory = Callable[..., tuple[Client, dict[str, str]]]
 
 
-def test_one_token_opening_sessions_never_ends_another_tokens(tmp_path: Path) -> None:
-    client, tokens = _app(tmp_path, max_sessions=4)
+@pytest.fixture
+def make_app(tmp_path: Path) -> Iterator[AppFactory]:
+    """Build the app over a store in ``tmp_path``; its stores are closed after the test."""
+    opened: list[ScopeServers] = []
+
+    def make(max_sessions: int = 4) -> tuple[Client, dict[str, str]]:
+        db = tmp_path / "m.db"
+        tokens = TokenFile(Path(str(db) + ".http-tokens"))
+        names = ("alice", "bob")
+        issued = {name: tokens.add(name, scope="default", session_id=name) for name in names}
+        servers = ScopeServers(db, project_name="Agent", tools=TOOLS)
+        opened.append(servers)
+        settings = HttpSettings(allowed_origins=frozenset(), max_sessions=max_sessions)
+        return Client(McpHttpApp(tokens, servers, settings)), issued
+
+    yield make
+    for servers in opened:
+        servers.close()
+
+
+def test_one_token_opening_sessions_never_ends_another_tokens(make_app: AppFactory) -> None:
+    client, tokens = make_app(max_sessions=4)
     status, headers, _ = client.post(tokens["bob"], INIT)
     assert status == 200
     bobs = headers["mcp-session-id"]
@@ -81,19 +97,21 @@ def test_one_token_opening_sessions_never_ends_another_tokens(tmp_path: Path) ->
     ] * 5 + [200] * 4
 
 
-def test_an_empty_or_blank_body_is_a_bad_request(tmp_path: Path) -> None:
-    client, tokens = _app(tmp_path)
+def test_an_empty_or_blank_body_is_a_bad_request(make_app: AppFactory) -> None:
+    client, tokens = make_app()
     for body in (b"", b"   ", b"\r\n\t "):
         status, _, reply = client.post(tokens["alice"], body)
         assert status == 400
         assert json.loads(reply)["error"]["code"] == -32700
 
 
-def test_a_token_file_swapped_for_a_fifo_or_a_link_is_refused_at_once(tmp_path: Path) -> None:
+def test_a_token_file_swapped_for_a_fifo_or_a_link_is_refused_at_once(
+    tmp_path: Path, make_app: AppFactory
+) -> None:
     import os
     import threading
 
-    client, tokens = _app(tmp_path)
+    client, tokens = make_app()
     path = tmp_path / "m.db.http-tokens"
     outside = tmp_path / "outside.json"
     outside.write_bytes(path.read_bytes())
