@@ -116,7 +116,7 @@ def test_later_stages_name_themselves(store: Store) -> None:
     assert "Nothing matches" in render_recall(none)
     newest = explain_recall(store, "")
     assert newest.stage == "newest"
-    assert [h.found_by for h in newest.results] == ["newest"]
+    assert [h.found_by for h in newest.results] == ["newest", "newest"]
 
 
 def test_left_out_results_say_why(store: Store) -> None:
