@@ -10,15 +10,21 @@ PostgreSQL's are its bm25-shaped sums (higher is better); ``higher_is_better`` s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from anneal_memory.store._params import in_chunks
 
-if TYPE_CHECKING:
-    from anneal_memory.store._contract import SqlConnection
-
 __all__ = ["RecallTrace"]
+
+
+class _Reads(Protocol):
+    """The part of a store connection :meth:`RecallTrace.resolve` uses (``?`` placeholders)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Any:
+        """Run one statement."""
+        ...
 
 
 @dataclass(slots=True, eq=False)
@@ -106,7 +112,7 @@ class RecallTrace:
             found.update(lenders)
         return found
 
-    def resolve(self, conn: SqlConnection) -> None:
+    def resolve(self, conn: _Reads) -> None:
         """Fill in :attr:`ids` for :meth:`seqs` (inside the recall's own snapshot)."""
         for chunk, marks in in_chunks(sorted(self.seqs()), 500):
             rows = conn.execute(
