@@ -93,7 +93,8 @@ def test_explain_recall_text_json_and_filters(
     assert main(["--db", demo_db, "explain", "recall", question, "-n", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"Recall {question!r} (sqlite): stage words")
-    assert "found by" in out and "words: " in out
+    assert "found by" in out
+    assert "words: " in out
     assert main(["--db", demo_db, "explain", "recall", question, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     with Store(demo_db, read_only=True) as store:

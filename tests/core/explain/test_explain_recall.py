@@ -11,11 +11,41 @@ from anneal_memory.explain import explain_recall, render_recall
 from anneal_memory.store.recall import RecallTrace
 from explain_helpers import FOLLOW_UP, SESSION, demo_wrap, record_all
 
-_WORDS = (
-    "postgres database worker parallel pytest template migration deploy staging kafka "
-    "queue retry timeout cache redis lisbon porto berlin coffee garden bicycle invoice "
-    "budget meeting launch review schema index vacuum replica backup restore token"
-).split()
+_WORDS = [
+    "postgres",
+    "database",
+    "worker",
+    "parallel",
+    "pytest",
+    "template",
+    "migration",
+    "deploy",
+    "staging",
+    "kafka",
+    "queue",
+    "retry",
+    "timeout",
+    "cache",
+    "redis",
+    "lisbon",
+    "porto",
+    "berlin",
+    "coffee",
+    "garden",
+    "bicycle",
+    "invoice",
+    "budget",
+    "meeting",
+    "launch",
+    "review",
+    "schema",
+    "index",
+    "vacuum",
+    "replica",
+    "backup",
+    "restore",
+    "token",
+]
 _TYPES = ("observation", "decision", "outcome", "context", "question")
 QUESTIONS = (
     "parallel pytest workers",
@@ -130,7 +160,8 @@ def test_left_out_results_say_why(store: Store) -> None:
     found = explain_recall(store, "staging database", scope="")
     shown = [h.id for h in found.results]
     assert shown == _ids(store, "staging database", scope="")
-    assert new.id in shown and second.id in shown
+    assert new.id in shown
+    assert second.id in shown
     hidden = {h.id: h.reasons for h in found.hidden}
     assert hidden[old.id] == ({"why": "superseded", "by": new.id},)
     assert hidden[first.id] == ({"why": "state key", "key": "db.host", "current": second.id},)
@@ -150,7 +181,8 @@ def test_intent_and_neighbour_lifts_are_named(store: Store) -> None:
     record_all(store, SESSION)
     store.record("Unrelated coffee note about the garden", "observation")
     found = explain_recall(store, "what did we decide about the parallel pytest database")
-    assert found.intent is not None and "decision" in found.intent["types"]
+    assert found.intent is not None
+    assert "decision" in found.intent["types"]
     assert [h.id for h in found.results] == _ids(
         store, "what did we decide about the parallel pytest database"
     )

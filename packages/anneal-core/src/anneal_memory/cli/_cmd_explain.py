@@ -1,5 +1,4 @@
-"""``explain recall``, ``explain pattern NAME``, ``explain episode ID``: why the store holds,
-and recall returns, what it does.
+"""``explain recall|pattern|episode``: why recall returns, and the store holds, what it does.
 
 All only read (the store is opened read-only). Text for people; ``--json`` prints the
 explanation's ``to_dict()`` (stable keys, see ``docs/cli.md``). Output is bounded by

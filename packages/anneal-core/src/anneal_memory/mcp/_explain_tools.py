@@ -1,5 +1,4 @@
-"""The read-only ``explain`` tool: why recall ranks what it ranks, how a pattern earned its
-level, or what an episode is.
+"""The read-only ``explain`` tool: a recall's order, a pattern's level, or what an episode is.
 
 One tool with one subject per call (``question``, ``pattern`` or ``episode_id``), so later
 subjects join as one more property. A question is recalled as the ``recall`` tool recalls it
