@@ -11,7 +11,7 @@ from anneal_memory.explain import explain_recall, render_recall
 from anneal_memory.store.recall import RecallTrace
 from explain_helpers import FOLLOW_UP, SESSION, demo_wrap, record_all
 
-_WORDS = [
+_WORDS = [  # fmt: skip
     "postgres",
     "database",
     "worker",
