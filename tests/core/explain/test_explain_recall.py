@@ -11,10 +11,12 @@ from anneal_memory.explain import explain_recall, render_recall
 from anneal_memory.store.recall import RecallTrace
 from explain_helpers import FOLLOW_UP, SESSION, demo_wrap, record_all
 
-_WORDS = tuple(
+_VOCABULARY = (
     "postgres database worker parallel pytest template migration deploy staging kafka queue "
     "retry timeout cache redis lisbon porto berlin coffee garden bicycle invoice budget "
-    "meeting launch review schema index vacuum replica backup restore token".split(" ")
+    "meeting launch review schema index vacuum replica backup restore token"
+)
+_WORDS = tuple(_VOCABULARY.split())
 )
 _TYPES = ("observation", "decision", "outcome", "context", "question")
 QUESTIONS = (
