@@ -17,7 +17,6 @@ _VOCABULARY = (
     "meeting launch review schema index vacuum replica backup restore token"
 )
 _WORDS = tuple(_VOCABULARY.split())
-)
 _TYPES = ("observation", "decision", "outcome", "context", "question")
 QUESTIONS = (
     "parallel pytest workers",
