@@ -31,13 +31,11 @@ def _explain(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     if subjects == ["question"]:
         from anneal_memory.explain import explain_recall, render_recall
 
-        found = explain_recall(
+        recalled = explain_recall(
             ctx.store, args["question"], scope=ctx.scope or None, limit=_STEPS, other_scopes=False
         )
-        return ToolReply(
-            render_recall(found),
-            {"kind": "recall", "found": bool(found.results), **found.to_dict()},
-        )
+        fields = {"kind": "recall", "found": bool(recalled.results), **recalled.to_dict()}
+        return ToolReply(render_recall(recalled), fields)
     if subjects == ["pattern"]:
         from anneal_memory.explain import explain_pattern, render_pattern
 
