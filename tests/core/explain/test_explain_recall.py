@@ -190,3 +190,25 @@ def test_hostile_text_is_escaped_in_the_text(store: Store) -> None:
     text = render_recall(explain_recall(store, "terminal clearing"))
     assert "\x1b" not in text
     assert "\\x1b" in text
+
+
+def test_the_citation_hop_names_its_lenders(store: Store) -> None:
+    record_all(store, SESSION)
+    demo_wrap(store)
+    record_all(store, FOLLOW_UP)
+    demo_wrap(store)
+    store.record("Unrelated coffee note about the garden", "observation")
+    question = "template setup fast"
+    found = explain_recall(store, question)
+    assert [h.id for h in found.results] == _ids(store, question)
+    hopped = [h for h in found.results if h.found_by == "citation hop"]
+    assert len(hopped) == 1
+    assert hopped[0].matched == ()
+    assert hopped[0].base_score is None
+    lender = found.results[0]
+    assert lender.found_by == "words"
+    assert hopped[0].score is not None
+    assert lender.score is not None
+    assert hopped[0].score < lender.score
+    assert {"by": "citation hop", "from": [lender.id]} in hopped[0].lifts
+    assert "found by citation hop" in render_recall(found)

@@ -57,7 +57,7 @@ def _lifts(trace: RecallTrace, seq: int) -> tuple[dict[str, Any], ...]:
     lifts: list[dict[str, Any]] = []
     if seq in trace.prior:
         lifts.append({"by": "intent", "factor": round(trace.prior[seq], 4)})
-    if seq in trace.hop and seq not in trace.hop_found:
+    if seq in trace.hop:
         lenders = [trace.ids.get(s, f"#{s}") for s in trace.hop[seq]]
         lifts.append({"by": "citation hop", "from": lenders})
     if seq in trace.neighbour:
