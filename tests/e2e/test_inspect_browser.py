@@ -237,6 +237,17 @@ def test_search_uses_the_real_recall(browser: Any, served: dict[str, Any]) -> No
     )
     assert shown == expected
     assert page.text_content("#count") == f"{total} matching"
+    from anneal_memory.explain import explain_recall
+
+    with Store(served["db"], read_only=True) as store:
+        stages = [
+            h.found_by for h in explain_recall(store, "parallel pytest workers", limit=25).results
+        ]
+    drawn = page.eval_on_selector_all(
+        "#episode-table tr[data-id] .why", "rows => rows.map(r => r.dataset.foundBy)"
+    )
+    assert drawn == stages
+    assert page.locator("#episode-table .why svg rect").count() >= len(shown)
     page = tab.view("#/episodes?type=decision", "episodes-decisions")
     assert page.locator("#episode-table tr[data-id]").count() == 3
     tab.assert_nothing_ran()

@@ -130,6 +130,7 @@ def explain_recall(
     source: str | None = None,
     scope: str | None = None,
     limit: int = 10,
+    offset: int = 0,
     include_superseded: bool = False,
     other_scopes: bool = True,
 ) -> RecallExplanation:
@@ -144,6 +145,8 @@ def explain_recall(
         source: Only this source (recall's filter).
         scope: Only this scope ("" is the shared one); None searches every scope.
         limit: How many results to explain (1 to 1000).
+        offset: Skip this many first, as recall's ``offset`` (results are ranked from
+            ``offset + 1``).
         include_superseded: Let superseded episodes in, as recall's flag does.
         other_scopes: With ``scope``, also look in the other scopes for episodes the
             question ranks on the page (False keeps another scope's text out, as an agent
@@ -167,6 +170,7 @@ def explain_recall(
     result = store.recall(
         question,
         limit=limit,
+        offset=offset,
         include_superseded=include_superseded,
         scope=scope,
         trace=trace,
@@ -177,9 +181,13 @@ def explain_recall(
         seqs = [None] * len(result.episodes)
     hits = tuple(
         _hit(rank, episode, trace, seq)
-        for rank, (episode, seq) in enumerate(zip(result.episodes, seqs, strict=True), start=1)
+        for rank, (episode, seq) in enumerate(
+            zip(result.episodes, seqs, strict=True), start=offset + 1
+        )
     )
-    hidden = _hidden(store, question, filters, scope, limit, include_superseded, other_scopes, hits)
+    hidden = _hidden(
+        store, question, filters, scope, (limit, offset), include_superseded, other_scopes, hits
+    )
     return RecallExplanation(
         question=question,
         filters={
@@ -213,7 +221,7 @@ def _hidden(  # noqa: PLR0917 - the recall being explained
     question: str,
     filters: dict[str, Any],
     scope: str | None,
-    limit: int,
+    page: tuple[int, int],
     include_superseded: bool,
     other_scopes: bool,
     hits: tuple[RecallHit, ...],
@@ -224,13 +232,14 @@ def _hidden(  # noqa: PLR0917 - the recall being explained
     wide_scope = None if other_scopes else scope
     if include_superseded and wide_scope == scope:
         return ()
+    limit, offset = page
     wide = store.recall(
-        question, limit=limit, include_superseded=True, scope=wide_scope, **filters
+        question, limit=limit, offset=offset, include_superseded=True, scope=wide_scope, **filters
     ).episodes
     shown = {hit.id for hit in hits}
     scopes = _scopes(store, [e.id for e in wide if e.id not in shown]) if scope is not None else {}
     out = []
-    for rank, episode in enumerate(wide, start=1):
+    for rank, episode in enumerate(wide, start=offset + 1):
         if episode.id in shown:
             continue
         reasons = _reasons(episode, scopes, scope, include_superseded)
