@@ -248,6 +248,8 @@ def test_search_uses_the_real_recall(browser: Any, served: dict[str, Any]) -> No
     )
     assert drawn == stages
     assert page.locator("#episode-table .why svg rect").count() >= len(shown)
+    page = tab.view("#/episodes?q=why does the checkout test fail in parallel", "episodes-search")
+    assert page.locator("#episode-table .why").count() >= 1
     page = tab.view("#/episodes?type=decision", "episodes-decisions")
     assert page.locator("#episode-table tr[data-id]").count() == 3
     tab.assert_nothing_ran()
