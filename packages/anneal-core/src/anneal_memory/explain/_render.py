@@ -40,10 +40,12 @@ def _short(text: str, limit: int = _PREVIEW) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
-def _cited(item: CitedEpisode) -> str:
+def _cited(item: CitedEpisode, measured: bool = True) -> str:
     if not item.exists:
         return f"      {item.id}  deleted since"
     words = ", ".join(item.shared_words) or "no shared words"
+    if not measured:
+        words = "its explanation is kept only when validated"
     flags = [
         "grounds" if item.grounds else "does not ground",
         "in the wrap" if item.in_snapshot else "not of this wrap",
@@ -52,7 +54,16 @@ def _cited(item: CitedEpisode) -> str:
     ]
     if item.superseded_by:
         flags.append(f"superseded by {item.superseded_by}")
+    if item.validated is not None:
+        flags.insert(0, "validated" if item.validated else "rejected")
     return f"      {item.id}  {'; '.join(flags)}  [{words}]"
+
+
+_SOURCES = {
+    "continuity": "cited on the line",
+    "history": "cited on the line that wrap",
+    "recomputed": "grounding (recomputed)",
+}
 
 
 def _step(step: PatternStep) -> list[str]:
@@ -64,9 +75,11 @@ def _step(step: PatternStep) -> list[str]:
     if step.explanation:
         lines.append(f'    explanation: "{_short(step.explanation)}"')
     if step.citations is not None:
-        source = "cited on the line" if step.citations == "continuity" else "grounding (recomputed)"
+        source = _SOURCES.get(step.citations, step.citations)
         lines.append(f"    episodes {source}:" + ("" if step.cited else " none"))
-        lines += [_cited(c) for c in step.cited]
+        lines += [
+            _cited(c, bool(step.explanation) or step.citations == "continuity") for c in step.cited
+        ]
         if step.snapshot_truncated:
             lines.append("      (the wrap's snapshot was larger than the part read)")
     if step.corroborated is not None:

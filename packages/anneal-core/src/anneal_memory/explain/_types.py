@@ -68,6 +68,9 @@ class CitedEpisode(_Record):
         trust: Its recorded trust class (None when deleted).
         effective_trust: Its trust once ``derived_from`` caps it (None when deleted).
         superseded_by: The episode that replaced it, if any.
+        validated: True when the immune system accepted it as the line's evidence that wrap,
+            False when it did not; None when pattern history did not keep that (lines saved
+            before it did).
     """
 
     id: str
@@ -78,6 +81,7 @@ class CitedEpisode(_Record):
     trust: str | None = None
     effective_trust: str | None = None
     superseded_by: str | None = None
+    validated: bool | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,9 +100,10 @@ class PatternStep(_Record):
         rules: ``{"code", "rule"}`` for each immune rule that decided it.
         explanation: The explanation the save kept ("" unless validated).
         citations: Where ``cited`` comes from: ``continuity`` (the ids on the line the last
-            save wrote), ``recomputed`` (episodes of that wrap's snapshot that share two
-            meaningful words with the saved explanation: the store keeps the explanation of
-            a validated line, not its ids) or None (nothing kept to cite).
+            save wrote), ``history`` (the ids pattern history kept for that save),
+            ``recomputed`` (for lines saved before pattern history kept ids: episodes of that
+            wrap's snapshot that share two meaningful words with the saved explanation) or
+            None (nothing kept to cite).
         cited: The cited or grounding episodes.
         snapshot_truncated: True when the snapshot was larger than the explanation reads.
         corroborated: For a validated step, whether an agent or operator episode grounds it.

@@ -51,14 +51,15 @@ class Loans:
     lender: dict[int, float] = field(default_factory=dict)
     lenders: dict[int, list[int]] = field(default_factory=dict)
 
-    def lend(self, seq: int, amount: float, lender_score: float, lender: int) -> None:
-        """Lend ``amount`` (a negative score) to ``seq`` from match ``lender``.
+    def lend(self, seq: int, amount: float, lender_score: float, lender: int | None = None) -> None:
+        """Lend ``amount`` (a negative score) to ``seq`` from match ``lender`` (its ``seq``).
 
         ``lender_score`` is the lender's own score; lower scores are better, as bm25's.
         """
         self.lent[seq] = self.lent.get(seq, 0.0) + amount
         self.lender[seq] = min(self.lender.get(seq, 0.0), lender_score)
-        self.lenders.setdefault(seq, []).append(int(lender))
+        if lender is not None:
+            self.lenders.setdefault(seq, []).append(int(lender))
 
     def noted(self, trace: RecallTrace, scores: Mapping[int, float]) -> None:
         """Record in ``trace`` who lent to whom, and which loans found an episode alone."""
