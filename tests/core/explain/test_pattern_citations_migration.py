@@ -64,7 +64,8 @@ def _old_rows(run: Callable[..., Any], mark: str) -> None:
     )
     run(
         "INSERT INTO pattern_history (scope, identity, wrap_id, level, written_level, line_date,"
-        f" explanation, validated, marks) VALUES ('', {mark}, 1, 2, 2, '2026-03-01', {mark}, 1, '')",
+        " explanation, validated, marks)"
+        f" VALUES ('', {mark}, 1, 2, 2, '2026-03-01', {mark}, 1, '')",
         (DEMO_GROUNDED, _EXPLANATION),
     )
 
