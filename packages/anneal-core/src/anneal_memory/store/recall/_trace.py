@@ -99,11 +99,17 @@ class RecallTrace:
         mine[term] = mine.get(term, 0.0) + amount
 
     def priors(self, before: dict[int, float], after: dict[int, float]) -> None:
-        """Note the factor the intent's priors applied to each score they changed."""
+        """Note the factor the intent's priors applied to each score they changed.
+
+        A score before any lift (:attr:`base`) takes the factor too: the priors are part of
+        the match's own score, as on PostgreSQL.
+        """
         for seq, score in after.items():
             old = before.get(seq)
             if old and score != old:
                 self.prior[seq] = score / old
+                if seq in self.base:
+                    self.base[seq] *= self.prior[seq]
 
     def seqs(self) -> set[int]:
         """Every ``seq`` the trace names (the page, the lenders, the lifted)."""
