@@ -28,6 +28,7 @@ OPTIONAL_IMPORTS = {
     "store/postgres/_conn.py": {"psycopg"},
     "store/postgres/_readonly.py": {"psycopg"},
     "store/postgres/_hop.py": {"psycopg"},
+    "store/postgres/_trace.py": {"psycopg"},
     "store/postgres/_backend.py": {"psycopg"},
     "store/postgres/_dialect.py": {"psycopg"},
     "store/postgres/_reads.py": {"psycopg"},

@@ -14,6 +14,7 @@ the tests skip, unless ``ANNEAL_REQUIRE_BROWSER=1`` (CI) makes that a failure.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import subprocess
@@ -237,6 +238,19 @@ def test_search_uses_the_real_recall(browser: Any, served: dict[str, Any]) -> No
     )
     assert shown == expected
     assert page.text_content("#count") == f"{total} matching"
+    from anneal_memory.explain import explain_recall
+
+    with Store(served["db"], read_only=True) as store:
+        stages = [
+            h.found_by for h in explain_recall(store, "parallel pytest workers", limit=25).results
+        ]
+    drawn = page.eval_on_selector_all(
+        "#episode-table tr[data-id] .why", "rows => rows.map(r => r.dataset.foundBy)"
+    )
+    assert drawn == stages
+    assert page.locator("#episode-table .why svg rect").count() >= len(shown)
+    page = tab.view("#/episodes?q=why does the checkout test fail in parallel", "episodes-search")
+    assert page.locator("#episode-table .why").count() >= 1
     page = tab.view("#/episodes?type=decision", "episodes-decisions")
     assert page.locator("#episode-table tr[data-id]").count() == 3
     tab.assert_nothing_ran()
@@ -260,6 +274,13 @@ def test_hostile_text_is_shown_as_text_and_runs_nothing(
     assert "[x](javascript:window.__pwned=11)" in body
     page = tab.view(f"#/episodes?scope={HOSTILE_SCOPE}", "hostile-scope")
     assert page.locator("#episode-table tr[data-id]").count() == 1
+    page = tab.view("#/episodes?q=hostile script tag&scope=", "hostile-left-out")
+    left_out = page.eval_on_selector_all(
+        "#left-out td.content", "cells => cells.map(c => c.textContent)"
+    )
+    assert HOSTILE[0] in left_out  # the other scope's episode, shown as text
+    reasons = page.text_content("#left-out") or ""
+    assert "scope " + json.dumps(HOSTILE_SCOPE) in reasons
     for route in ("#/tiers", "#/graph", "#/audit", "#/wraps", "#/overview"):
         tab.view(route, "hostile-" + route[2:])
     tab.assert_nothing_ran()

@@ -1,4 +1,4 @@
-"""``anneal-memory explain pattern|episode`` in process: text, ``--json``, exit codes."""
+"""``anneal-memory explain recall|pattern|episode`` in process: text, ``--json``, exit codes."""
 
 from __future__ import annotations
 
@@ -83,3 +83,31 @@ def test_a_missing_store_is_not_created(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["--db", str(db), "explain", "pattern", "x"]) == 1
     assert "database not found" in capsys.readouterr().err
     assert not db.exists()
+
+
+def test_explain_recall_text_json_and_filters(
+    demo_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "why does the checkout test fail in parallel"
+    capsys.readouterr()
+    assert main(["--db", demo_db, "explain", "recall", question, "-n", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Recall {question!r} (sqlite): stage words")
+    assert "found by" in out
+    assert "words: " in out
+    assert main(["--db", demo_db, "explain", "recall", question, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    with Store(demo_db, read_only=True) as store:
+        expected = [e.id for e in store.recall(question, limit=10).episodes]
+    assert [r["id"] for r in data["results"]] == expected
+    assert main(["--db", demo_db, "explain", "recall", question, "--json", "-t", "decision"]) == 0
+    decisions = json.loads(capsys.readouterr().out)
+    assert {r["type"] for r in decisions["results"]} == {"decision"}
+
+
+def test_explain_recall_refuses_bad_filters(
+    demo_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["--db", demo_db, "explain", "recall", "x", "--since", "yesterdayish"]) != 0
+    assert "since" in capsys.readouterr().err

@@ -46,12 +46,34 @@ def test_an_invented_pattern_is_shown_demoted_with_the_rule_and_the_claim(store:
         (1, 2, "demoted"),
     ]
     assert "ungrounded" in [r["code"] for r in found.steps[0].rules]
-    assert found.steps[0].citations is None  # a demoted line keeps no evidence to cite
+    demoted = found.steps[0]
+    assert demoted.citations == "history"  # what the line cited, kept though rejected
+    assert demoted.cited
+    assert all(c.validated is False and not c.grounds for c in demoted.cited)
     assert "demoted" in render_pattern(found)
 
 
-def test_an_older_validated_step_recomputes_its_grounding_from_the_wrap(store: Store) -> None:
+def test_an_older_validated_step_lists_the_ids_history_kept(store: Store) -> None:
     ids = _two_wraps(store)
+    newest = explain_pattern(store, DEMO_GROUNDED).steps[0]
+    record_all(
+        store, (("observation", "Parallel pytest workers on per worker Postgres databases"),)
+    )
+    demo_wrap(store)
+    found = explain_pattern(store, DEMO_GROUNDED)
+    older = next(s for s in found.steps if s.wrap_id == 2)
+    assert older.outcome == "validated"
+    assert older.citations == "history"
+    assert [c.id for c in older.cited] == [c.id for c in newest.cited]
+    assert {c.id for c in older.cited} <= set(ids[3:])
+    assert all(c.grounds and c.validated for c in older.cited)
+    assert all(len(c.shared_words) >= 2 for c in older.cited)
+
+
+def test_a_step_saved_before_history_kept_ids_recomputes_its_grounding(store: Store) -> None:
+    ids = _two_wraps(store)
+    with store.writing("test: rows saved before the cited-ids step") as tx:
+        tx.conn.execute("UPDATE pattern_history SET cited_ids = '', validated_ids = ''")
     record_all(
         store, (("observation", "Parallel pytest workers on per worker Postgres databases"),)
     )
@@ -62,7 +84,7 @@ def test_an_older_validated_step_recomputes_its_grounding_from_the_wrap(store: S
     assert older.citations == "recomputed"
     assert older.cited
     assert {c.id for c in older.cited} <= set(ids[3:])
-    assert all(c.grounds for c in older.cited)
+    assert all(c.grounds and c.validated is None for c in older.cited)
 
 
 def test_the_limit_bounds_the_steps_and_says_more_exist(store: Store) -> None:

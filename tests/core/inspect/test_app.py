@@ -57,7 +57,13 @@ def test_every_endpoint_answers_json_matching_the_store(app: InspectorApp, reade
     assert [e["id"] for e in found["episodes"]] == [
         e.id for e in reader.recall("parallel pytest postgres", limit=25).episodes
     ]
-    assert found["explanations"] is None  # the hook for explain recall
+    assert len(found["explanations"]) == len(found["episodes"])
+    first = found["explanations"][0]
+    assert first["rank"] == 1
+    assert first["found_by"] in {"phrase", "words"}
+    assert {m["word"] for m in first["matched"]} <= {"parallel", "pytest", "postgres"}
+    assert first["score"] > 0
+    assert found["recall"]["stage"] == "words"
     pattern = api(app, "pattern", name=DEMO_GROUNDED)
     assert [p["level"] for p in pattern["series"]] == [1, 2]
     continuity = api(app, "continuity")
@@ -222,3 +228,17 @@ def test_token_scopes_open_each_scope_once_read_only(tmp_path: Any) -> None:
     assert missing.status == 503
     assert "database" in missing.json()["error"]
     app.close()
+
+
+def test_search_explains_each_page_and_what_it_left_out(app: InspectorApp, reader: Store) -> None:
+    question = "parallel pytest postgres"
+    second = api(app, "episodes", q=question, limit=2, offset=2)
+    expected = [e.id for e in reader.recall(question, limit=2, offset=2).episodes]
+    assert [e["id"] for e in second["episodes"]] == expected
+    assert [x["rank"] for x in second["explanations"]] == [3, 4][: len(expected)]
+    scoped = api(app, "episodes", q="tool said", scope="")
+    assert scoped["episodes"] == []
+    assert [h["reasons"] for h in scoped["hidden"]] == [[{"why": "scope", "scope": "u1"}]]
+    newest = api(app, "episodes")
+    assert newest["explanations"] is None
+    assert newest["hidden"] == []

@@ -64,6 +64,36 @@ def test_exactly_one_subject(server: McpServer) -> None:
     for arguments in ({}, {"pattern": "a", "episode_id": "0000000a"}):
         result = _call(server, **arguments)
         assert result["isError"]
-        assert "exactly one of pattern or episode_id" in result["content"][0]["text"]
+        assert "exactly one of question, pattern or episode_id" in result["content"][0]["text"]
     missing = _call(server, pattern="nothing_here")
     assert missing["structuredContent"]["found"] is False
+
+
+def test_explain_a_recall_in_recalls_order(server: McpServer, store: Store) -> None:
+    for text in ("The parallel pytest workers share one Postgres database",
+                 "Give each parallel pytest worker its own Postgres database",
+                 "The coffee machine is broken"):  # fmt: skip
+        store.record(text, "observation")
+    result = _call(server, question="parallel Postgres workers")
+    assert not result["isError"]
+    data = result["structuredContent"]
+    assert (data["kind"], data["found"], data["stage"]) == ("recall", True, "words")
+    assert [r["id"] for r in data["results"]] == [
+        e.id for e in store.recall("parallel Postgres workers", limit=10).episodes
+    ]
+    assert all(r["matched"] for r in data["results"])
+    assert "found by" in result["content"][0]["text"]
+    assert _call(server, question="zzzqqq")["structuredContent"]["found"] is False
+
+
+def test_a_scoped_server_never_shows_another_scopes_episode(tmp_path: Any) -> None:
+    db = tmp_path / "memory.db"
+    with Store(db) as store:
+        mine = store.record("The deploy key rotates weekly", "observation", scope="alice")
+        theirs = store.record("The deploy key of bob is hunter2", "observation", scope="bob")
+        server = McpServer(ServerConfig(db_path=db, scope="alice"), store=store)
+        result = _call(server, question="deploy key")
+        text = json.dumps(result)
+        assert mine.id in text
+        assert theirs.id not in text
+        assert "hunter2" not in text

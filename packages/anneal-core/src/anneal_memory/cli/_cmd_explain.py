@@ -1,6 +1,6 @@
-"""``explain pattern NAME`` and ``explain episode ID``: why the store holds what it holds.
+"""``explain recall|pattern|episode``: why recall returns, and the store holds, what it does.
 
-Both only read (the store is opened read-only). Text for people; ``--json`` prints the
+All only read (the store is opened read-only). Text for people; ``--json`` prints the
 explanation's ``to_dict()`` (stable keys, see ``docs/cli.md``). Output is bounded by
 ``--limit``; ``--no-verify`` skips the walk of the audit chain.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from anneal_memory.cli._args import add_scope_arg, positive_int
+from anneal_memory.cli._args import EPISODE_TYPES, add_scope_arg, positive_int
 from anneal_memory.cli._context import Context, ExitCode
 
 __all__ = ["add_commands"]
@@ -37,12 +37,14 @@ def add_commands(
     explain = subparsers.add_parser(
         "explain",
         parents=parents,
-        help="explain a pattern's level or an episode's trust, links and audit entries",
-        description="Say why the store holds what it holds: how a pattern earned its level "
-        "wrap by wrap, or what an episode is worth and what uses it. Only reads.",
+        help="explain a recall's order, a pattern's level or an episode's trust and links",
+        description="Say why recall returns what it returns and why the store holds what it "
+        "holds: the reasons of a recall's order, how a pattern earned its level wrap by wrap, "
+        "or what an episode is worth and what uses it. Only reads.",
     )
     what = explain.add_subparsers(title="explain commands", metavar="WHAT", dest="explain_what")
     what.required = True
+    _add_recall(what, parents)
     pattern = what.add_parser(
         "pattern",
         parents=parents,
@@ -67,6 +69,63 @@ def add_commands(
     episode.add_argument("episode_id", metavar="ID", help="the episode's 8-hex id")
     _common(episode, "links")
     episode.set_defaults(handler=run_episode)
+
+
+def _add_recall(
+    what: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: Sequence[argparse.ArgumentParser],
+) -> None:
+    recall = what.add_parser(
+        "recall",
+        parents=parents,
+        help="recall's results for QUESTION in its order, with the reasons of that order",
+        description="Run recall for QUESTION (the same ranking as `search`) and say for each "
+        "result the stage that found it (phrase, words, prefix, substring, citation hop), "
+        "the words it matched and their weight, its score and what lifted it (a neighbour, "
+        "a citation link, the question's intent); then the episodes left out of the page "
+        "and why (superseded, an older value of a state key, another scope).",
+    )
+    recall.add_argument("question", metavar="QUESTION", help="a question or keywords")
+    recall.add_argument("-t", "--type", choices=EPISODE_TYPES, help="only this episode type")
+    recall.add_argument("--since", metavar="WHEN", help="not before (as `search --since`)")
+    recall.add_argument("--until", metavar="WHEN", help="not after (as `search --until`)")
+    recall.add_argument("--source", help="only episodes recorded by this source")
+    recall.add_argument(
+        "--scope",
+        metavar="S",
+        help="only episodes of scope S ('' is the shared one; default: every scope, as search)",
+    )
+    recall.add_argument(
+        "--include-superseded", action="store_true", help="let replaced episodes in"
+    )
+    recall.add_argument(
+        "-n",
+        "--limit",
+        type=positive_int,
+        default=10,
+        metavar="N",
+        help="explain the best N results (10; at most 1000)",
+    )
+    recall.set_defaults(handler=run_recall)
+
+
+def run_recall(ctx: Context, args: argparse.Namespace) -> int:
+    """Explain one recall."""
+    from anneal_memory.explain import explain_recall, render_recall
+
+    found = explain_recall(
+        ctx.store(read_only=True),
+        args.question,
+        episode_type=args.type,
+        since=args.since,
+        until=args.until,
+        source=args.source,
+        scope=args.scope,
+        limit=args.limit,
+        include_superseded=args.include_superseded,
+    )
+    ctx.emit(found.to_dict(), render_recall(found))
+    return ExitCode.OK
 
 
 def run_pattern(ctx: Context, args: argparse.Namespace) -> int:

@@ -48,15 +48,27 @@ def episode_facts(store: Store, ids: Iterable[str]) -> dict[str, EpisodeFact]:
     return found
 
 
-def cite(ident: str, explanation: str, fact: EpisodeFact | None, in_snapshot: bool) -> CitedEpisode:
+def cite(
+    ident: str,
+    explanation: str,
+    fact: EpisodeFact | None,
+    in_snapshot: bool,
+    validated: bool | None = None,
+) -> CitedEpisode:
     """One citation measured against ``explanation``.
 
     It grounds the line when it belonged to the judging wrap's snapshot and shares at least
-    two meaningful words with the explanation (the immune system's rule).
+    two meaningful words with the explanation (the immune system's rule). ``validated`` is
+    what pattern history kept of the judge's decision on it (None: not kept).
     """
     if fact is None:
         return CitedEpisode(
-            id=ident, exists=False, in_snapshot=in_snapshot, shared_words=(), grounds=False
+            id=ident,
+            exists=False,
+            in_snapshot=in_snapshot,
+            shared_words=(),
+            grounds=False,
+            validated=validated,
         )
     words = tuple(sorted(shared_words(explanation, fact.text)))
     return CitedEpisode(
@@ -68,4 +80,5 @@ def cite(ident: str, explanation: str, fact: EpisodeFact | None, in_snapshot: bo
         trust=fact.trust,
         effective_trust=fact.effective_trust,
         superseded_by=fact.superseded_by,
+        validated=validated,
     )

@@ -52,7 +52,9 @@ def _snapshots(
     store: Store, scope: str, rows: Sequence[PatternStepRow]
 ) -> dict[int, list[tuple[str, str]]]:
     """Each validated step's snapshot (one more than read, to tell a truncation)."""
-    wanted = {row.wrap_id: row for row in rows if row.validated and row.explanation}
+    wanted = {
+        row.wrap_id: row for row in rows if row.validated and row.explanation and not row.cited_ids
+    }
     with store.reading("explain pattern") as r:
         return {
             wrap_id: snapshot_page(
@@ -100,6 +102,8 @@ def _citations(
     """The ids a step cites, the explanation they are measured against, and the source."""
     if newest and line is not None and line.has_evidence and line.date == row.today:
         return list(line.evidence_ids), line.explanation, "continuity"
+    if row.cited_ids:
+        return list(row.cited_ids), row.explanation, "history"
     if snapshot is not None and row.validated and row.explanation:
         ids = [i for i, text in snapshot[:SNAPSHOT_READ] if grounds(row.explanation, text)]
         return ids[:MAX_RECOMPUTED], row.explanation, "recomputed"
@@ -127,14 +131,21 @@ def _steps(
     for index, row in enumerate(rows):
         snapshot = snapshots.get(row.wrap_id)
         ids, explanation, source = _citations(row, index == 0, line, snapshot)
-        members = _members(store, scope, row, ids) if source == "continuity" else set(ids)
+        exact = source in {"continuity", "history"}
+        members = _members(store, scope, row, ids) if exact else set(ids)
         facts_wanted.update(ids)
         truncated = snapshot is not None and len(snapshot) > SNAPSHOT_READ
         plans.append((row, ids, explanation, source, members, truncated))
     facts = episode_facts(store, facts_wanted)
     steps = []
     for index, (row, ids, explanation, source, members, truncated) in enumerate(plans):
-        cited = tuple(cite(i, explanation, facts.get(i), i in members) for i in ids)
+        judged = set(row.validated_ids) if row.cited_ids else None
+        cited = tuple(
+            cite(
+                i, explanation, facts.get(i), i in members, None if judged is None else i in judged
+            )
+            for i in ids
+        )
         prior = rows[index + 1] if index + 1 < len(rows) else None
         steps.append(_step(row, prior, cited, source, truncated))
     return tuple(steps)

@@ -16,9 +16,11 @@ from anneal_memory.explain._types import (
     EpisodeExplanation,
     PatternExplanation,
     PatternStep,
+    RecallExplanation,
+    RecallHit,
 )
 
-__all__ = ["clean", "render_episode", "render_pattern"]
+__all__ = ["clean", "render_episode", "render_pattern", "render_recall"]
 
 _PREVIEW = 160
 
@@ -38,10 +40,12 @@ def _short(text: str, limit: int = _PREVIEW) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
-def _cited(item: CitedEpisode) -> str:
+def _cited(item: CitedEpisode, measured: bool = True) -> str:
     if not item.exists:
         return f"      {item.id}  deleted since"
     words = ", ".join(item.shared_words) or "no shared words"
+    if not measured:
+        words = "its explanation is kept only when validated"
     flags = [
         "grounds" if item.grounds else "does not ground",
         "in the wrap" if item.in_snapshot else "not of this wrap",
@@ -50,7 +54,16 @@ def _cited(item: CitedEpisode) -> str:
     ]
     if item.superseded_by:
         flags.append(f"superseded by {item.superseded_by}")
+    if item.validated is not None:
+        flags.insert(0, "validated" if item.validated else "rejected")
     return f"      {item.id}  {'; '.join(flags)}  [{words}]"
+
+
+_SOURCES = {
+    "continuity": "cited on the line",
+    "history": "cited on the line that wrap",
+    "recomputed": "grounding (recomputed)",
+}
 
 
 def _step(step: PatternStep) -> list[str]:
@@ -62,9 +75,11 @@ def _step(step: PatternStep) -> list[str]:
     if step.explanation:
         lines.append(f'    explanation: "{_short(step.explanation)}"')
     if step.citations is not None:
-        source = "cited on the line" if step.citations == "continuity" else "grounding (recomputed)"
+        source = _SOURCES.get(step.citations, step.citations)
         lines.append(f"    episodes {source}:" + ("" if step.cited else " none"))
-        lines += [_cited(c) for c in step.cited]
+        lines += [
+            _cited(c, bool(step.explanation) or step.citations == "continuity") for c in step.cited
+        ]
         if step.snapshot_truncated:
             lines.append("      (the wrap's snapshot was larger than the part read)")
     if step.corroborated is not None:
@@ -160,3 +175,58 @@ def render_episode(found: EpisodeExplanation) -> str:
     ]
     lines.append(f"associations: {', '.join(links) or 'none'}")
     return "\n".join([*lines, *_audit(found.audit)])
+
+
+def _lift_text(lift: dict[str, Any]) -> str:
+    if lift["by"] == "intent":
+        return f"x{lift['factor']} for the question's intent"
+    if lift["by"] == "neighbour":
+        return f"lifted as the neighbour of {lift['from']}"
+    return "lifted by the citation links of " + ", ".join(lift["from"])
+
+
+def _hit_lines(hit: RecallHit) -> list[str]:
+    head = f"{hit.rank:>3}. {hit.id} [{hit.type}, {hit.trust}] found by {hit.found_by}"
+    if hit.score is not None:
+        head += f", score {hit.score:.6g}"
+    lines = [head, f"     {_short(hit.content, 120)}"]
+    if hit.matched:
+        words = ", ".join(f"{clean(m['word'])} {m['weight']:.3g}" for m in hit.matched)
+        lines.append(f"     words: {words}")
+    lines.extend(f"     {_lift_text(lift)}" for lift in hit.lifts)
+    return lines
+
+
+def _hidden_reason(reason: dict[str, Any]) -> str:
+    if reason["why"] == "superseded":
+        return f"superseded by {reason['by']}"
+    if reason["why"] == "state key":
+        return f"keyed under {clean(reason['key'])} (current: {reason['current']})"
+    return f"recorded in scope {clean(reason['scope'])!r}"
+
+
+def render_recall(found: RecallExplanation) -> str:
+    """The text of a recall's explanation: the page in recall's order with its reasons."""
+    where = f" ({found.backend})"
+    if found.stage is None:
+        return f"Nothing matches {clean(found.question)!r}{where}."
+    lines = [f"Recall {clean(found.question)!r}{where}: stage {found.stage}"]
+    if found.terms:
+        lines[0] += ", terms " + ", ".join(clean(t) for t in found.terms)
+    if found.intent is not None:
+        intent = found.intent
+        said = [f"favours {', '.join(intent['types'])}"] if intent["types"] else []
+        if intent["since"] or intent["until"]:
+            said.append(f"time {intent['since'] or '...'} to {intent['until'] or '...'}")
+        lines.append("Intent: " + "; ".join(said))
+    shown = len(found.results)
+    lines.append(f"{shown} of {found.total_matching} matching, best first:")
+    for hit in found.results:
+        lines.extend(_hit_lines(hit))
+    if found.hidden:
+        lines.append("Left out:")
+        for gone in found.hidden:
+            why = "; ".join(_hidden_reason(r) for r in gone.reasons)
+            lines.append(f"  {gone.id} (would rank {gone.rank}): {why}")
+            lines.append(f"     {_short(gone.content, 120)}")
+    return "\n".join(lines)

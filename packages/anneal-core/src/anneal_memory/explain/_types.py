@@ -13,9 +13,12 @@ __all__ = [
     "AuditSlice",
     "CitedEpisode",
     "EpisodeExplanation",
+    "HiddenHit",
     "PatternExplanation",
     "PatternStep",
     "PatternUse",
+    "RecallExplanation",
+    "RecallHit",
     "TrustReport",
 ]
 
@@ -65,6 +68,9 @@ class CitedEpisode(_Record):
         trust: Its recorded trust class (None when deleted).
         effective_trust: Its trust once ``derived_from`` caps it (None when deleted).
         superseded_by: The episode that replaced it, if any.
+        validated: True when the immune system accepted it as the line's evidence that wrap,
+            False when it did not; None when pattern history did not keep that (lines saved
+            before it did).
     """
 
     id: str
@@ -75,6 +81,7 @@ class CitedEpisode(_Record):
     trust: str | None = None
     effective_trust: str | None = None
     superseded_by: str | None = None
+    validated: bool | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,9 +100,10 @@ class PatternStep(_Record):
         rules: ``{"code", "rule"}`` for each immune rule that decided it.
         explanation: The explanation the save kept ("" unless validated).
         citations: Where ``cited`` comes from: ``continuity`` (the ids on the line the last
-            save wrote), ``recomputed`` (episodes of that wrap's snapshot that share two
-            meaningful words with the saved explanation: the store keeps the explanation of
-            a validated line, not its ids) or None (nothing kept to cite).
+            save wrote), ``history`` (the ids pattern history kept for that save),
+            ``recomputed`` (for lines saved before pattern history kept ids: episodes of that
+            wrap's snapshot that share two meaningful words with the saved explanation) or
+            None (nothing kept to cite).
         cited: The cited or grounding episodes.
         snapshot_truncated: True when the snapshot was larger than the explanation reads.
         corroborated: For a validated step, whether an agent or operator episode grounds it.
@@ -220,3 +228,88 @@ class EpisodeExplanation(_Record):
     crystals: tuple[str, ...] = ()
     associations: tuple[dict[str, Any], ...] = ()
     audit: AuditSlice = field(default_factory=AuditSlice)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallHit(_Record):
+    """One result of an explained recall, and what ranked it there.
+
+    Attributes:
+        rank: Its place in the page (1 is the best).
+        id: The episode id.
+        type: Its episode type.
+        timestamp: When it was recorded.
+        trust: Its recorded trust class.
+        content: Its text (at most :data:`~anneal_memory.explain._recall.CONTENT_CHARS`).
+        found_by: The stage that found it: ``phrase`` (the question's words in order),
+            ``words``, ``prefix``, ``substring``, ``citation hop`` (holds no word; a best
+            match's validated citation leads to it) or ``newest`` (no question).
+        matched: ``{"word", "weight"}`` of each term it holds, heaviest first (its share of
+            the score before the bonus for holding several).
+        score: The score it was ranked by (higher ranks first).
+        base_score: Its score before any lift (the bonus for several words and the
+            question's intent included).
+        lifts: What raised it: ``{"by": "neighbour", "from": ID}`` (recorded right next to a
+            better match), ``{"by": "citation hop", "from": [IDS]}``, ``{"by": "intent",
+            "factor": F}`` (the question asks for its type or time).
+    """
+
+    rank: int
+    id: str
+    type: str
+    timestamp: str
+    trust: str
+    content: str
+    found_by: str
+    matched: tuple[dict[str, Any], ...] = ()
+    score: float | None = None
+    base_score: float | None = None
+    lifts: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HiddenHit(_Record):
+    """An episode the same question ranks on the page, left out of this recall, and why.
+
+    Attributes:
+        id: The episode id.
+        rank: Its place among the results had nothing been left out.
+        reasons: ``{"why": "superseded", "by": ID}``, ``{"why": "state key", "key": KEY,
+            "current": ID}`` (an older value of a single-valued fact) and ``{"why": "scope",
+            "scope": S}`` (recorded in another scope than the one asked).
+        content: Its text (bounded as a result's).
+    """
+
+    id: str
+    rank: int
+    reasons: tuple[dict[str, Any], ...]
+    content: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallExplanation(_Record):
+    """Why recall returned what it returned for one question, in its order.
+
+    Attributes:
+        question: The question asked.
+        filters: The filters given (``type``, ``since``, ``until``, ``source``, ``scope``,
+            ``include_superseded``).
+        backend: ``sqlite`` or ``postgresql`` (their scores are on different scales).
+        stage: The stage that answered (``words``, ``prefix``, ``substring``, ``newest``) or
+            None when nothing matched.
+        terms: The terms that stage searched for.
+        intent: The question's intent (``types`` it favours, ``since`` / ``until``), or None.
+        total_matching: How many episodes the stage matched.
+        results: The page, in recall's order, each with its reasons.
+        hidden: Episodes ranked within the page once nothing is left out, and why they were.
+    """
+
+    question: str
+    filters: dict[str, Any]
+    backend: str
+    stage: str | None
+    terms: tuple[str, ...]
+    intent: dict[str, Any] | None
+    total_matching: int
+    results: tuple[RecallHit, ...] = ()
+    hidden: tuple[HiddenHit, ...] = ()

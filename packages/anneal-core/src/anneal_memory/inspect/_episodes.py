@@ -1,9 +1,12 @@
 """The inspector's episode endpoints: search with the real recall, and one episode explained.
 
-Search runs ``Store.recall`` with the page's filters, so the page shows what an agent's recall
-returns, in its order. The trust filter is not a recall filter: it keeps the matching
-episodes of recall's ranked results, scanning at most :data:`TRUST_SCAN` of them past the
-start, and says when it stopped early.
+A search runs ``explain_recall`` with the page's filters: recall's own ranking, so the page
+shows what an agent's recall returns, in its order, with the reasons of that order beside
+each result (the stage that found it, the matched words and their weights, the score, its
+lifts) and the episodes left out of the page and why. Without words, the page is recall's
+newest first. The trust filter is not a recall filter: it keeps the matching episodes of
+recall's ranked results, scanning at most :data:`TRUST_SCAN` of them past the start, and
+says when it stopped early (that page carries no explanations).
 """
 
 from __future__ import annotations
@@ -16,32 +19,17 @@ from anneal_memory.inspect._params import Params, scope_param
 from anneal_memory.store.provenance import scopes_of
 
 if TYPE_CHECKING:
+    from anneal_memory.explain import RecallExplanation
     from anneal_memory.store import Store
     from anneal_memory.types import Episode
 
-__all__ = ["TRUST_SCAN", "episode", "episodes", "recall_explanations"]
+__all__ = ["TRUST_SCAN", "episode", "episodes"]
 
 TRUST_SCAN = 2000
 """The most recall results one trust-filtered page looks through."""
 PREVIEW_CHARS = 400
 _TRUSTS = ("external", "tool", "agent", "operator")
 _BATCH = 200
-
-
-def recall_explanations(
-    store: Store, query: dict[str, Any], found: Sequence[Episode]
-) -> list[dict[str, Any]] | None:
-    """HOOK for issue 27's ``explain recall``: per-result explanations of this search.
-
-    Returns None until the recall explanation exists (it is built inside ``store/recall/``,
-    with the ranking recall itself uses). Then this returns, for each episode of ``found`` in
-    order, its explanation record as a dict (the stage that found it, the matched words and
-    their weights, the score), e.g.
-    ``[r.to_dict() for r in explain_recall(store, **query).results][: len(found)]``; the page
-    shows those fields beside each result.
-    """
-    del store, query, found
-    return None
 
 
 def _query(params: Params) -> dict[str, Any]:
@@ -104,7 +92,13 @@ def episodes(store: Store, params: Params) -> dict[str, Any]:
     if trust is not None and trust not in _TRUSTS:
         raise InvalidInputError(f"trust must be one of {', '.join(_TRUSTS)}, got {trust!r}")
     total: int | None
-    if trust is None:
+    explained: RecallExplanation | None = None
+    if trust is None and (query["keyword"] or "").strip():
+        explained = _explained(store, query, limit, offset)
+        found = [e for e in (store.get(hit.id) for hit in explained.results) if e is not None]
+        total, cut = explained.total_matching, False
+        more = offset + len(explained.results) < total
+    elif trust is None:
         result = store.recall(**query, limit=limit, offset=offset)
         found, total, cut = list(result.episodes), result.total_matching, False
         more = offset + len(found) < total
@@ -125,7 +119,43 @@ def episodes(store: Store, params: Params) -> dict[str, Any]:
             _row(e, effective[e.id].value if e.id in effective else None, places.get(e.id))
             for e in found
         ],
-        "explanations": recall_explanations(store, query, found),
+        **_reasons(explained, found),
+    }
+
+
+def _explained(store: Store, query: dict[str, Any], limit: int, offset: int) -> RecallExplanation:
+    from anneal_memory.explain import explain_recall
+
+    return explain_recall(
+        store,
+        query["keyword"],
+        episode_type=query["episode_type"],
+        since=query["since"],
+        until=query["until"],
+        source=query["source"],
+        scope=query["scope"],
+        limit=limit,
+        offset=offset,
+        include_superseded=query["include_superseded"],
+    )
+
+
+def _reasons(explained: RecallExplanation | None, found: Sequence[Episode]) -> dict[str, Any]:
+    """``explanations`` (one per row, in order) and ``hidden`` of a search's page."""
+    if explained is None:
+        return {"explanations": None, "recall": None, "hidden": []}
+    by_id = {hit.id: hit.to_dict() for hit in explained.results}
+    keep = ("rank", "found_by", "matched", "score", "base_score", "lifts")
+    recall = {
+        "stage": explained.stage,
+        "terms": list(explained.terms),
+        "intent": explained.intent,
+        "backend": explained.backend,
+    }
+    return {
+        "explanations": [{key: by_id[e.id][key] for key in keep} for e in found],
+        "recall": recall,
+        "hidden": [gone.to_dict() for gone in explained.hidden],
     }
 
 

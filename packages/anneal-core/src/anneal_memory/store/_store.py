@@ -36,6 +36,7 @@ from anneal_memory.store.provenance._api import (
 from anneal_memory.store.provenance._checks import parse_trust
 from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
 from anneal_memory.store.recall import _recall
+from anneal_memory.store.recall._trace import RecallTrace
 from anneal_memory.store.transfer._api import TransferMixin
 from anneal_memory.types import (
     Episode,
@@ -282,6 +283,7 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         *,
         include_superseded: bool = False,
         scope: str | None = None,
+        trace: RecallTrace | None = None,
     ) -> RecallResult:
         """Find episodes: by relevance to ``keyword``, or newest first without one.
 
@@ -292,7 +294,9 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         ``7d``. At most 1,000 episodes are returned; past offset 10,000 pages are empty.
         Superseded episodes are left out (and not counted) unless ``include_superseded``;
         then they come back with ``superseded_by`` set. ``scope`` keeps the episodes recorded
-        in that scope ("" is the shared one); None searches every scope.
+        in that scope ("" is the shared one); None searches every scope. ``trace`` (a fresh
+        :class:`~anneal_memory.store.recall.RecallTrace`) is filled in by the ranking with
+        the reasons of its order (``explain recall``); the result is the same without it.
 
         Raises:
             InvalidQueryError: A filter, ``limit`` or ``offset`` is invalid.
@@ -304,13 +308,17 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             source=source,
             clock=self._clock,
             scope=scope,
+            trace=trace,
         )
         with self._backend.recalling("recall") as (reader, ranker):
             if not include_superseded and _supersession.has_superseded(reader):
                 filters = _recall.hide_superseded(filters)
-            return _recall.recall(
+            found = _recall.recall(
                 ranker, keyword=keyword, filters=filters, limit=limit, offset=offset
             )
+            if trace is not None:
+                trace.resolve(reader.conn)
+            return found
 
     def get(self, episode_id: str, *, scope: str | None = None) -> Episode | None:
         """Return the episode with this id, or None if it does not exist (or was deleted).

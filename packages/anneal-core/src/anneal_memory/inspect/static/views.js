@@ -2,7 +2,7 @@
 "use strict";
 
 (function () {
-  const {h, link, badge, short, replace, api, failure, trustBadge, fmtBytes, bars, TYPE_COLOURS} = window.AM;
+  const {h, s, link, badge, short, replace, api, failure, trustBadge, fmtBytes, bars, TYPE_COLOURS} = window.AM;
   const TYPES = ["observation", "decision", "tension", "question", "outcome", "context"];
 
   function card(label, value, id) {
@@ -68,7 +68,31 @@
         e.scope ? h("div", {class: "muted mono"}, "scope " + short(e.scope, 30)) : null),
       h("td", null, trustBadge(e.trust, e.effective_trust), h("div", {class: "muted"}, short(e.source, 30))),
       h("td", {class: "content"}, e.content + (e.content_chars > e.content.length ? "\u2026" : ""),
-        explanation ? h("div", {class: "muted"}, Object.entries(explanation).map(([k, v]) => k + ": " + JSON.stringify(v)).join("; ")) : null));
+        explanation ? why(explanation) : null));
+  }
+
+  /* Why recall ranked it there: the stage, each matched word's weight drawn as a bar, lifts. */
+  function why(x) {
+    const top = Math.max(1e-12, ...x.matched.map((m) => m.weight));
+    const words = x.matched.map((m) => h("span", {class: "word", title: m.word + ": " + m.weight},
+      m.word, " ", s("svg", {width: 40, height: 8, role: "img", "aria-label": "weight " + m.weight},
+        s("rect", {x: 0, y: 1, width: Math.max(1, Math.round(40 * m.weight / top)), height: 6, fill: "#4c78c9"}))));
+    const lifts = x.lifts.map((l) => badge(l.by === "intent" ? "\u00d7" + l.factor + " intent"
+      : l.by + " of " + (Array.isArray(l.from) ? l.from.join(", ") : l.from), "warn"));
+    return h("div", {class: "why", "data-found-by": x.found_by},
+      badge("#" + x.rank + " " + x.found_by), x.score === null ? null : h("span", {class: "muted"}, "score " + Number(x.score).toPrecision(4) + " "),
+      words, lifts);
+  }
+
+  function leftOut(hidden) {
+    if (!hidden || !hidden.length) return null;
+    const reason = (r) => r.why === "superseded" ? "superseded by " + r.by
+      : r.why === "state key" ? "keyed under " + r.key + " (current " + r.current + ")" : "scope " + JSON.stringify(r.scope);
+    return h("div", {id: "left-out"}, h("h2", null, "Left out of this page"),
+      h("table", null, hidden.map((x) => h("tr", {"data-id": x.id},
+        h("td", {class: "mono"}, link("episode", {id: x.id}, x.id), h("div", {class: "muted"}, "would rank " + x.rank)),
+        h("td", null, x.reasons.map((r) => badge(reason(r), "warn"))),
+        h("td", {class: "content"}, x.content)))));
   }
 
   async function episodes(main, params) {
@@ -102,7 +126,7 @@
       data.has_more ? link("episodes", Object.assign({}, Object.fromEntries(params), {offset: data.offset + data.limit}), "more \u2192") : null);
     replace(results, rows.length
       ? h("table", {id: "episode-table"}, h("tr", null, h("th", null, "id"), h("th", null, "type"), h("th", null, "trust / source"), h("th", null, "content")), rows)
-      : h("p", {class: "muted"}, "No episode matches."), pager);
+      : h("p", {class: "muted"}, "No episode matches."), pager, leftOut(data.hidden));
   }
 
   function kv(pairs) {

@@ -53,7 +53,7 @@ def _loans(conn: psycopg.Connection[Any], best: dict[int, float], filters: Recal
     for (lender, other), strength in strengths.items():
         if other in reached:
             score = best[int(ids[lender])]
-            loans.lend(int(reached[other]), HOP_SHARE * score * strength, score)
+            loans.lend(int(reached[other]), HOP_SHARE * score * strength, score, int(ids[lender]))
     return loans
 
 
@@ -81,7 +81,11 @@ def hop_page(  # noqa: PLR0917 - ranked_page's arguments
         first.update({seq: -score for seq, tier, score in more if not tier})
         # A phrase match past the page's depth stays out of it, lifted or not.
         tier_one.update(seq for seq, tier, _ in more if tier)
+    if filters.trace is not None:
+        loans.noted(filters.trace, first)
     scores = {s: v for s, v in loans.applied(first).items() if s not in tier_one}
+    if filters.trace is not None:
+        filters.trace.score.update({s: -v for s, v in scores.items() if s in loans.lent})
     found = total + len(set(scores) - set(first))
     order = phrase + [s for s, _ in sorted(scores.items(), key=lambda item: (item[1], -item[0]))]
     page = order[offset : offset + limit]

@@ -34,7 +34,15 @@ if TYPE_CHECKING:
     from anneal_memory.store.recall._intent import Intent
     from anneal_memory.store.recall._search import RecallFilters
 
-__all__ = ["LENGTH_B", "Terms", "count_ranked", "ranked_page", "ranked_scores"]
+__all__ = [
+    "LENGTH_B",
+    "Terms",
+    "count_ranked",
+    "lifted_sql",
+    "ranked_page",
+    "ranked_scores",
+    "scored_sql",
+]
 
 LENGTH_B = 0.25
 _WINDOW_S = int(NEIGHBOUR_WINDOW.total_seconds())
@@ -49,6 +57,7 @@ class Terms:
     parameter, ``phrase_value``) marks the first tier. ``forms`` (aligned with ``values``,
     or empty) are the word forms each term is searched with (``recall._wordforms``); ``words``
     marks the words stage, which applies the question's intent and the second hop.
+    ``labels`` (aligned with ``values``, or empty) name each term for ``explain recall``.
     """
 
     query: str
@@ -59,6 +68,7 @@ class Terms:
     phrase_value: str | None = None
     forms: tuple[tuple[str, ...], ...] = ()
     words: bool = False
+    labels: tuple[str, ...] = ()
 
 
 def _where(filters: RecallFilters, *extra: str) -> str:
@@ -82,9 +92,10 @@ def _prior_sql(intent: Intent | None) -> tuple[str, tuple[Any, ...]]:
     return "".join(f" * {part}" for part in parts), tuple(params)
 
 
-def _scored_sql(
+def scored_sql(
     terms: Terms, filters: RecallFilters, intent: Intent | None = None
 ) -> tuple[str, tuple[Any, ...]]:
+    """The CTEs ``q``, ``n``, ``m``, ``d`` and ``s`` (each match's score) and their parameters."""
     count = len(terms.values)
     prior, prior_params = _prior_sql(intent)
     qs = ", ".join(f"{terms.query} AS q{i}" for i in range(count))
@@ -117,20 +128,22 @@ def _scored_sql(
     return sql, (*params, *filters.params, *prior_params)
 
 
-def _lifted_sql(neighbours: bool) -> str:
+def lifted_sql(neighbours: bool) -> str:
+    """The CTE ``f``: each match's final score after its neighbours' lift, and its lender."""
     if not neighbours:
-        return ", f AS (SELECT seq, phrase, score AS final FROM s)"
+        return ", f AS (SELECT seq, phrase, score AS final, NULL::bigint AS lender FROM s)"
     return (
         f", top AS (SELECT seq, ts, score FROM s ORDER BY score DESC, seq DESC "  # noqa: S608
         f"LIMIT {NEIGHBOUR_SOURCES}), "
-        "nb AS (SELECT s.seq, max(top.score) AS lend FROM top "
+        "nb AS (SELECT s.seq, max(top.score) AS lend, "
+        "(array_agg(top.seq ORDER BY top.score DESC, top.seq DESC))[1] AS lender FROM top "
         "CROSS JOIN (VALUES (-1), (1)) AS side(step) "
         "JOIN s ON s.seq = top.seq + side.step AND top.score > s.score "
         "AND abs(extract(epoch FROM s.ts::timestamptz - top.ts::timestamptz)) "
         f"<= {_WINDOW_S} GROUP BY s.seq), "
         "f AS (SELECT s.seq, s.phrase, CASE WHEN nb.lend IS NULL THEN s.score "
         f"ELSE least(s.score + {NEIGHBOUR_SHARE} * nb.lend, nb.lend * (1 - 1e-9)) END "
-        "AS final FROM s LEFT JOIN nb ON nb.seq = s.seq)"
+        "AS final, nb.lender FROM s LEFT JOIN nb ON nb.seq = s.seq)"
     )
 
 
@@ -146,10 +159,10 @@ def ranked_page(  # noqa: PLR0917 - the SQLite ranker's arguments, in its order
 
     ``intent`` adds its bounded priors (``recall._intent``) to the word tier's scores.
     """
-    scored, params = _scored_sql(terms, filters, intent)
+    scored, params = scored_sql(terms, filters, intent)
     sql = (
         scored  # noqa: S608
-        + _lifted_sql(len(terms.values) > 1)
+        + lifted_sql(len(terms.values) > 1)
         + ", page AS (SELECT seq AS p_seq, phrase AS p_phrase, final AS p_final FROM f "  # noqa: S608
         "ORDER BY phrase DESC, final DESC, seq DESC LIMIT %s OFFSET %s) "
         f"SELECT {COLUMNS}, (SELECT count(*) FROM f) FROM page "
@@ -177,11 +190,11 @@ def ranked_scores(
     ``only`` keeps the scores of those episodes (each scored among all matches); without
     ``neighbours`` the neighbour context is left out.
     """
-    scored, params = _scored_sql(terms, filters, intent)
+    scored, params = scored_sql(terms, filters, intent)
     where, extra = ("WHERE seq = ANY(%s) ", (only,)) if only is not None else ("", ())
     sql = (
         scored  # noqa: S608
-        + _lifted_sql(neighbours and len(terms.values) > 1)
+        + lifted_sql(neighbours and len(terms.values) > 1)
         + f" SELECT seq, phrase, final, (SELECT count(*) FROM f) FROM f {where}"  # noqa: S608
         "ORDER BY phrase DESC, final DESC, seq DESC LIMIT %s"
     )

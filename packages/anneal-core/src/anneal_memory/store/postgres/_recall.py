@@ -25,6 +25,7 @@ from anneal_memory.store._episodes import COLUMNS, episode_from_row
 from anneal_memory.store.postgres import _substring
 from anneal_memory.store.postgres._hop import hop_page
 from anneal_memory.store.postgres._rank import Terms, count_ranked, ranked_page
+from anneal_memory.store.postgres._trace import trace_page
 from anneal_memory.store.recall._search import (
     MAX_QUERY_TERMS,
     RecallFilters,
@@ -73,6 +74,7 @@ def word_terms(keyword: str) -> Terms | None:
         phrase=_PHRASE if len(tokens) > 1 else None,
         phrase_value=joined,
         forms=tuple(plan.forms_of(t) for t in plan.terms),  # hook (#29): word forms
+        labels=plan.terms,
     )
 
 
@@ -82,7 +84,13 @@ def prefix_terms(keyword: str) -> Terms | None:
     if plan is None:
         return None
     quoted = tuple("'" + t.replace("\\", "\\\\").replace("'", "''") + "':*" for t in plan.terms)
-    return Terms(query="to_tsquery('simple', %s)", holds=_HOLDS, weight=_WEIGHT, values=quoted)
+    return Terms(
+        query="to_tsquery('simple', %s)",
+        holds=_HOLDS,
+        weight=_WEIGHT,
+        values=quoted,
+        labels=tuple(f"{t}*" for t in plan.terms),
+    )
 
 
 def joined_forms(queries: list[str], groups: tuple[tuple[str, ...], ...]) -> list[str]:
@@ -116,7 +124,10 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
         values,
     ).fetchone()
     found = [str(v) for v in (row or ())]
-    words = tuple(q for q in joined_forms(found[: len(flat)], groups) if q)
+    labels = terms.labels or terms.values
+    queries = joined_forms(found[: len(flat)], groups)
+    kept = [(q, label) for q, label in zip(queries, labels, strict=True) if q]
+    words = tuple(q for q, _ in kept)
     if not words:
         return None
     phrase = found[-1] if terms.phrase and found[-1] else None
@@ -127,6 +138,7 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
         values=words,
         phrase="%s::tsquery" if phrase else None,
         phrase_value=phrase,
+        labels=tuple(label for _, label in kept),
     )
 
 
@@ -172,10 +184,13 @@ class PgRanker:
 
     def page(self, stage: Terms, filters: RecallFilters, limit: int, offset: int) -> RecallResult:
         """One ranked page and the stage's count (the words stage: intent and second hop)."""
+        intent = filters.intent if stage.words else None
         if stage.words:  # hook (#29)
-            rows, total = hop_page(self._conn, stage, filters, limit, offset, filters.intent)
+            rows, total = hop_page(self._conn, stage, filters, limit, offset, intent)
         else:
             rows, total = ranked_page(self._conn, stage, filters, limit, offset)
+        if filters.trace is not None:
+            trace_page(self._conn, stage, filters, intent, [int(r[0]) for r in rows])
         return RecallResult(episodes=tuple(episode_from_row(r) for r in rows), total_matching=total)
 
     def count(self, stage: Terms, filters: RecallFilters) -> int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from anneal_memory.audit._chain import GENESIS_HASH
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store._target import redact_url
+from anneal_memory.store.postgres._schema_cited import PATTERN_CITATIONS
 from anneal_memory.store.postgres._schema_links import SUPERSESSION_CLEANUP_V3
 from anneal_memory.store.postgres._schema_scopes import SCOPED_WRAPS_V4
 from anneal_memory.store.postgres._schema_trigram import ensure_trigram_index, limit_pending_lists
@@ -254,6 +255,7 @@ PG_MIGRATIONS: tuple[Sequence[str], ...] = (
     SUPERSESSION_CLEANUP_V3,
     SCOPED_WRAPS_V4,
     SESSION_ITEMS_V5,
+    PATTERN_CITATIONS,
     TRUST_KEPT,
 )
 """The PostgreSQL schema as numbered steps (append new ones; never edit a released one)."""

@@ -64,4 +64,12 @@ def terms(conn: psycopg.Connection[Any], keyword: str) -> Terms | None:
     if not has_trigram_index(conn):
         newest = f"(SELECT coalesce(max(seq), 0) - {int(SCAN_MAX_EPISODES)} FROM episodes)"  # noqa: S608
         holds = f"({_HOLDS} AND e.seq > {newest})"
-    return Terms(query="%s::text", holds=holds, weight="1.0", values=found)
+    return Terms(
+        query="%s::text", holds=holds, weight="1.0", values=found, labels=tuple(map(_label, found))
+    )
+
+
+def _label(pattern: str) -> str:
+    """The word an ``ILIKE`` pattern looks for, as ``*word*``."""
+    word = pattern[1:-1].replace("\\%", "%").replace("\\_", "_").replace("\\\\", "\\")
+    return f"*{word}*"

@@ -12,14 +12,17 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory.store.recall._search import STOPWORDS, tokenize
+    from anneal_memory.store.recall._trace import RecallTrace
 
 _EXPORTS: dict[str, str] = {
+    "RecallTrace": "anneal_memory.store.recall._trace",
     "STOPWORDS": "anneal_memory.store.recall._search",
     "tokenize": "anneal_memory.store.recall._search",
 }
 
 __all__ = [
     "STOPWORDS",
+    "RecallTrace",
     "tokenize",
 ]
 

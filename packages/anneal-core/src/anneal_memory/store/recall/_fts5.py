@@ -77,6 +77,8 @@ class Fts5Ranker:
         intent = None if stage.plan.prefix else filters.intent  # the words stage only (#29)
         ranking = ranked_seqs(self._conn, stage.plan, filters, depth=offset + limit, intent=intent)
         page = ranking.seqs[offset : offset + limit]
+        if filters.trace is not None:
+            filters.trace.page = list(page)
         total = ranking.found
         if not ranking.complete:
             total = max(count_matches(self._conn, stage.plan, filters), total)

@@ -42,5 +42,7 @@ def second_hop(
     for (lender, other), strength in strengths.items():
         if other in reached:
             score = best[ids[lender]]
-            loans.lend(int(reached[other]), HOP_SHARE * score * strength, score)
+            loans.lend(int(reached[other]), HOP_SHARE * score * strength, score, ids[lender])
+    if filters.trace is not None:
+        loans.noted(filters.trace, scores)
     return loans.applied(scores)

@@ -38,6 +38,7 @@ from anneal_memory.store.recall._hop import second_hop
 from anneal_memory.store.recall._intent import Intent
 from anneal_memory.store.recall._priors import favoured, with_priors
 from anneal_memory.store.recall._search import COORDINATION_BONUS, RecallFilters, SearchPlan
+from anneal_memory.store.recall._trace import RecallTrace
 
 __all__ = [
     "CANDIDATE_BUDGET",
@@ -103,15 +104,19 @@ def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
 
 @dataclass(slots=True)
 class _Tally:
-    """bm25 sums and matched-word counts of the candidates."""
+    """bm25 sums and matched-word counts of the candidates (each word's share, when traced)."""
 
     sums: dict[int, float]
     matched: dict[int, int]
+    trace: RecallTrace | None = None
 
-    def add(self, rows: list[tuple[int, float]]) -> None:
+    def add(self, rows: list[tuple[int, float]], term: str) -> None:
         for seq, score in rows:
             self.sums[seq] = self.sums.get(seq, 0.0) + score
             self.matched[seq] = self.matched.get(seq, 0) + 1
+        if self.trace is not None:
+            for seq, score in rows:
+                self.trace.weigh(seq, term, score)
 
     def coordinated(self) -> dict[int, float]:
         # Each further distinct query word an episode holds strengthens its score by a fixed
@@ -136,7 +141,9 @@ class _Candidates:
         if not self.sources:
             return
         rows = _scored(conn, f"({' OR '.join(self.sources)}) AND {term}", filters)
-        self.tally.add([(seq, score - self.base[seq]) for seq, score in rows if seq in self.base])
+        self.tally.add(
+            [(seq, score - self.base[seq]) for seq, score in rows if seq in self.base], term
+        )
 
     def add_source(
         self, conn: sqlite3.Connection, term: str, filters: RecallFilters, limit: int | None
@@ -152,7 +159,7 @@ class _Candidates:
             best = _scored(conn, term, filters, limit)
             self.truncated = self.truncated or len(best) >= limit
             rows = [(seq, score) for seq, score in best if seq not in self.base]
-        self.tally.add(rows)
+        self.tally.add(rows, term)
         for seq, score in rows:
             self.base[seq] = self.base.get(seq, 0.0) + score
         self.sources.append(term)
@@ -163,7 +170,8 @@ def _candidates(
 ) -> tuple[_Candidates, bool]:
     """Score the words rarest first; (the candidates, whether they are every match)."""
     frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
-    found = _Candidates(tally=_Tally(sums={}, matched={}), base={}, sources=[])
+    tally = _Tally(sums={}, matched={}, trace=filters.trace)
+    found = _Candidates(tally=tally, base={}, sources=[])
     used = 0
     rest: list[str] = []
     for index, (frequency, term) in enumerate(f for f in frequencies if f[0] > 0):
@@ -185,19 +193,40 @@ def _or_tier(
     depth: int,
     intent: Intent | None,
 ) -> tuple[dict[int, float], bool]:
+    trace = filters.trace
     if len(plan.terms) == 1:
         rows = _scored(conn, plan.any_word, filters, depth)
-        if intent is None:
-            return dict(rows), len(rows) < depth
         scores = dict(rows)
-        scores.update(_scored(conn, plan.any_word, favoured(filters, intent), depth))
-        return with_priors(conn, scores, intent, depth), len(rows) < depth
+        if intent is not None:
+            scores.update(_scored(conn, plan.any_word, favoured(filters, intent), depth))
+        if trace is not None:
+            for seq, score in scores.items():
+                trace.weigh(seq, plan.any_word, score)
+            trace.base.update(scores)
+        if intent is None:
+            return scores, len(rows) < depth
+        return _priors(conn, scores, intent, depth, trace), len(rows) < depth
     found, complete = _candidates(conn, [plan.expression(t) for t in plan.terms], filters, depth)
     scores = found.tally.coordinated()
+    if trace is not None:
+        trace.base.update(scores)
     scores = second_hop(conn, scores, filters)  # hook (#29): the second hop
     if intent is not None:  # hook (#29): the question's intent
-        scores = with_priors(conn, scores, intent, depth)
-    return _with_neighbours(conn, scores), complete
+        scores = _priors(conn, scores, intent, depth, trace)
+    return _with_neighbours(conn, scores, trace), complete
+
+
+def _priors(
+    conn: sqlite3.Connection,
+    scores: dict[int, float],
+    intent: Intent,
+    depth: int,
+    trace: RecallTrace | None,
+) -> dict[int, float]:
+    lifted = with_priors(conn, scores, intent, depth)
+    if trace is not None:
+        trace.priors(scores, lifted)
+    return lifted
 
 
 def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
@@ -207,7 +236,9 @@ def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.date
     return {seq: _dt.datetime.fromisoformat(ts[:-1]) for seq, ts in rows}
 
 
-def _with_neighbours(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
+def _with_neighbours(
+    conn: sqlite3.Connection, scores: dict[int, float], trace: RecallTrace | None = None
+) -> dict[int, float]:
     # Episodes recorded one after another share their context (a question and its answer,
     # a decision and its reason), and the answer rarely repeats the question's words: a
     # matching episode recorded right before or after one of the best matches, within
@@ -222,6 +253,8 @@ def _with_neighbours(conn: sqlite3.Connection, scores: dict[int, float]) -> dict
     for near, seq, score in pairs:
         if abs(when[near] - when[seq]) <= NEIGHBOUR_WINDOW:
             boost[near] = min(boost.get(near, 0.0), score)
+            if trace is not None and score < scores[near] and boost[near] == score:
+                trace.neighbour[near] = seq
     return {
         seq: _lifted(score, boost[seq]) if seq in boost else score for seq, score in scores.items()
     }
@@ -248,14 +281,23 @@ def ranked_seqs(
     """
     phrase_hits: list[int] = []
     complete = True
+    trace = filters.trace
+    if trace is not None:
+        trace.terms = tuple(f"{t}*" if plan.prefix else t for t in plan.terms)
+        trace.labels.update({plan.expression(t): f"{t}*" if plan.prefix else t for t in plan.terms})
     if plan.phrase is not None:
         phrase_rows = _scored(conn, plan.phrase, filters, depth)
         complete = len(phrase_rows) < depth
         phrase_hits = [seq for seq, _ in phrase_rows]
+        if trace is not None:
+            trace.phrase.update(phrase_rows)
     scores, or_complete = _or_tier(conn, plan, filters, depth, intent)
     for seq in phrase_hits:
         scores.pop(seq, None)
     rest = [seq for seq, _ in _best(scores, max(depth - len(phrase_hits), 0))]
+    if trace is not None:
+        trace.score.update({seq: scores[seq] for seq in rest})
+        trace.score.update({seq: trace.phrase[seq] for seq in phrase_hits})
     return Ranking(
         seqs=phrase_hits + rest,
         found=len(phrase_hits) + len(scores),

@@ -16,6 +16,7 @@ from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._validate import validate_scope
 from anneal_memory.store.recall._intent import read_intent
 from anneal_memory.store.recall._search import RecallFilters, plan_search
+from anneal_memory.store.recall._trace import RecallTrace
 from anneal_memory.types import EpisodeType, RecallResult
 
 __all__ = [
@@ -54,6 +55,7 @@ def build_filters(
     source: str | None,
     clock: Clock,
     scope: str | None = None,
+    trace: RecallTrace | None = None,
 ) -> RecallFilters:
     """Validate recall filters and turn them into bound SQL conditions.
 
@@ -91,7 +93,11 @@ def build_filters(
         params.append(validate_scope(scope, error=InvalidQueryError))
     only_type = str(params[0]) if episode_type is not None and len(clauses) == 1 else None
     return RecallFilters(
-        clauses=tuple(clauses), params=tuple(params), only_type=only_type, now=clock.now()
+        clauses=tuple(clauses),
+        params=tuple(params),
+        only_type=only_type,
+        now=clock.now(),
+        trace=trace,
     )
 
 
@@ -156,12 +162,16 @@ class Ranker(Protocol[S]):
         ...
 
 
-def _stages(ranker: Ranker[S], keyword: str) -> Iterator[S]:
-    """The stages in their one order, each made only when the one before found nothing."""
-    for make in (ranker.words, ranker.prefixes, ranker.substrings):
+def _stages(ranker: Ranker[S], keyword: str) -> Iterator[tuple[str, S]]:
+    """The stages (named) in their one order, each made only when the one before found nothing."""
+    for name, make in (
+        ("words", ranker.words),
+        ("prefix", ranker.prefixes),
+        ("substring", ranker.substrings),
+    ):
         stage = make(keyword)
         if stage is not None:
-            yield stage
+            yield name, stage
 
 
 def _empty() -> RecallResult:
@@ -195,23 +205,43 @@ def recall(
             total = ranker.newest(filters, 1, 0).total_matching
             return RecallResult(episodes=(), total_matching=total)
         return RecallResult(episodes=(), total_matching=_count(ranker, str(keyword), filters))
+    trace = filters.trace
     if blank:
+        if trace is not None:
+            trace.stage = "newest"
         return ranker.newest(filters, page_limit, page_offset)
     assert keyword is not None
     if plan_search(keyword) is None:  # no word at all
         return _empty()
     filters = with_intent(filters, keyword)  # hook (#29): the question's intent
-    for stage in _stages(ranker, keyword):
-        result = ranker.page(stage, filters, page_limit, page_offset)
+    if trace is not None and filters.intent is not None:
+        trace.intent_types = tuple(sorted(filters.intent.types))
+        trace.intent_since, trace.intent_until = filters.intent.since, filters.intent.until
+    return _first_match(ranker, keyword, filters, page_limit, page_offset)
+
+
+def _first_match(
+    ranker: Ranker[S], keyword: str, filters: RecallFilters, limit: int, offset: int
+) -> RecallResult:
+    """The page of the first stage that matches (the trace, if any, follows each stage)."""
+    trace = filters.trace
+    for name, stage in _stages(ranker, keyword):
+        if trace is not None:
+            trace.clear(name)
+        result = ranker.page(stage, filters, limit, offset)
         if result.total_matching:
+            if trace is not None:
+                trace.total = result.total_matching
             return result
+    if trace is not None:
+        trace.clear(None)
     return _empty()
 
 
 def _count(ranker: Ranker[S], keyword: str, filters: RecallFilters) -> int:
     if plan_search(keyword) is None:
         return 0
-    for stage in _stages(ranker, keyword):
+    for _, stage in _stages(ranker, keyword):
         total = ranker.count(stage, filters)
         if total:
             return total

@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from anneal_memory.store.recall._intent import Intent
+from anneal_memory.store.recall._trace import RecallTrace
 from anneal_memory.store.recall._wordforms import word_forms
 
 __all__ = [
@@ -229,7 +230,8 @@ class RecallFilters:
     ``only_type`` is set when the type is the only filter: its count is then read from the
     per-type counter instead of counting rows. ``now`` is the store clock's time, which the
     times a question names ("last week") are read against; ``intent`` holds the question's
-    priors (``_intent``), applied by the words stage.
+    priors (``_intent``), applied by the words stage. ``trace``, when set, is filled in by
+    the ranking with its reasons (``explain recall``).
     """
 
     clauses: tuple[str, ...] = ()
@@ -237,6 +239,7 @@ class RecallFilters:
     only_type: str | None = None
     now: _dt.datetime | None = None
     intent: Intent | None = None
+    trace: RecallTrace | None = field(default=None, compare=False)
 
     def where(self, *extra: str) -> str:
         """Return a ``WHERE`` clause joining ``extra`` and the filter conditions (or '')."""

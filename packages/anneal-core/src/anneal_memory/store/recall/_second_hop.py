@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from anneal_memory._hebbian import DECAY
+from anneal_memory.store.recall._trace import RecallTrace
 
 __all__ = ["HOP_SHARE", "LENDERS", "Loans", "link_strengths"]
 
@@ -48,14 +49,24 @@ class Loans:
 
     lent: dict[int, float] = field(default_factory=dict)
     lender: dict[int, float] = field(default_factory=dict)
+    lenders: dict[int, list[int]] = field(default_factory=dict)
 
-    def lend(self, seq: int, amount: float, lender_score: float) -> None:
-        """Lend ``amount`` (a negative score) to ``seq`` from a match scoring ``lender_score``.
+    def lend(self, seq: int, amount: float, lender_score: float, lender: int | None = None) -> None:
+        """Lend ``amount`` (a negative score) to ``seq`` from match ``lender`` (its ``seq``).
 
-        Lower scores are better, as bm25's.
+        ``lender_score`` is the lender's own score; lower scores are better, as bm25's.
         """
         self.lent[seq] = self.lent.get(seq, 0.0) + amount
         self.lender[seq] = min(self.lender.get(seq, 0.0), lender_score)
+        if lender is not None:
+            self.lenders.setdefault(seq, []).append(int(lender))
+
+    def noted(self, trace: RecallTrace, scores: Mapping[int, float]) -> None:
+        """Record in ``trace`` who lent to whom, and which loans found an episode alone."""
+        for seq, lenders in self.lenders.items():
+            trace.hop[seq] = sorted(set(lenders))
+            if seq not in scores:
+                trace.hop_found.add(seq)
 
     def applied(self, scores: Mapping[int, float]) -> dict[int, float]:
         """``scores`` with the loans added; an episode never passes its best lender."""

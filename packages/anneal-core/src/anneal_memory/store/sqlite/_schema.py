@@ -14,6 +14,7 @@ from pathlib import Path
 
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store.sqlite._connection import database_error, write_transaction
+from anneal_memory.store.sqlite._schema_cited import PATTERN_CITATIONS
 from anneal_memory.store.sqlite._schema_trust import TRUST_KEPT
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
@@ -426,6 +427,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODE_SCOPES,
     _SCOPED_WRAPS,
     _SESSION_ITEMS,
+    PATTERN_CITATIONS,
     TRUST_KEPT,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -163,6 +163,8 @@ def save_patterns(
                 line.explanation if verdict.validated else "",
                 int(verdict.validated),
                 marks,
+                " ".join(line.evidence_ids),
+                " ".join(verdict.validated_ids),
             )
         )
         summary.append(
@@ -179,7 +181,8 @@ def save_patterns(
         )
     conn.executemany(
         "INSERT INTO pattern_history (scope, identity, wrap_id, level, written_level, line_date,"
-        " explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " explanation, validated, marks, cited_ids, validated_ids)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         history,
     )
     conn.executemany(

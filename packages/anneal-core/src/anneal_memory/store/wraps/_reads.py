@@ -47,7 +47,9 @@ class PatternRow:
 class PatternStepRow:
     """One saved pattern line with the wrap that saved it.
 
-    ``after_seq``/``through_seq`` bound the wrap's snapshot within its scope.
+    ``after_seq``/``through_seq`` bound the wrap's snapshot within its scope. ``cited_ids``
+    are the ids the line cited, ``validated_ids`` those the immune system accepted (both
+    empty for lines saved before pattern history kept them).
     """
 
     wrap_id: int
@@ -63,6 +65,8 @@ class PatternStepRow:
     completed_at: str | None
     after_seq: int
     through_seq: int
+    cited_ids: tuple[str, ...] = ()
+    validated_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,7 +132,8 @@ def count_patterns(conn: SqlConnection, scope: str) -> int:
 
 _STEP_COLUMNS = (
     "h.wrap_id, h.identity, h.level, h.written_level, h.line_date, h.explanation, h.validated,"
-    " h.marks, w.today, w.completed_at, w.after_seq, w.through_seq, w.started_at"
+    " h.marks, w.today, w.completed_at, w.after_seq, w.through_seq, w.started_at,"
+    " h.cited_ids, h.validated_ids"
 )
 
 
@@ -148,6 +153,8 @@ def _step(row: Sequence[Any]) -> PatternStepRow:
         after_seq=int(row[10]),
         through_seq=int(row[11]),
         started_at=str(row[12]),
+        cited_ids=tuple(str(row[13]).split()),
+        validated_ids=tuple(str(row[14]).split()),
     )
 
 
