@@ -68,7 +68,10 @@ class SaveContext:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Facts:
-    """What the store said about the draft: links, superseded ids, history, trusts."""
+    """What the store said about the draft: links, superseded ids, history, trusts.
+
+    ``trusts`` are the effective trusts of the citable and the snapshot episodes.
+    """
 
     links: _updates.WrapLinks
     citable: Mapping[str, str]
@@ -139,7 +142,7 @@ def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
         superseded=superseded,
         prior=prior,
         exists=exists | in_snapshot,
-        trusts=effective_trusts(conn, list(citable)),
+        trusts=effective_trusts(conn, sorted(set(citable) | set(ctx.snapshot))),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from anneal_memory.document import _document
 from anneal_memory.document._claims import CANONICAL_FORM, has_level_claim
@@ -30,6 +31,10 @@ from anneal_memory.immune._graduation import (
 )
 from anneal_memory.immune._levels import read_section_claims
 from anneal_memory.immune._report import Finding, FindingCode, Severity
+from anneal_memory.immune._reproduction import label_reproductions, sources_from
+
+if TYPE_CHECKING:
+    from anneal_memory.types import Trust
 
 __all__ = [
     "SHRINK_FLOOR_CHARS",
@@ -43,6 +48,7 @@ __all__ = [
     "check_shrink",
     "check_structure",
     "check_text",
+    "label_data_lines",
     "pattern_lines",
 ]
 
@@ -339,3 +345,12 @@ def check_hard_max(draft: Draft) -> None:
                 message=f"the continuity is {size} chars, above its target of {draft.max_chars}",
             )
         )
+
+
+def label_data_lines(
+    draft: Draft, snapshot: Mapping[str, str], trusts: Mapping[str, Trust]
+) -> None:
+    """Label every line that reproduces a tool or outside episode (``immune._reproduction``)."""
+    sources = sources_from(snapshot, trusts, draft.prior_text)
+    draft.document, found = label_reproductions(draft.document, sources)
+    draft.findings.extend(found)

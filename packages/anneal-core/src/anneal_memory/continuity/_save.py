@@ -82,6 +82,7 @@ def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
     _judge.apply_graduation(draft, graduation)
     _updates.apply_corroboration(draft, facts.trusts, facts.citable, facts.superseded)
     _judge.check_document(draft, facts.prior, facts.exists)
+    _judge.label_data_lines(draft, ctx.snapshot, facts.trusts)
     _judge.check_hard_max(draft)
     draft.prior = facts.prior
 
