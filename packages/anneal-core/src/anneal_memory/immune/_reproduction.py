@@ -9,14 +9,15 @@ labelled (their text, kept under the label, so a label survives the model droppi
   :data:`SHINGLE_WORDS` words (shingles);
 * the line **reproduces** a source when at least :data:`MIN_CONTAINMENT` of its shingles,
   and at least :data:`MIN_SHARED` of them, occur in that source, or when
-  :data:`LONG_QUOTE` of them do (a long quote inside a longer line of the model's own);
+  :data:`LONG_QUOTE` of them do (a quote of six words or more inside a longer line of the
+  model's own);
 * a line shorter than :data:`SHINGLE_WORDS` + 1 words is never judged (too short to tell a
   copy from a coincidence).
 
-A reproducing line gets the label of the source sharing the most shingles
-(``document._datalabel``) and a ``reproduced-data`` finding. Nothing is demoted or removed:
-the label says what the line is wherever the continuity is loaded. ``bench/poison.py``
-measures the rule on honest wraps (docs/trust.md).
+A reproducing line (or a heading the model copied) gets the label of the source sharing the
+most shingles (``document._datalabel``) and a ``reproduced-data`` finding. Nothing is
+demoted or removed: the label says what the line is wherever the continuity is loaded.
+``bench/poison.py`` measures the rule on honest wraps (docs/trust.md).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ __all__ = [
 SHINGLE_WORDS = 4
 MIN_CONTAINMENT = 0.5
 MIN_SHARED = 2
-LONG_QUOTE = 5
+LONG_QUOTE = 3
 _WORD = re.compile(r"[^\W_]+")
 _SHOWN_CHARS = 60
 _LOW = (Trust.TOOL, Trust.EXTERNAL)
@@ -151,6 +152,25 @@ def _judge_lines(
     return tuple(out)
 
 
+def _judge_title(index: _Index, title: str, findings: list[Finding]) -> str:
+    """A heading the model copied from a tool or outside episode is labelled too."""
+    bare = strip_data_labels(title)
+    source = index.reproduced(bare)
+    if source is None:
+        return bare
+    label = source.label
+    findings.append(
+        Finding(
+            code=FindingCode.REPRODUCED_DATA,
+            severity=Severity.WARNING,
+            message=f"the heading '## {_shown(bare)}' reproduces the text of {label.trust} "
+            f"episode {label.episode_id}: labelled as data, not instructions",
+            episode_ids=(label.episode_id,),
+        )
+    )
+    return label_line(bare, label)
+
+
 def label_reproductions(
     document: ContinuityDocument, sources: list[DataSource]
 ) -> tuple[ContinuityDocument, list[Finding]]:
@@ -160,7 +180,7 @@ def label_reproductions(
     preamble = _judge_lines(index, "the preamble", document.preamble, findings)
     sections = tuple(
         Section(
-            title=s.title,
+            title=_judge_title(index, s.title, findings),
             lines=_judge_lines(index, f"'## {_shown(s.title)}'", s.lines, findings),
         )
         for s in document.sections
