@@ -49,6 +49,7 @@ __all__ = [
     "check_structure",
     "check_text",
     "label_data_lines",
+    "note_copies",
     "pattern_lines",
 ]
 
@@ -354,3 +355,20 @@ def label_data_lines(
     sources = sources_from(snapshot, trusts, draft.prior_text)
     draft.document, found = label_reproductions(draft.document, sources)
     draft.findings.extend(found)
+
+
+def note_copies(draft: Draft, copies: Mapping[str, str]) -> None:
+    """A ``recalled-copy`` finding for each cited episode that repeats one recall showed."""
+    cited: dict[str, None] = {}
+    for _i, _j, line in pattern_lines(draft):
+        cited.update((i, None) for i in line.evidence_ids if i in copies)
+    for ident in cited:
+        draft.findings.append(
+            Finding(
+                code=FindingCode.RECALLED_COPY,
+                severity=Severity.INFO,
+                message=f"episode {ident} repeats episode {copies[ident]}, which recall showed "
+                "this session: it is that episode's evidence again, not new evidence",
+                episode_ids=(ident, copies[ident]),
+            )
+        )

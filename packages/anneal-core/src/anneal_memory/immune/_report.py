@@ -51,6 +51,7 @@ class FindingCode(str, enum.Enum):
     UNREADABLE_LEVEL = "unreadable-level"
     LEVEL_REWRITTEN = "level-rewritten"
     REPRODUCED_DATA = "reproduced-data"
+    RECALLED_COPY = "recalled-copy"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,9 +15,11 @@ A contract test keeps each row under its token budget.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from anneal_memory.agent._echoes import write_copy
 from anneal_memory.mcp import _explain_tools, _memory_tools, _read_tools, _text, _wrap_tools
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
@@ -37,17 +39,23 @@ _INTEGER = {"type": "integer"}
 
 
 def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
-    episode = ctx.store.record(
+    derived = args.get("derived_from")
+    # A text that repeats an episode ``recall`` showed this session derives from it
+    # (``agent._echoes``): the self-feeding loop creates no new evidence.
+    shown = None if derived else ctx.surfaced.source_of(str(args["content"]))
+    write = functools.partial(
+        ctx.store.record,
         args["content"],
         args["episode_type"],
+        derived_from=[shown] if shown else derived,
         source=args.get("source") or ctx.source,
         metadata=args.get("metadata"),
         trust=args.get("trust", "agent"),
         supersedes=args.get("supersedes"),
         state_key=args.get("state_key"),
-        derived_from=args.get("derived_from"),
         scope=ctx.scope,
     )
+    episode = write_copy(write, shown)
     text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
     return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
 
@@ -69,6 +77,7 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     from anneal_memory.continuity._cues import cued_facts
     from anneal_memory.mcp._provenance_text import render_recall_by_trust
 
+    ctx.surfaced.remember(result.episodes)
     facts = cued_facts(ctx.store, args.get("keyword"), scope=ctx.scope)
     trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
     fields = {

@@ -25,6 +25,7 @@ __all__ = [
     "MAX_DERIVED_FROM",
     "MAX_STATE_KEY_CHARS",
     "cap_trust",
+    "derived_sources",
     "effective_trusts",
     "episode_scope",
     "normalise_ids",
@@ -116,6 +117,11 @@ def _rows(conn: SqlConnection, ids: Iterable[str], table: str = "episodes") -> d
             level = Trust.EXTERNAL if trust is None else Trust(str(trust))
             found[str(ident)] = (level, tuple(json.loads(derived)) if derived else ())
     return found
+
+
+def derived_sources(conn: SqlConnection, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The ``derived_from`` of each live episode among ``ids``."""
+    return {ident: row[1] for ident, row in _rows(conn, ids).items()}
 
 
 def _sources(conn: SqlConnection, ids: set[str]) -> dict[str, _Row]:
