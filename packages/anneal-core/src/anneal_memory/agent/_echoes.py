@@ -33,6 +33,7 @@ class SurfacedEpisodes:
     def __init__(self, limit: int = SURFACED_LIMIT) -> None:
         self._limit = limit
         self._words: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._roots: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -44,21 +45,30 @@ class SurfacedEpisodes:
             for episode in episodes:
                 self._words[episode.id] = text_words(episode.content)
                 self._words.move_to_end(episode.id)
+                if episode.derived_from:
+                    self._roots[episode.id] = episode.derived_from[-1]
             while len(self._words) > self._limit:
-                self._words.popitem(last=False)
+                gone, _words = self._words.popitem(last=False)
+                self._roots.pop(gone, None)
 
-    def source_of(self, text: str) -> str | None:
-        """The shown episode ``text`` repeats (the most recently shown first), else None."""
+    def source_of(self, text: str) -> list[str] | None:
+        """The ``derived_from`` of a record of ``text``: None unless it repeats a shown episode.
+
+        The shown episode (the most recently shown first), then the last source that one
+        derives from: a copy of a copy names the original too, so no chain grows past two
+        links and effective trust reaches the original at once.
+        """
         mine = text_words(text)
         with self._lock:
             for ident in reversed(self._words):
                 if is_copy(mine, self._words[ident]):
-                    return ident
+                    root = self._roots.get(ident)
+                    return [ident] if root is None or root == ident else [ident, root]
         return None
 
 
-def write_copy(write: functools.partial[Episode], shown: str | None) -> Episode:
-    """Call ``write`` (a ``Store.record`` with ``derived_from=[shown]`` when ``shown``).
+def write_copy(write: functools.partial[Episode], shown: list[str] | None) -> Episode:
+    """Call ``write`` (a ``Store.record`` with ``derived_from=shown`` when ``shown``).
 
     The shown episode may be gone since, or of another scope (recall across scopes): then
     the text is written without the link.

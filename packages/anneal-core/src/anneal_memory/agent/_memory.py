@@ -260,7 +260,7 @@ class AgentMemory:
                 metadata=metadata,
                 trust=trust,
                 scope=where,
-                derived_from=None if shown is None else [shown],
+                derived_from=shown,
             )
             try:
                 episode = write_copy(write, shown)

@@ -47,7 +47,7 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
         ctx.store.record,
         args["content"],
         args["episode_type"],
-        derived_from=[shown] if shown else derived,
+        derived_from=shown or derived,
         source=args.get("source") or ctx.source,
         metadata=args.get("metadata"),
         trust=args.get("trust", "agent"),
