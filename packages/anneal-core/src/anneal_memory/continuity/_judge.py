@@ -353,7 +353,7 @@ def label_data_lines(
 ) -> None:
     """Label every line that reproduces a tool or outside episode (``immune._reproduction``)."""
     sources = sources_from(snapshot, trusts, draft.prior_text)
-    draft.document, found = label_reproductions(draft.document, sources)
+    draft.document, found = label_reproductions(draft.document, sources, frozenset(snapshot))
     draft.findings.extend(found)
 
 

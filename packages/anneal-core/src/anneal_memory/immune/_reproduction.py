@@ -14,6 +14,9 @@ labelled (their text, kept under the label, so a label survives the model droppi
 * a line shorter than :data:`SHINGLE_WORDS` + 1 words is never judged (too short to tell a
   copy from a coincidence).
 
+A pattern line whose cited episodes of the wrap are all ``tool``/``external`` ones is
+labelled too: the immune system grounds its explanation in their words.
+
 A reproducing line (or a heading the model copied) gets the label of the source sharing the
 most shingles (``document._datalabel``) and a ``reproduced-data`` finding. Nothing is
 demoted or removed: the label says what the line is wherever the continuity is loaded.
@@ -74,6 +77,7 @@ class DataSource:
 
     label: DataLabel
     shingles: frozenset[Shingle]
+    from_episode: bool = True
 
 
 def _prior_lines(prior_text: str | None) -> Iterable[str]:
@@ -92,7 +96,7 @@ def sources_from(
     for line in _prior_lines(prior_text):
         labels = data_labels(line)
         if labels:
-            out.append(DataSource(labels[0], shingles(strip_data_labels(line))))
+            out.append(DataSource(labels[0], shingles(strip_data_labels(line)), False))
     return [s for s in out if s.shingles]
 
 
@@ -101,10 +105,21 @@ class _Index:
 
     def __init__(self, sources: list[DataSource]) -> None:
         self.sources = sources
+        self.by_id = {s.label.episode_id: s for s in sources if s.from_episode}
         self.holders: dict[Shingle, list[int]] = {}
         for n, source in enumerate(sources):
             for shingle in source.shingles:
                 self.holders.setdefault(shingle, []).append(n)
+
+    def grounded_only_in_data(self, text: str, snapshot: frozenset[str]) -> DataSource | None:
+        """A pattern line whose cited episodes of this wrap are all tool or outside ones."""
+        parsed = parse_pattern_line(text)
+        if parsed is None:
+            return None
+        cited = [i for i in parsed.evidence_ids if i in snapshot]
+        if not cited or any(i not in self.by_id for i in cited):
+            return None
+        return self.by_id[cited[0]]
 
     def reproduced(self, text: str) -> DataSource | None:
         mine = shingles(text)
@@ -127,12 +142,17 @@ def _shown(text: str) -> str:
 
 
 def _judge_lines(
-    index: _Index, title: str, lines: tuple[str, ...], findings: list[Finding]
+    index: _Index,
+    title: str,
+    lines: tuple[str, ...],
+    findings: list[Finding],
+    snapshot: frozenset[str],
 ) -> tuple[str, ...]:
     out: list[str] = []
     for number, line in enumerate(lines, 1):
         bare = strip_data_labels(line)
         source = index.reproduced(bare) if bare.strip() and not bare.startswith("#") else None
+        source = source or index.grounded_only_in_data(bare, snapshot)
         if source is None:
             out.append(bare)
             continue
@@ -172,16 +192,20 @@ def _judge_title(index: _Index, title: str, findings: list[Finding]) -> str:
 
 
 def label_reproductions(
-    document: ContinuityDocument, sources: list[DataSource]
+    document: ContinuityDocument, sources: list[DataSource], snapshot: frozenset[str]
 ) -> tuple[ContinuityDocument, list[Finding]]:
-    """``document`` with each reproducing line labelled (other labels removed); the findings."""
+    """``document`` with each reproducing line labelled (other labels removed); the findings.
+
+    ``snapshot`` holds the ids of the wrap's episodes: a pattern line whose cited episodes
+    among them are all tool or outside ones is labelled too (its explanation is their words).
+    """
     index = _Index(sources)
     findings: list[Finding] = []
-    preamble = _judge_lines(index, "the preamble", document.preamble, findings)
+    preamble = _judge_lines(index, "the preamble", document.preamble, findings, snapshot)
     sections = tuple(
         Section(
             title=_judge_title(index, s.title, findings),
-            lines=_judge_lines(index, f"'## {_shown(s.title)}'", s.lines, findings),
+            lines=_judge_lines(index, f"'## {_shown(s.title)}'", s.lines, findings, snapshot),
         )
         for s in document.sections
     )

@@ -19,7 +19,6 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.agent._echoes import write_copy
 from anneal_memory.mcp import _explain_tools, _memory_tools, _read_tools, _text, _wrap_tools
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
@@ -39,6 +38,8 @@ _INTEGER = {"type": "integer"}
 
 
 def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
+    from anneal_memory.agent._echoes import write_copy
+
     derived = args.get("derived_from")
     # A text that repeats an episode ``recall`` showed this session derives from it
     # (``agent._echoes``): the self-feeding loop creates no new evidence.
