@@ -13,10 +13,9 @@ independently (another day's build failure) stays new evidence.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from anneal_memory.errors import InvalidEpisodeError
 from anneal_memory.store.provenance import is_copy, text_words
@@ -67,7 +66,7 @@ class SurfacedEpisodes:
         return None
 
 
-def write_copy(write: functools.partial[Episode], shown: list[str] | None) -> Episode:
+def write_copy(write: Callable[..., Episode], shown: list[str] | None) -> Episode:
     """Call ``write`` (a ``Store.record`` with ``derived_from=shown`` when ``shown``).
 
     The shown episode may be gone since, or of another scope (recall across scopes): then

@@ -15,7 +15,6 @@ A contract test keeps each row under its token budget.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,7 @@ from anneal_memory.mcp._toolkit import object_schema as _object
 
 if TYPE_CHECKING:
     from anneal_memory.redaction import RedactionSettings
+    from anneal_memory.types import Episode
 
 __all__ = ["TOOLS", "TOOLS_BY_NAME", "Tool", "ToolContext", "ToolReply"]
 
@@ -44,18 +44,20 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     # A text that repeats an episode ``recall`` showed this session derives from it
     # (``agent._echoes``): the self-feeding loop creates no new evidence.
     shown = None if derived else ctx.surfaced.source_of(str(args["content"]))
-    write = functools.partial(
-        ctx.store.record,
-        args["content"],
-        args["episode_type"],
-        derived_from=shown or derived,
-        source=args.get("source") or ctx.source,
-        metadata=args.get("metadata"),
-        trust=args.get("trust", "agent"),
-        supersedes=args.get("supersedes"),
-        state_key=args.get("state_key"),
-        scope=ctx.scope,
-    )
+
+    def write(derived_from: list[str] | None = shown or derived) -> Episode:
+        return ctx.store.record(
+            args["content"],
+            args["episode_type"],
+            derived_from=derived_from,
+            source=args.get("source") or ctx.source,
+            metadata=args.get("metadata"),
+            trust=args.get("trust", "agent"),
+            supersedes=args.get("supersedes"),
+            state_key=args.get("state_key"),
+            scope=ctx.scope,
+        )
+
     episode = write_copy(write, shown)
     text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
     return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
