@@ -75,6 +75,8 @@ def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
     # A recalled copy is its original's evidence, not new evidence: it grounds nothing.
     citable = {i: t for i, t in facts.citable.items() if i not in facts.copies}
     _judge.note_copies(draft, facts.copies)
+    # Labelled as the model wrote them, before graduation rewrites levels and evidence.
+    _judge.label_data_lines(draft, ctx.snapshot, facts.trusts)
     graduation = GraduationContext(
         today=ctx.wrap.today,
         snapshot=citable,
@@ -85,7 +87,6 @@ def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
     _judge.apply_graduation(draft, graduation)
     _updates.apply_corroboration(draft, facts.trusts, citable, facts.superseded)
     _judge.check_document(draft, facts.prior, facts.exists)
-    _judge.label_data_lines(draft, ctx.snapshot, facts.trusts)
     _judge.check_hard_max(draft)
     draft.prior = facts.prior
 
