@@ -168,8 +168,13 @@ def _levels(continuity: str, marker: str) -> list[int]:
     ]
 
 
-def run_attack(attack: Attack, folder: Path) -> dict[str, Any]:
-    """Run one attack over its sessions; the measures and the findings on its patterns."""
+def run_attack(attack: Attack, folder: Path, *, recall_first: bool = False) -> dict[str, Any]:
+    """Run one attack over its sessions; the measures and the findings on its patterns.
+
+    With ``recall_first``, each session first recalls the attack's topic the way its path
+    can (``context_for`` for ``AgentMemory``, the ``recall`` tool over MCP; a CLI call is a
+    process of its own and keeps nothing), as an agent that checks its memory before acting.
+    """
     db = folder / f"{attack.marker}.db"
     clock = FrozenClock(START)
     promoter = FaithfulPromoter(salient=[attack.marker])
@@ -183,6 +188,9 @@ def run_attack(attack: Attack, folder: Path) -> dict[str, Any]:
             clock.set(START + dt.timedelta(days=day))
             memory = AgentMemory(store, session_id=f"s{day}")
             memory.start()
+            if recall_first:
+                memory.context_for(attack.question)
+                _tool(server, "recall", {"keyword": attack.question})
             for note in HONEST[day * 2 : day * 2 + 2]:
                 memory.record(note, "observation")
             for text in texts:
@@ -438,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=2, help="attacks per class and path")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--locomo", type=Path, default=Path("../shared/data/locomo-dev.json"))
+    parser.add_argument(
+        "--recall-first", action="store_true", help="each attack session recalls its topic first"
+    )
     parser.add_argument("--loop", type=int, default=100, help="self-feeding loop sessions")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
@@ -449,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp)
         for index, attack in enumerate(attacks, 1):
             log(f"attack {index}/{len(attacks)}: {attack.cls} via {attack.path}")
-            results.append(run_attack(attack, folder))
+            results.append(run_attack(attack, folder, recall_first=args.recall_first))
         honest = {"demo": run_honest("demo", demo_sessions(), folder)}
         if args.locomo.exists():
             count, depth = (1, 3) if args.quick else (5, 6)
@@ -476,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "bench": "poison",
         "quick": args.quick,
+        "recall_first": args.recall_first,
         "seed": args.seed,
         "machine": machine_facts(),
         "attack": summarize(attacks, results),
