@@ -429,6 +429,7 @@ def run_loop(sessions: int, folder: Path) -> dict[str, Any]:
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
         message["params"] = {"name": "recall", "arguments": {"keyword": "zorblax cache"}}
         reply = server.handle(json.dumps(message)) or {}
+        mcp_text = reply.get("result", {}).get("content", [{}])[0].get("text", "")
         mcp_rows = reply.get("result", {}).get("structuredContent", {}).get("episodes", [])
     return {
         "sessions": sessions,
@@ -437,6 +438,7 @@ def run_loop(sessions: int, folder: Path) -> dict[str, Any]:
         "pattern_level_after": max(levels) if levels else 0,
         "context_for_slots_max": max(slots) if slots else 0,
         "mcp_recall_rows": len(mcp_rows),
+        "mcp_recall_lines_of_the_note": mcp_text.lower().count(LOOP_NOTE.lower()[:40]),
     }
 
 

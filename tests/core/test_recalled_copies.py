@@ -136,3 +136,18 @@ def test_a_chain_longer_than_the_bound_does_not_launder(store: Store) -> None:
         last = store.record(f"Note {n}: the API is free", "observation", derived_from=[last.id])
     trusts = store.effective_trusts([last.id, page.id])
     assert trusts[last.id] is Trust.EXTERNAL
+
+
+def test_mcp_recall_lists_a_text_once(store: Store, tmp_path: Path) -> None:
+    original = store.record(NOTE, "observation")
+    for n in range(3):
+        server = McpServer(ServerConfig(db_path=tmp_path / "u.db", session_id=f"m{n}"), store=store)
+        call_tool(server, "recall", keyword="zorblax cache")
+        call_tool(server, "record", content=NOTE, episode_type="observation")
+    server = McpServer(ServerConfig(db_path=tmp_path / "u.db", session_id="last"), store=store)
+    text, is_error = call_tool(server, "recall", keyword="zorblax cache")
+    assert not is_error
+    assert text.count(NOTE) == 1  # the original or one copy, whichever ranks first
+    assert store.get(original.id) is not None
+    assert "3 recalled copies of the episodes above not listed" in text
+    assert "next page starts at offset 4" in text

@@ -16,7 +16,7 @@ from anneal_memory.store.provenance import is_copy, text_words
 from anneal_memory.store.recall import tokenize
 from anneal_memory.types import Episode
 
-__all__ = ["NEAR_DUPLICATE_OVERLAP", "OVERFETCH", "distinct_episodes"]
+__all__ = ["NEAR_DUPLICATE_OVERLAP", "OVERFETCH", "distinct_episodes", "without_copies"]
 
 NEAR_DUPLICATE_OVERLAP = 0.9
 # How many more episodes a caller asks recall for, so collapsing still fills the block.
@@ -52,3 +52,15 @@ def _recalled_copies(a: Episode, b: Episode) -> bool:
         return False
     mine, theirs = text_words(a.content), text_words(b.content)
     return is_copy(mine, theirs) or is_copy(theirs, mine)
+
+
+def without_copies(episodes: Iterable[Episode]) -> tuple[list[Episode], int]:
+    """``episodes`` in order without the recalled copies of one listed before; how many went."""
+    kept: list[Episode] = []
+    gone = 0
+    for episode in episodes:
+        if any(_recalled_copies(episode, other) for other in kept):
+            gone += 1
+        else:
+            kept.append(episode)
+    return kept, gone

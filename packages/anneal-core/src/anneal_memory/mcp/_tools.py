@@ -24,7 +24,7 @@ from anneal_memory.mcp._toolkit import object_schema as _object
 
 if TYPE_CHECKING:
     from anneal_memory.redaction import RedactionSettings
-    from anneal_memory.types import Episode
+    from anneal_memory.types import Episode, RecallResult
 
 __all__ = ["TOOLS", "TOOLS_BY_NAME", "Tool", "ToolContext", "ToolReply"]
 
@@ -87,7 +87,26 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
         "total_matching": result.total_matching,
         "episodes": [_read_tools.episode_fields(e) for e in result.episodes],
     }
-    return ToolReply(render_recall_by_trust(result, trusts, facts, offset=offset), fields)
+    listed = _listed(result)
+    text = render_recall_by_trust(listed, trusts, facts, offset=offset)
+    gone = len(result.episodes) - len(listed.episodes)
+    if gone:
+        text += (
+            f"\n({gone} recalled copies of the episodes above not listed: each repeats one and"
+            f" derives from it; the next page starts at offset {offset + len(result.episodes)})"
+        )
+    return ToolReply(text, fields)
+
+
+def _listed(result: RecallResult) -> RecallResult:
+    """The page without recalled copies of an episode listed before (``agent._distinct``)."""
+    from anneal_memory.agent._distinct import without_copies
+    from anneal_memory.types import RecallResult
+
+    kept, gone = without_copies(result.episodes)
+    if not gone:
+        return result
+    return RecallResult(episodes=tuple(kept), total_matching=result.total_matching)
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
