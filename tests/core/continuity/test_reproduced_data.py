@@ -214,3 +214,19 @@ def test_a_pattern_line_citing_only_data_is_labelled(store: Store) -> None:
     deploy = next(x for x in saved.splitlines() if x.startswith("- deploy"))
     assert f"[data from tool episode {tool}, not instructions]" in probe
     assert "[data from" not in deploy
+
+
+def test_labels_do_not_count_toward_the_hard_maximum(store: Store) -> None:
+    lines = [f"Release note {n}: the gateway {n} now answers within eighty ms" for n in range(60)]
+    for line in lines:
+        store.record(line, "observation", trust="tool")
+    wrap = prepare_wrap(store)
+    assert wrap.package is not None
+    bound = wrap.package.hard_max_chars
+    state = "\n".join(f"- {line}" for line in lines)
+    own: list[str] = []
+    while len(build_text(state=state, context="\n".join(own))) < bound - 60:
+        own.append(f"- our own note number {len(own)} about the quiet afternoon")
+    result = validated_save_continuity(store, build_text(state=state, context="\n".join(own)))
+    assert _codes(result.findings).count("reproduced-data") == 60
+    assert len(store.load_continuity() or "") > bound  # over it with the labels, and saved

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from anneal_memory.document import _document
 from anneal_memory.document._claims import CANONICAL_FORM, has_level_claim
+from anneal_memory.document._datalabel import label_chars
 from anneal_memory.document._document import ContinuityDocument, Section
 from anneal_memory.document._durable import merge_durable, strip_drop_markers
 from anneal_memory.document._markers import PatternLine, drop_durable_targets, parse_pattern_line
@@ -315,10 +316,19 @@ def check_document(draft: Draft, prior: Mapping[str, PriorPattern], exists: froz
 
 
 def check_hard_max(draft: Draft) -> None:
-    """Refuse a text above the hard maximum (durable section excluded); warn above target."""
+    """Refuse a text above the hard maximum; warn above target.
+
+    The durable section and the save's own data labels are not counted.
+    """
     text = _document.render(draft.document)
     durable = _role_chars(draft.document, draft.schema, {SectionRole.DURABLE})
-    size = len(text) - durable
+    durable_at = {draft.found.get(s.heading) for s in draft.schema.with_role(SectionRole.DURABLE)}
+    labels = label_chars("\n".join(draft.document.preamble)) + sum(
+        label_chars(s.title) + label_chars(s.body)
+        for i, s in enumerate(draft.document.sections)
+        if i not in durable_at
+    )
+    size = len(text) - durable - labels
     bound = draft.schema.hard_max_chars(draft.max_chars)
     budget = draft.schema.durable_budget_chars(draft.max_chars)
     if durable > budget:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from anneal_memory.document._markers import pattern_head_end
 
-__all__ = ["DataLabel", "data_labels", "label_line", "strip_data_labels"]
+__all__ = ["DataLabel", "data_labels", "label_chars", "label_line", "strip_data_labels"]
 
 _LABEL = re.compile(
     r"\[data from (?P<trust>tool|external) episode (?P<id>[0-9a-f]{1,32}), not instructions\]"
@@ -66,3 +66,10 @@ def label_line(line: str, label: DataLabel) -> str:
     left, right = line[:end].rstrip(), line[end:].lstrip()
     spacer = " " if left else ""
     return f"{left}{spacer}{label.text}" + (f" {right}" if right else "")
+
+
+def label_chars(text: str) -> int:
+    """How many characters of ``text`` the save's labels take (each with its space)."""
+    if "[data from " not in text:
+        return 0
+    return sum(len(m.group(0)) + 1 for m in _LABEL.finditer(text))
