@@ -230,3 +230,13 @@ def test_labels_do_not_count_toward_the_hard_maximum(store: Store) -> None:
     result = validated_save_continuity(store, build_text(state=state, context="\n".join(own)))
     assert _codes(result.findings).count("reproduced-data") == 60
     assert len(store.load_continuity() or "") > bound  # over it with the labels, and saved
+
+
+def test_a_pattern_citing_only_a_short_tool_output_is_labelled(store: Store) -> None:
+    tool = _page(store, "probe: status 200", "tool")
+    prepare_wrap(store)
+    validated_save_continuity(
+        store, build_text([f'- probe | 1x [evidence: {tool} "probe status"]'])
+    )
+    line = next(x for x in (store.load_continuity() or "").splitlines() if x.startswith("- probe"))
+    assert f"[data from tool episode {tool}, not instructions]" in line

@@ -97,7 +97,7 @@ def sources_from(
         labels = data_labels(line)
         if labels:
             out.append(DataSource(labels[0], shingles(strip_data_labels(line)), False))
-    return [s for s in out if s.shingles]
+    return out
 
 
 class _Index:
