@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from anneal_memory.testing import _grounded_words, _package_parts
+from anneal_memory.continuity._scripted import _grounded_words, _package_parts
 
 _PATTERN_LINE = re.compile(r"^- (?P<name>[A-Za-z][A-Za-z0-9_.-]*) \| (?P<level>[0-9]+)x\b")
 _TAGS = re.compile(r"(?: \[(?:trust: [a-z]+|[^\]\[]{1,64})\])+$")

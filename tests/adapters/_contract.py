@@ -243,7 +243,9 @@ def test_wrap_saves_one_graduation(harness: AdapterHarness, memory: AgentMemory)
     assert (first.wrap.graduations_validated, first.wrap.episodes_compressed) == (0, 2)
 
     session = AgentMemory(memory.store, session_id=memory.session_id, policy=memory.policy)
-    steps = [call_tool, answer(ANSWER), compress_step(memory.store, packages, level=2)]
+    # Fresh evidence: an answer in new words. The tool's output is the same text the turn's
+    # recall showed, so it is a recalled copy and no new evidence (#30, the self-feeding loop).
+    steps = [call_tool, answer(SECOND_ANSWER), compress_step(memory.store, packages, level=2)]
     second = harness.run(session, FIRST_PROMPT, steps, wrap=True)
     assert PATTERN_NAME in second.model_inputs[0]  # the startup context reached the model
     assert len(packages) == 2

@@ -69,7 +69,9 @@ def test_a_pattern_grounded_only_in_tool_output_stays_at_1x(store: Store) -> Non
     assert "graduated" not in codes(result)
     assert result.graduations_validated == 0
     written = line_of(store, "pool_sizing")
-    assert written.startswith("- pool_sizing | 1x (2026-03-02) [evidence:")
+    # grounded only in tool output: labelled as data too (#30)
+    label = f"[data from tool episode {tool.id}, not instructions]"
+    assert written.startswith(f"- pool_sizing | 1x (2026-03-02) {label} [evidence:")
     assert written.endswith("(uncorroborated)")
     finding = next(f for f in result.findings if f.code is FindingCode.UNCORROBORATED)
     assert "did not climb because every citation grounding it is a tool or external" in (

@@ -9,6 +9,7 @@ from anneal_memory.agent._recording import render_startup
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store
+    from anneal_memory.types import Episode
 
 __all__ = ["context_block", "startup_block"]
 
@@ -27,11 +28,13 @@ def startup_block(store: Store, chars: int, scope: str = "") -> str:
     return _joined(render_startup(continuity, room), extra)
 
 
-def context_block(store: Store, query: str, *, limit: int, chars: int, scope: str | None) -> str:
+def context_block(
+    store: Store, query: str, *, limit: int, chars: int, scope: str | None
+) -> tuple[str, list[Episode]]:
     """Distinct recalled episodes (replacements, data apart, cued facts), then crystals.
 
     The crystals take at most half of ``chars``; superseded hits are fetched so that their
-    replacement can be shown in their place.
+    replacement can be shown in their place. Returns the block and the episodes it shows.
     """
     from anneal_memory.agent._longterm import recalled_crystals
     from anneal_memory.agent._recall_block import build_view, render_view
@@ -44,4 +47,6 @@ def context_block(store: Store, query: str, *, limit: int, chars: int, scope: st
     )
     cued = cued_facts(store, query, scope=scope or "")
     view = build_view(store, distinct_episodes(found.episodes, limit), cued)
-    return _joined(render_view(view, room), crystals)
+    text = render_view(view, room)
+    shown = [e for e in (*view.knowledge, *view.data) if f"({e.id})" in text]
+    return _joined(text, crystals), shown

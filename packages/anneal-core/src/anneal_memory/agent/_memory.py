@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
 from anneal_memory.agent._blocks import context_block, startup_block
+from anneal_memory.agent._echoes import SurfacedEpisodes, write_copy
 from anneal_memory.agent._failures import (
     FailureCounts,
     FailureKind,
@@ -127,6 +128,7 @@ class AgentMemory:
             self._store = Store(store_or_path, project_name=project_name, clock=clock)
             self._owns_store = True
         self._seen: set[bytes] = set()
+        self._surfaced = SurfacedEpisodes()
         self._seen_lock = threading.Lock()
         self._turns: OrderedDict[tuple[str, object], str] = OrderedDict()
         self._turn_lock = threading.Lock()
@@ -225,6 +227,8 @@ class AgentMemory:
     ) -> Episode | None:
         """Record a moment under the policy, in ``scope`` (default :attr:`scope`); None if skipped.
 
+        A text repeating an episode :meth:`context_for` showed this session is recorded
+        ``derived_from`` it: the original's trust and evidence, not new ones (``_echoes``).
         Blank text and text this session already recorded with the same type are skipped;
         text over ``policy.max_chars`` is cut with a marker saying how much was cut.
 
@@ -247,6 +251,7 @@ class AgentMemory:
         with self._seen_lock:
             if self.policy.skip_duplicates and key in self._seen:
                 return None
+            shown = self._surfaced.source_of(content)
             write = functools.partial(
                 self._store.record,
                 content,
@@ -255,9 +260,10 @@ class AgentMemory:
                 metadata=metadata,
                 trust=trust,
                 scope=where,
+                derived_from=shown,
             )
             try:
-                episode = write()
+                episode = write_copy(write, shown)
             except InvalidInputError:
                 raise
             except Exception as exc:
@@ -361,13 +367,15 @@ class AgentMemory:
         if not has_content_words(query):
             return ""
         try:
-            return context_block(
+            block, shown = context_block(
                 self._store,
                 query,
                 limit=self.recall_limit,
                 chars=self.context_chars,
                 scope=self._scope(scope),
             )
+            self._surfaced.remember(shown)
+            return block
         except Exception as exc:
             self._failures.absorb(FailureKind.RECALL, "context_for", exc)
             return ""

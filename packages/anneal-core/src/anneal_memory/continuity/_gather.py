@@ -19,7 +19,7 @@ from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.document._schema import schema_by_name
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.gate import check_save
-from anneal_memory.store.provenance import effective_trusts
+from anneal_memory.store.provenance import effective_trusts, recalled_copies
 from anneal_memory.store.wraps import (
     ContinuityPlace,
     WrapRecord,
@@ -68,7 +68,12 @@ class SaveContext:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Facts:
-    """What the store said about the draft: links, superseded ids, history, trusts."""
+    """What the store said about the draft: links, superseded ids, history, trusts.
+
+    ``trusts`` are the effective trusts of the citable and the snapshot episodes;
+    ``copies`` maps each snapshot episode that repeats an episode recall showed (it derives
+    from it, near word for word) to that episode: copies are no grounding evidence.
+    """
 
     links: _updates.WrapLinks
     citable: Mapping[str, str]
@@ -76,6 +81,7 @@ class Facts:
     prior: dict[str, PriorPattern]
     exists: frozenset[str]
     trusts: Mapping[str, Trust]
+    copies: Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,7 +145,8 @@ def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
         superseded=superseded,
         prior=prior,
         exists=exists | in_snapshot,
-        trusts=effective_trusts(conn, list(citable)),
+        trusts=effective_trusts(conn, sorted(set(citable) | set(ctx.snapshot))),
+        copies=recalled_copies(conn, ctx.snapshot),
     )
 
 

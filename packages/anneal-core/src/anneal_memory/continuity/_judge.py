@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from anneal_memory.document import _document
 from anneal_memory.document._claims import CANONICAL_FORM, has_level_claim
+from anneal_memory.document._datalabel import label_chars
 from anneal_memory.document._document import ContinuityDocument, Section
 from anneal_memory.document._durable import merge_durable, strip_drop_markers
 from anneal_memory.document._markers import PatternLine, drop_durable_targets, parse_pattern_line
@@ -30,6 +32,10 @@ from anneal_memory.immune._graduation import (
 )
 from anneal_memory.immune._levels import read_section_claims
 from anneal_memory.immune._report import Finding, FindingCode, Severity
+from anneal_memory.immune._reproduction import label_reproductions, sources_from
+
+if TYPE_CHECKING:
+    from anneal_memory.types import Trust
 
 __all__ = [
     "SHRINK_FLOOR_CHARS",
@@ -43,6 +49,8 @@ __all__ = [
     "check_shrink",
     "check_structure",
     "check_text",
+    "label_data_lines",
+    "note_copies",
     "pattern_lines",
 ]
 
@@ -308,10 +316,19 @@ def check_document(draft: Draft, prior: Mapping[str, PriorPattern], exists: froz
 
 
 def check_hard_max(draft: Draft) -> None:
-    """Refuse a text above the hard maximum (durable section excluded); warn above target."""
+    """Refuse a text above the hard maximum; warn above target.
+
+    The durable section and the save's own data labels are not counted.
+    """
     text = _document.render(draft.document)
     durable = _role_chars(draft.document, draft.schema, {SectionRole.DURABLE})
-    size = len(text) - durable
+    durable_at = {draft.found.get(s.heading) for s in draft.schema.with_role(SectionRole.DURABLE)}
+    labels = label_chars("\n".join(draft.document.preamble)) + sum(
+        label_chars(s.title) + label_chars(s.body)
+        for i, s in enumerate(draft.document.sections)
+        if i not in durable_at
+    )
+    size = len(text) - durable - labels
     bound = draft.schema.hard_max_chars(draft.max_chars)
     budget = draft.schema.durable_budget_chars(draft.max_chars)
     if durable > budget:
@@ -337,5 +354,31 @@ def check_hard_max(draft: Draft) -> None:
                 code=FindingCode.OVER_TARGET,
                 severity=Severity.WARNING,
                 message=f"the continuity is {size} chars, above its target of {draft.max_chars}",
+            )
+        )
+
+
+def label_data_lines(
+    draft: Draft, snapshot: Mapping[str, str], trusts: Mapping[str, Trust]
+) -> None:
+    """Label every line that reproduces a tool or outside episode (``immune._reproduction``)."""
+    sources = sources_from(snapshot, trusts, draft.prior_text)
+    draft.document, found = label_reproductions(draft.document, sources, frozenset(snapshot))
+    draft.findings.extend(found)
+
+
+def note_copies(draft: Draft, copies: Mapping[str, str]) -> None:
+    """A ``recalled-copy`` finding for each cited episode that repeats one recall showed."""
+    cited: dict[str, None] = {}
+    for _i, _j, line in pattern_lines(draft):
+        cited.update((i, None) for i in line.evidence_ids if i in copies)
+    for ident in cited:
+        draft.findings.append(
+            Finding(
+                code=FindingCode.RECALLED_COPY,
+                severity=Severity.INFO,
+                message=f"episode {ident} repeats episode {copies[ident]}, which recall showed "
+                "this session: it is that episode's evidence again, not new evidence",
+                episode_ids=(ident, copies[ident]),
             )
         )

@@ -72,15 +72,20 @@ __all__ = ["NO_WRAP_MESSAGE", "validated_save_continuity"]
 
 
 def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
+    # A recalled copy is its original's evidence, not new evidence: it grounds nothing.
+    citable = {i: t for i, t in facts.citable.items() if i not in facts.copies}
+    _judge.note_copies(draft, facts.copies)
+    # Labelled as the model wrote them, before graduation rewrites levels and evidence.
+    _judge.label_data_lines(draft, ctx.snapshot, facts.trusts)
     graduation = GraduationContext(
         today=ctx.wrap.today,
-        snapshot=facts.citable,
+        snapshot=citable,
         known_ids=facts.exists,
         prior=facts.prior,
         first_wrap=ctx.first_wrap,
     )
     _judge.apply_graduation(draft, graduation)
-    _updates.apply_corroboration(draft, facts.trusts, facts.citable, facts.superseded)
+    _updates.apply_corroboration(draft, facts.trusts, citable, facts.superseded)
     _judge.check_document(draft, facts.prior, facts.exists)
     _judge.check_hard_max(draft)
     draft.prior = facts.prior

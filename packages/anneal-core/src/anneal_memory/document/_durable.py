@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from anneal_memory.document._datalabel import strip_data_labels
 from anneal_memory.document._markers import DROP_DURABLE
 
 __all__ = ["DurableMerge", "Fact", "merge_durable", "parse_facts", "strip_drop_markers"]
@@ -27,9 +28,10 @@ class Fact:
 
     @property
     def key(self) -> str:
-        """The first line without its bullet, whitespace-normalised."""
-        match = _BULLET.match(self.lines[0])
-        head = match.group("fact") if match else self.lines[0]
+        """The first line without its bullet and data labels, whitespace-normalised."""
+        first = strip_data_labels(self.lines[0])
+        match = _BULLET.match(first)
+        head = match.group("fact") if match else first
         return " ".join(head.split())
 
 
@@ -54,6 +56,7 @@ def parse_facts(lines: Sequence[str]) -> list[Fact]:
 
 
 def _normal(text: str) -> str:
+    text = strip_data_labels(text)
     match = _BULLET.match(text.strip())
     return " ".join((match.group("fact") if match else text).split())
 

@@ -25,6 +25,7 @@ __all__ = [
     "add_mark",
     "drop_durable_targets",
     "parse_pattern_line",
+    "pattern_head_end",
     "set_level",
     "strip_evidence",
     "strip_marks",
@@ -143,6 +144,12 @@ def parse_pattern_line(line: str) -> PatternLine | None:
     if len(line) <= _CACHE_LINE_CHARS:
         return _cached_parse(line)
     return _parse(line)
+
+
+def pattern_head_end(line: str) -> int | None:
+    """Where a pattern line's ``name | Nx (date)`` head ends; None when it is no pattern line."""
+    match = _PATTERN.match(line)
+    return None if match is None else match.end()
 
 
 def set_level(line: str, level: int) -> str:

@@ -50,6 +50,8 @@ class FindingCode(str, enum.Enum):
     SUPERSESSION_REJECTED = "supersession-rejected"
     UNREADABLE_LEVEL = "unreadable-level"
     LEVEL_REWRITTEN = "level-rewritten"
+    REPRODUCED_DATA = "reproduced-data"
+    RECALLED_COPY = "recalled-copy"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from anneal_memory._clock import Clock
+    from anneal_memory.agent._echoes import SurfacedEpisodes
     from anneal_memory.store import Store
 
 __all__ = [
@@ -148,6 +149,7 @@ class McpServer:
         self.config = config
         self._store = store
         self._owns_store = store is None
+        self._surfaced: SurfacedEpisodes | None = None
         self._tools: dict[str, Tool] = {tool.name: tool for tool in config.tools}
         self._methods: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
             "initialize": self._initialize,
@@ -201,6 +203,15 @@ class McpServer:
     def scope(self) -> str:
         """The scope this server records into, recalls from and wraps."""
         return self.config.scope
+
+    @property
+    def surfaced(self) -> SurfacedEpisodes:
+        """The episodes ``recall`` showed this session (made on first use)."""
+        if self._surfaced is None:
+            from anneal_memory.agent._echoes import SurfacedEpisodes
+
+            self._surfaced = SurfacedEpisodes()
+        return self._surfaced
 
     def close(self) -> None:
         """Close the store if this server opened it."""

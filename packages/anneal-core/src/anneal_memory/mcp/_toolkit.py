@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from anneal_memory.agent._echoes import SurfacedEpisodes
     from anneal_memory.store import Store
 
 __all__ = [
@@ -45,6 +46,11 @@ class ToolContext(Protocol):
     @property
     def scope(self) -> str:
         """The scope the server records into, recalls from and wraps ("" is the shared one)."""
+        ...
+
+    @property
+    def surfaced(self) -> SurfacedEpisodes:
+        """The episodes ``recall`` showed this session (a copy recorded back derives from one)."""
         ...
 
 

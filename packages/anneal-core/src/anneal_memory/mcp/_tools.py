@@ -24,6 +24,7 @@ from anneal_memory.mcp._toolkit import object_schema as _object
 
 if TYPE_CHECKING:
     from anneal_memory.redaction import RedactionSettings
+    from anneal_memory.types import Episode, RecallResult
 
 __all__ = ["TOOLS", "TOOLS_BY_NAME", "Tool", "ToolContext", "ToolReply"]
 
@@ -37,17 +38,27 @@ _INTEGER = {"type": "integer"}
 
 
 def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
-    episode = ctx.store.record(
-        args["content"],
-        args["episode_type"],
-        source=args.get("source") or ctx.source,
-        metadata=args.get("metadata"),
-        trust=args.get("trust", "agent"),
-        supersedes=args.get("supersedes"),
-        state_key=args.get("state_key"),
-        derived_from=args.get("derived_from"),
-        scope=ctx.scope,
-    )
+    from anneal_memory.agent._echoes import write_copy
+
+    derived = args.get("derived_from")
+    # A text that repeats an episode ``recall`` showed this session derives from it
+    # (``agent._echoes``): the self-feeding loop creates no new evidence.
+    shown = None if derived else ctx.surfaced.source_of(str(args["content"]))
+
+    def write(derived_from: list[str] | None = shown or derived) -> Episode:
+        return ctx.store.record(
+            args["content"],
+            args["episode_type"],
+            derived_from=derived_from,
+            source=args.get("source") or ctx.source,
+            metadata=args.get("metadata"),
+            trust=args.get("trust", "agent"),
+            supersedes=args.get("supersedes"),
+            state_key=args.get("state_key"),
+            scope=ctx.scope,
+        )
+
+    episode = write_copy(write, shown)
     text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
     return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
 
@@ -69,13 +80,33 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     from anneal_memory.continuity._cues import cued_facts
     from anneal_memory.mcp._provenance_text import render_recall_by_trust
 
+    ctx.surfaced.remember(result.episodes)
     facts = cued_facts(ctx.store, args.get("keyword"), scope=ctx.scope)
     trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
     fields = {
         "total_matching": result.total_matching,
         "episodes": [_read_tools.episode_fields(e) for e in result.episodes],
     }
-    return ToolReply(render_recall_by_trust(result, trusts, facts, offset=offset), fields)
+    listed = _listed(result)
+    text = render_recall_by_trust(listed, trusts, facts, offset=offset)
+    gone = len(result.episodes) - len(listed.episodes)
+    if gone:
+        text += (
+            f"\n({gone} recalled copies of the episodes above not listed: each repeats one and"
+            f" derives from it; the next page starts at offset {offset + len(result.episodes)})"
+        )
+    return ToolReply(text, fields)
+
+
+def _listed(result: RecallResult) -> RecallResult:
+    """The page without recalled copies of an episode listed before (``agent._distinct``)."""
+    from anneal_memory.agent._distinct import without_copies
+    from anneal_memory.types import RecallResult
+
+    kept, gone = without_copies(result.episodes)
+    if not gone:
+        return result
+    return RecallResult(episodes=tuple(kept), total_matching=result.total_matching)
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:

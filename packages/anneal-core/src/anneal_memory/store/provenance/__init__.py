@@ -12,6 +12,7 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory.store.provenance._checks import cap_trust, effective_trusts, parse_trust
+    from anneal_memory.store.provenance._echo import is_copy, recalled_copies, text_words
     from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
     from anneal_memory.store.provenance._reads import (
         EpisodePlace,
@@ -33,6 +34,9 @@ _EXPORTS: dict[str, str] = {
     "citing_crystals": "anneal_memory.store.provenance._evidence",
     "citing_crystals_before": "anneal_memory.store.provenance._evidence",
     "effective_trusts": "anneal_memory.store.provenance._checks",
+    "is_copy": "anneal_memory.store.provenance._echo",
+    "recalled_copies": "anneal_memory.store.provenance._echo",
+    "text_words": "anneal_memory.store.provenance._echo",
     "episode_place": "anneal_memory.store.provenance._reads",
     "links_touching": "anneal_memory.store.provenance._reads",
     "scopes_of": "anneal_memory.store.provenance._reads",
@@ -53,10 +57,13 @@ __all__ = [
     "citing_crystals_before",
     "effective_trusts",
     "episode_place",
+    "is_copy",
     "links_touching",
     "parse_trust",
+    "recalled_copies",
     "scopes_of",
     "slot_members",
+    "text_words",
     "tombstone",
 ]
 

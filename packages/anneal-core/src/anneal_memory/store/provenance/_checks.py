@@ -6,7 +6,8 @@ An episode's *effective* trust is its own trust, capped by the most trusted of t
 it was derived from (a summary of a web page is as strong as the page, whoever wrote it).
 A deleted source still caps: its tombstone keeps its trust and ``derived_from``. A source
 whose trust is unknown (deleted before tombstones kept it, or not carried by an import)
-counts as ``external``.
+counts as ``external``; so does a chain of sources longer than the eight links followed
+(a longer chain never launders its end back to its own trust).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_DERIVED_FROM",
     "MAX_STATE_KEY_CHARS",
     "cap_trust",
+    "derived_sources",
     "effective_trusts",
     "episode_scope",
     "normalise_ids",
@@ -118,6 +120,11 @@ def _rows(conn: SqlConnection, ids: Iterable[str], table: str = "episodes") -> d
     return found
 
 
+def derived_sources(conn: SqlConnection, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The ``derived_from`` of each live episode among ``ids``."""
+    return {ident: row[1] for ident, row in _rows(conn, ids).items()}
+
+
 def _sources(conn: SqlConnection, ids: set[str]) -> dict[str, _Row]:
     """Trust and sources of the episodes ``ids`` name as sources, live or deleted.
 
@@ -142,17 +149,21 @@ def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust
         fresh = _sources(conn, frontier)
         known.update(fresh)
         frontier = {s for _t, sources in fresh.values() for s in sources} - set(known)
-    memo: dict[str, Trust] = {}
+    # ident -> (trust, the depth it was resolved at): reused only from as deep or deeper,
+    # since a node resolved near the bound saw fewer of its sources.
+    memo: dict[str, tuple[Trust, int]] = {}
 
     def resolve(ident: str, depth: int) -> Trust:
-        if ident in memo:
-            return memo[ident]
+        if ident in memo and memo[ident][1] <= depth:
+            return memo[ident][0]
         own, sources = known[ident]
         reached = [s for s in sources if s in known]
-        if reached and depth < _DERIVE_DEPTH:
+        if sources and depth >= _DERIVE_DEPTH:  # sources past the bound: unknown, so external
+            own = Trust.EXTERNAL
+        elif reached:
             cap = max((resolve(s, depth + 1) for s in reached), key=lambda t: t.rank)
             own = own if own.rank <= cap.rank else cap
-        memo[ident] = own
+        memo[ident] = (own, depth)
         return own
 
     return {ident: resolve(ident, 0) for ident in live}
