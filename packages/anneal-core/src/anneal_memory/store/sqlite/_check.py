@@ -139,7 +139,15 @@ def _schema(conn: sqlite3.Connection, path: Path) -> list[CheckProblem]:
                 f"{missing})",
             )
         )
-    if found.user_version != SCHEMA_VERSION:
+    if found.user_version > SCHEMA_VERSION:
+        problems.append(
+            CheckProblem(
+                code="schema-newer",
+                message=f"schema version {found.user_version}, newer than this anneal-memory "
+                f"supports ({SCHEMA_VERSION}); upgrade anneal-memory to open it",
+            )
+        )
+    elif found.user_version != SCHEMA_VERSION:
         problems.append(
             CheckProblem(
                 code="schema-version",
