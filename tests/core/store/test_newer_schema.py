@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from anneal_memory import AgentMemory, EpisodeType, Store
 from anneal_memory.errors import StoreDatabaseError, StoreVersionError
-
 from backends import pg_url, target  # noqa: F401 - fixtures
 from clirun import cli_runner
 

@@ -20,7 +20,7 @@ guards against ``ValueError`` keeps working.
     │   └── InvalidSporeError           a spore field (type, tier, kind, date, size)
     ├── StoreError                      .operation, .path
     │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
-    │   │   └── StoreVersionError       the store's schema is newer than this code (.found, .supported)
+    │   │   └── StoreVersionError       the schema is newer than this code (.found, .supported)
     │   ├── StoreClosedError            the store was used after close()
     │   ├── EpisodeNotFoundError        no episode with that id (LookupError too)
     │   ├── StoreExistsError            init on a store that already exists
@@ -190,9 +190,7 @@ class StoreVersionError(StoreDatabaseError):
         supported: The newest schema version this anneal-memory knows.
     """
 
-    def __init__(
-        self, where: str, *, found: int, supported: int, path: Path | None = None
-    ) -> None:
+    def __init__(self, where: str, *, found: int, supported: int, path: Path | None = None) -> None:
         super().__init__(
             f"{where} has schema version {found}, newer than this anneal-memory supports "
             f"({supported}); upgrade anneal-memory to open it (nothing was read or written)",
