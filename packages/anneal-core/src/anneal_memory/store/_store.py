@@ -15,8 +15,9 @@ from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.audit._trail import EventCallback
-from anneal_memory.errors import InvalidInputError
+from anneal_memory.errors import InvalidEpisodeError, InvalidInputError, InvalidQueryError
 from anneal_memory.store import _episodes, _redaction
+from anneal_memory.store._arguments import guard_text_arguments
 from anneal_memory.store._audit_api import AuditMixin
 from anneal_memory.store._backends import open_backend, refuse_options
 from anneal_memory.store._contract import Backend, Tx
@@ -387,3 +388,25 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         On PostgreSQL ``path`` is the URL without its password, ``db_bytes`` the tables' size.
         """
         return self._backend.status()
+
+
+# Issue #24 item 13: one check for every text argument of the public calls, both engines.
+guard_text_arguments(
+    Store,
+    {
+        **dict.fromkeys(
+            (
+                "record", "get", "delete", "set_trust", "set_state_key", "supersede",
+                "unsupersede", "supersession_links", "effective_trusts",
+            ),
+            InvalidEpisodeError,
+        ),
+        **dict.fromkeys(
+            ("recall", "read_audit", "audit_page", "state_key_report"), InvalidQueryError
+        ),
+        **dict.fromkeys(
+            ("load_continuity", "continuity_place", "continuity_file", "set_redaction"),
+            InvalidInputError,
+        ),
+    },
+)  # fmt: skip
