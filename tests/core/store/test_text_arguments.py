@@ -32,13 +32,17 @@ CALLS: list[tuple[str, str, type[InvalidInputError], Call]] = [
     ("record", "source", InvalidEpisodeError, lambda s, i, v: s.record("x", "context", source=v)),
     ("record", "idempotency_key", InvalidEpisodeError,
      lambda s, i, v: s.record("x", "context", idempotency_key=v)),
-    ("record", "state_key", InvalidEpisodeError, lambda s, i, v: s.record("x", "context", state_key=v)),
+    ("record", "state_key", InvalidEpisodeError,
+     lambda s, i, v: s.record("x", "context",
+     state_key=v)),
     ("record", "scope", InvalidEpisodeError, lambda s, i, v: s.record("x", "context", scope=v)),
     ("record", "supersedes[0]", InvalidEpisodeError,
      lambda s, i, v: s.record("x", "context", supersedes=[v])),
     ("record", "derived_from[0]", InvalidEpisodeError,
      lambda s, i, v: s.record("x", "context", derived_from=[v])),
-    ("record", "timestamp", InvalidEpisodeError, lambda s, i, v: s.record("x", "context", timestamp=v)),
+    ("record", "timestamp", InvalidEpisodeError,
+     lambda s, i, v: s.record("x", "context",
+     timestamp=v)),
     ("recall", "source", InvalidQueryError, lambda s, i, v: s.recall(source=v)),
     ("recall", "since", InvalidQueryError, lambda s, i, v: s.recall(since=v)),
     ("recall", "scope", InvalidQueryError, lambda s, i, v: s.recall(scope=v)),
@@ -100,7 +104,7 @@ def test_agent_memory_searches_a_prompt_with_nul_or_surrogates(store: Store) -> 
     memory = AgentMemory(store)
     memory.record("the deploy pipeline broke on friday")
     assert "deploy pipeline" in memory.context_for("why did the deploy\x00pipeline \ud800 break")
-    with pytest.raises(InvalidEpisodeError, match="^source contains a NUL"):
+    with pytest.raises(InvalidEpisodeError, match=r"^source contains a NUL"):
         memory.record("x", source="a\x00b")
 
 

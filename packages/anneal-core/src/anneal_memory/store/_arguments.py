@@ -80,7 +80,7 @@ def _guarded(method: _F, error: type[InvalidInputError]) -> _F:
 
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        for name, value in zip(params, args):
+        for name, value in zip(params, args, strict=False):
             _check(value, name, error)
         for name, value in kwargs.items():
             _check(value, name, error)
