@@ -29,6 +29,7 @@ class AuditEvent(str, enum.Enum):
     WRAP_COMPLETED = "wrap_completed"
     CONTINUITY_SAVED = "continuity_saved"
     CONTINUITY_REFUSED = "continuity_refused"
+    CONTINUITY_RESTORED = "continuity_restored"
     SECTION_SCHEMA_SET = "section_schema_set"
     SECTION_REPLACED = "section_replaced"
     ASSOCIATIONS_UPDATED = "associations_updated"

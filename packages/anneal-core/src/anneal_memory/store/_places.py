@@ -31,6 +31,7 @@ class PlacesMixin:
 
     if TYPE_CHECKING:
         _backend: Backend
+        _read_only: bool
 
     def _local(self, operation: str) -> LocalFiles:
         local = self._backend.local
@@ -82,6 +83,32 @@ class PlacesMixin:
             BackendNotSupportedError: On PostgreSQL (the server checks its own pages).
         """
         return self._local("Store.check").check(full=full)
+
+    def _restore_interrupted_saves(self) -> int:
+        """On a write-capable open: undo each continuity write whose save never committed.
+
+        A save killed between replacing its file and its ``COMMIT`` left the file holding
+        text the database never took; the last committed text goes back (audited as
+        ``continuity_restored``). Returns how many files were put back.
+        """
+        from anneal_memory.store.wraps._place import interrupted_save_files, restore_interrupted
+
+        local = self._backend.local
+        if local is None or self._read_only:
+            return 0
+        files = set(interrupted_save_files(local.path))
+        if not files:
+            return 0
+        with self._backend.reading("continuity scopes") as reader:
+            rows = reader.conn.execute("SELECT DISTINCT scope FROM wraps").fetchall()
+        restored = 0
+        for scope in sorted({""} | {str(row[0]) for row in rows}):
+            if local.sidecar(continuity_suffix(scope)) not in files:
+                continue
+            place = self._backend.continuity_place(scope)
+            with place.lock(), self._backend.writing("continuity_restore") as tx:
+                restored += restore_interrupted(tx, place)
+        return restored
 
     def continuity_place(self, scope: str = "") -> ContinuityPlace:
         """Where wraps keep ``scope``'s continuity text: a file beside SQLite, a row on PostgreSQL.

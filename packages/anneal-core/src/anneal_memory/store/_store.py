@@ -144,6 +144,7 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             self._open_redaction(wanted)
             if retention_days is not None:
                 self.prune(retention_days)
+            self._restore_interrupted_saves()  # issue #24 item 10
         except BaseException:
             self.close()
             raise

@@ -296,7 +296,7 @@ class SqliteBackend:
 
     def continuity_place(self, scope: str) -> FilePlace:
         """``scope``'s continuity file beside the database."""
-        return FilePlace(self.sidecar(continuity_suffix(scope)))
+        return FilePlace(self.sidecar(continuity_suffix(scope)), scope)
 
     def load_continuity(self, scope: str) -> str | None:
         """``scope``'s continuity file's text (replaced atomically: no lock needed)."""
