@@ -154,8 +154,10 @@ def test_export_import_round_trips_the_whole_store(
         _rich(source)
         before = fingerprint(source)
         document = _exported(source)
-    assert before["wraps"] and before["patterns"] and before["links"]
-    assert before["continuity"][""] and before["continuity"]["alice"] and before["policy"]
+    for part in ("wraps", "patterns", "links", "policy"):
+        assert before[part], part
+    assert before["continuity"][""]
+    assert before["continuity"]["alice"]
     with Store(where, clock=clock) as restored:
         result = restored.import_json(document)
         assert result.wraps_restored == 2
