@@ -43,6 +43,7 @@ class AuditEvent(str, enum.Enum):
     CRYSTAL_CHANGED = "crystal_changed"
     SPORE_CHANGED = "spore_changed"
     AUDIT_REPAIRED = "audit_repaired"
+    SCOPE_ERASED = "scope_erased"
 
     def __str__(self) -> str:
         return self.value

@@ -198,6 +198,14 @@ class ContinuityPlace(Protocol):
         """After the save's commit: drop what :meth:`write` kept to undo it."""
         ...  # pragma: no cover - protocol
 
+    def erase(self, conn: SqlConnection) -> None:
+        """Inside a write transaction: remove the text where it is a row (``erase_scope``)."""
+        ...  # pragma: no cover - protocol
+
+    def erased(self) -> None:
+        """After that transaction committed: remove the text where it is a file."""
+        ...  # pragma: no cover - protocol
+
     def recover(self, conn: SqlConnection) -> dict[str, Any] | None:
         """Undo a write whose save was killed before its commit; what was done (or None).
 

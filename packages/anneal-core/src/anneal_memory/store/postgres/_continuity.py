@@ -57,6 +57,13 @@ class RowPlace:
     def committed(self) -> None:
         """Nothing to tidy: the row committed with the transaction."""
 
+    def erase(self, conn: SqlConnection) -> None:
+        """Delete the scope's row inside the erasing transaction."""
+        conn.execute("DELETE FROM continuity WHERE scope = ?", (self.scope,))
+
+    def erased(self) -> None:
+        """Nothing after the commit: the row went with the transaction."""
+
     def recover(self, conn: SqlConnection) -> dict[str, Any] | None:
         """Nothing is ever in flight: text and wrap state commit together."""
         del conn

@@ -165,6 +165,15 @@ class FilePlace:
         """After the save's ``COMMIT``: the kept text is no longer needed."""
         self._clear_markers()
 
+    def erase(self, conn: SqlConnection) -> None:
+        """Nothing inside the transaction: the file goes after the commit (:meth:`erased`)."""
+        del conn
+
+    def erased(self) -> None:
+        """Remove the file (and anything a killed save left beside it)."""
+        self._clear_markers()
+        self.path.unlink(missing_ok=True)
+
     def undo(self, previous: str | None, written: str) -> None:
         """Put the previous text back (or remove the file) if ``written`` is still there."""
         try:
