@@ -24,6 +24,9 @@ The same checks as ``tests/reliability`` (the CI tier), scaled up:
   plain SQLite delete on the same schema, at each size.
 - ``trust``: where trust classes meet state keys, deletion, grounding, spores, imports,
   scopes and the audit (``_trust_pairs``): attempts and breaches per class.
+- ``inputs``, ``newer``, ``restore`` (``_state_parts``): hostile text in every text argument
+  of the public Store calls on both engines; a store with a newer schema opened every way;
+  random stores exported and restored, and a scope erased.
 
 Usage: .venv/bin/python bench/battery.py [--quick] [--writers 8] [--per-writer 5000]
        [--record-kills 500] [--wrap-kills 30] [--save-kills 30] [--fuzz-seconds 600]
@@ -66,6 +69,7 @@ from _crash import (  # noqa: E402
     spawn,
     wrap_gaps,
 )
+from _state_parts import inputs, newer, restore  # noqa: E402
 from _trust_pairs import trust_pairs  # noqa: E402
 from anneal_memory import (  # noqa: E402
     AnnealMemoryError,
@@ -527,6 +531,8 @@ def main() -> None:
     parser.add_argument("--delete-sizes", default="10000,100000")
     parser.add_argument("--canaries", type=int, default=20)
     parser.add_argument("--trust-rounds", type=int, default=200)
+    parser.add_argument("--input-rounds", type=int, default=200, help="random hostile texts")
+    parser.add_argument("--restore-rounds", type=int, default=50, help="random stores")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--only", default="", help="comma list of parts to run")
     args = parser.parse_args()
@@ -554,6 +560,9 @@ def main() -> None:
             f, [int(s) for s in args.delete_sizes.split(",") if s], Corpus(seed=42), args.canaries
         ),
         "trust": lambda f: trust_pairs(f, args.trust_rounds, rng, figure),
+        "inputs": lambda f: inputs(f, 5 if args.quick else args.input_rounds, rng, figure),
+        "newer": lambda f: newer(f, figure),
+        "restore": lambda f: restore(f, 3 if args.quick else args.restore_rounds, rng, figure),
     }
     with tempfile.TemporaryDirectory(prefix="battery-") as tmp:
         for name, run in parts.items():
