@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anneal_memory._scope_files import continuity_suffix
-from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
+from anneal_memory.errors import BackendNotSupportedError, InvalidInputError, LockUnavailableError
 from anneal_memory.store._validate import validate_scope
 
 if TYPE_CHECKING:
@@ -106,8 +106,11 @@ class PlacesMixin:
             if local.sidecar(continuity_suffix(scope)) not in files:
                 continue
             place = self._backend.continuity_place(scope)
-            with place.lock(), self._backend.writing("continuity_restore") as tx:
-                restored += restore_interrupted(tx, place)
+            try:
+                with place.lock(), self._backend.writing("continuity_restore") as tx:
+                    restored += restore_interrupted(tx, place)
+            except LockUnavailableError:  # a save holds it: that save, or the next, repairs
+                continue
         return restored
 
     def continuity_place(self, scope: str = "") -> ContinuityPlace:
