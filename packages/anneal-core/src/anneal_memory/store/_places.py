@@ -91,7 +91,8 @@ class PlacesMixin:
         text the database never took; the last committed text goes back (audited as
         ``continuity_restored``). Returns how many files were put back.
         """
-        from anneal_memory.store.wraps._place import interrupted_save_files, restore_interrupted
+        from anneal_memory._scope_files import interrupted_save_files
+        from anneal_memory.store.wraps._place import restore_interrupted
 
         local = self._backend.local
         if local is None or self._read_only:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory._scope_files import LOCK_SUFFIX
@@ -28,7 +28,20 @@ from anneal_memory.store._episodes import delete_episode, set_meta
 from anneal_memory.store._validate import validate_scope
 
 if TYPE_CHECKING:
-    from anneal_memory.store._store import Store
+    from anneal_memory._clock import Clock
+    from anneal_memory.store._contract import ContinuityPlace, Tx
+
+
+class _Erasing(Protocol):
+    """What erasing needs of a ``Store`` (typed here: ``_store`` imports this module)."""
+
+    @property
+    def clock(self) -> Clock: ...
+    def continuity_place(self, scope: str = "") -> ContinuityPlace: ...
+    def writing(
+        self, operation: str, *, durable: bool = True
+    ) -> contextlib.AbstractContextManager[Tx]: ...
+
 
 __all__ = ["ScopeErasure", "erase_scope"]
 
@@ -73,7 +86,7 @@ def _count(conn: Any, sql: str, scope: str) -> int:
     return int(conn.execute(sql, (scope,)).fetchone()[0])
 
 
-def erase_scope(store: Store, scope: str, *, allow_default: bool = False) -> ScopeErasure:
+def erase_scope(store: _Erasing, scope: str, *, allow_default: bool = False) -> ScopeErasure:
     """Erase ``scope``: its episodes, wraps, pattern levels and history, its continuity.
 
     The shared scope ``""`` is every unscoped episode of the store; it is erased only with

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from anneal_memory._locks import file_lock
-from anneal_memory._scope_files import CONTINUITY_SUFFIX, LOCK_SUFFIX, continuity_suffix
+from anneal_memory._scope_files import (
+    CONTINUITY_SUFFIX,
+    LOCK_SUFFIX,
+    continuity_suffix,
+    in_flight,
+    interrupted_save_files,
+)
 from anneal_memory._sidefile import read_bytes
 from anneal_memory._staging import orphaned_staging
 from anneal_memory.errors import LockUnavailableError, UnsafeFileError
@@ -27,7 +33,6 @@ from anneal_memory.store.sqlite._identity import StoreKind, identify
 from anneal_memory.store.sqlite._open import orphaned_temp_files
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 from anneal_memory.store.sqlite._sidecars import unsafe_sidecars
-from anneal_memory.store.wraps._place import FilePlace, interrupted_save_files
 
 __all__ = ["CONTINUITY_CHECK_MAX_BYTES", "CheckProblem", "CheckReport", "Severity", "run_checks"]
 
@@ -311,7 +316,7 @@ def _interrupted(path: Path) -> list[CheckProblem]:
     for file in interrupted_save_files(path):
         try:
             with file_lock(file.with_name(file.name + LOCK_SUFFIX), timeout=0.2):
-                still = FilePlace(file).in_flight()
+                still = in_flight(file)
         except LockUnavailableError:  # a save is under way right now: not damage
             continue
         except UnsafeFileError:  # the files check names it

@@ -33,7 +33,14 @@ from typing import Any
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._locks import file_lock
-from anneal_memory._scope_files import LOCK_SUFFIX
+from anneal_memory._scope_files import (
+    IN_FLIGHT_SUFFIXES,
+    LOCK_SUFFIX,
+    NONE_SUFFIX,
+    PREVIOUS_SUFFIX,
+    in_flight,
+    interrupted_save_files,
+)
 from anneal_memory._sidefile import non_regular, read_bytes, read_text
 from anneal_memory.errors import StoreError
 from anneal_memory.store._contract import ContinuityPlace, SqlConnection, Tx
@@ -50,11 +57,6 @@ __all__ = [
     "restore_interrupted",
 ]
 
-PREVIOUS_SUFFIX = ".prev"
-"""``<file>.prev``: the last committed text while a save's write is in flight."""
-NONE_SUFFIX = ".none"
-"""``<file>.none``: empty; there was no file before the save in flight."""
-IN_FLIGHT_SUFFIXES = (PREVIOUS_SUFFIX, NONE_SUFFIX)
 
 # Above the largest schema's hard maximum (1.25M characters) in UTF-8.
 CONTINUITY_MAX_BYTES = 8 * 1024 * 1024
@@ -68,22 +70,6 @@ def read_file(path: Path) -> str | None:
         StoreError: It is not UTF-8 or cannot be read.
     """
     return read_text(path, limit=CONTINUITY_MAX_BYTES, what="the continuity file")
-
-
-def interrupted_save_files(db_path: Path) -> list[Path]:
-    """The continuity files beside ``db_path`` whose save was left in flight (one scan)."""
-    prefix = db_path.stem + ".continuity"
-    try:
-        names = [entry.name for entry in os.scandir(db_path.parent)]
-    except OSError:
-        return []
-    found = {
-        name.removesuffix(suffix)
-        for name in names
-        for suffix in IN_FLIGHT_SUFFIXES
-        if name.startswith(prefix) and name.endswith(".md" + suffix)
-    }
-    return sorted(db_path.with_name(name) for name in found)
 
 
 def last_saved_sha256(conn: SqlConnection, scope: str) -> str | None:
@@ -137,7 +123,7 @@ class FilePlace:
 
     def in_flight(self) -> bool:
         """True when a save's write was left in flight (its markers are still there)."""
-        return any(os.path.lexists(self.marker(s)) for s in IN_FLIGHT_SUFFIXES)
+        return in_flight(self.path)
 
     def _clear_markers(self) -> None:
         for suffix in IN_FLIGHT_SUFFIXES:
