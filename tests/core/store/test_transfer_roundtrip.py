@@ -137,7 +137,9 @@ def other_pg() -> Iterator[str]:
     drop_schema(base, schema)
 
 
-@pytest.mark.parametrize("dest", ["sqlite", "postgresql"])
+@pytest.mark.parametrize(
+    "dest", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+)
 def test_export_import_round_trips_the_whole_store(
     target: str,  # noqa: F811
     dest: str,
