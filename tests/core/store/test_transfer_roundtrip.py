@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.gate import consolidate_requires_baton, set_consolidate_policy
+from anneal_memory.sessions import add_items
 from anneal_memory.testing import FrozenClock
 from backends import drop_schema, pg_base_url, pg_url, target, with_schema  # noqa: F401
 from hypothesis import HealthCheck, given, settings
@@ -84,6 +85,9 @@ def fingerprint(store: Store) -> dict[str, Any]:
             )
         ],
         "policy": consolidate_requires_baton(store),
+        "session_items": _rows(
+            store, "SELECT session_id, position, item FROM session_items ORDER BY 1, 2"
+        ),
     }
 
 
@@ -127,6 +131,7 @@ def _rich(store: Store) -> None:
     store.delete(gone)
     store.record("the fix was a retry with backoff", "decision", supersedes=[c])
     set_consolidate_policy(store, requires_baton=True)
+    add_items(store, "thread-7", [{"role": "user", "content": "hi"}, {"role": "assistant"}])
 
 
 @pytest.fixture
@@ -156,7 +161,7 @@ def test_export_import_round_trips_the_whole_store(
         _rich(source)
         before = fingerprint(source)
         document = _exported(source)
-    for part in ("wraps", "patterns", "links", "policy"):
+    for part in ("wraps", "patterns", "links", "policy", "session_items"):
         assert before[part], part
     assert before["continuity"][""]
     assert before["continuity"]["alice"]
@@ -206,7 +211,10 @@ def test_an_older_export_without_history_still_imports(tmp_path: Any) -> None:
     with Store(tmp_path / "a.db") as source:
         _rich(source)
         document = json.loads(_exported(source))
-    for key in ("wraps", "patterns", "pattern_history", "associations", "continuity", "policy"):
+    for key in (
+        "wraps", "patterns", "pattern_history", "associations", "continuity", "session_items",
+        "policy",
+    ):  # fmt: skip
         document.pop(key)
     with Store(tmp_path / "b.db") as restored:
         result = restored.import_json(document)

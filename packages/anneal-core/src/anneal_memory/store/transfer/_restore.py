@@ -8,7 +8,8 @@ Export adds, after ``spores`` (issue #24 item 18: a backup restored is the store
     "pattern_history": [{"scope", "identity", "wrap", "level", ...}, ...],
     "associations": [{"a", "b", "strength", ..., "created_wrap", "last_wrap"}, ...],
     "continuity": [{"scope", "text"}, ...],
-    "policy": {"requires_baton": bool}
+    "session_items": [{"session_id", "position", "item", "at"}, ...],
+    "policy": {"requires_baton": bool, "section_schema": name or null}
 
 Completed wraps only (an open wrap belongs to a session of the exporting store). A wrap's
 episode range is written as the ids of the last episode before it and the last episode it
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anneal_memory.document._schema import SCHEMAS
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._policy import read_policy, write_policy
@@ -41,7 +43,12 @@ __all__ = [
     "restore_history",
 ]
 
-HISTORY_KEYS = ("wraps", "patterns", "pattern_history", "associations", "continuity", "policy")
+HISTORY_KEYS = (
+    "wraps", "patterns", "pattern_history", "associations", "continuity", "session_items",
+    "policy",
+)  # fmt: skip
+_SCHEMA_KEY = "section_schema"
+_SCHEMA_NAMES = frozenset(SCHEMAS)
 _LISTS = HISTORY_KEYS[:-1]
 _TOKEN = re.compile(r"[0-9A-Za-z_.:-]{1,80}")
 _ID = re.compile(r"[0-9a-f]{8}")
@@ -125,6 +132,14 @@ def _associations(conn: SqlConnection, tokens: Mapping[int, str]) -> Iterator[di
         }  # fmt: skip
 
 
+def _session_items(conn: SqlConnection) -> Iterator[dict[str, Any]]:
+    for session_id, position, item, created_at in conn.execute(
+        "SELECT session_id, position, item, created_at FROM session_items"
+        " ORDER BY session_id, position"
+    ).fetchall():
+        yield {"session_id": session_id, "position": position, "item": item, "at": created_at}
+
+
 def _list_chunks(key: str, items: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> Iterator[str]:
     yield f', "{key}": ['
     for index, item in enumerate(items):
@@ -147,7 +162,13 @@ def iter_history_chunks(
     scopes = sorted({""} | {str(w["scope"]) for w in wraps})
     texts = ({"scope": s, "text": t} for s in scopes if (t := continuity_of(s)) is not None)
     yield from _list_chunks("continuity", texts)
-    yield ', "policy": ' + _dump({"requires_baton": read_policy(conn)})
+    yield from _list_chunks("session_items", _session_items(conn))
+    schema = conn.execute("SELECT value FROM meta WHERE key = ?", (_SCHEMA_KEY,)).fetchone()
+    policy = {
+        "requires_baton": read_policy(conn),
+        "section_schema": None if schema is None else str(schema[0]),
+    }
+    yield ', "policy": ' + _dump(policy)
 
 
 # -- import ----------------------------------------------------------------------------------
@@ -162,6 +183,7 @@ class History:
     pattern_history: list[Any] = field(default_factory=list)
     associations: list[Any] = field(default_factory=list)
     continuity: list[Any] = field(default_factory=list)
+    session_items: list[Any] = field(default_factory=list)
     policy: Any = None
 
     def present(self) -> bool:
@@ -198,6 +220,7 @@ class Restored:
     patterns: int = 0
     pattern_steps: int = 0
     associations: int = 0
+    session_items: int = 0
     policy: bool = False
     continuity: Mapping[str, str] = field(default_factory=dict)
     not_carried: tuple[str, ...] = ()
@@ -209,11 +232,13 @@ def _obj(raw: object, place: str) -> Mapping[str, Any]:
     return raw
 
 
-def _text(item: Mapping[str, Any], key: str, place: str, *, optional: bool = True) -> str | None:
+def _text(
+    item: Mapping[str, Any], key: str, place: str, *, optional: bool = True, limit: int = 100_000
+) -> str | None:
     value = item.get(key)
     if value is None and optional:
         return None
-    if not isinstance(value, str) or len(value) > 100_000 or "\x00" in value:
+    if not isinstance(value, str) or len(value) > limit or "\x00" in value:
         raise ImportFormatError(f"{place} has an invalid {key!r}: {str(value)[:80]!r}")
     return value
 
@@ -377,6 +402,43 @@ def _continuity(raw_items: list[Any]) -> dict[str, str]:
     return texts
 
 
+def _write_policy(conn: SqlConnection, policy: Mapping[str, Any]) -> bool:
+    """The baton policy and the section schema (the redaction policy stays this store's)."""
+    baton = policy.get("requires_baton")
+    if not isinstance(baton, bool):
+        raise ImportFormatError(f"policy has an invalid 'requires_baton': {baton!r}")
+    write_policy(conn, baton)
+    schema = policy.get("section_schema")
+    if schema is not None:
+        if schema not in _SCHEMA_NAMES:
+            raise ImportFormatError(f"policy has an unknown 'section_schema': {str(schema)[:40]!r}")
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (_SCHEMA_KEY, schema),
+        )
+    return True
+
+
+def _write_items(conn: SqlConnection, items: list[Any]) -> int:
+    written = 0
+    for index, raw in enumerate(items):
+        place = f"session_items[{index}]"
+        item = _obj(raw, place)
+        position = _number(item, "position", place)
+        if position is None:
+            raise ImportFormatError(f"{place} has no 'position'")
+        conn.execute(
+            "INSERT INTO session_items (session_id, position, item, created_at)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (_text(item, "session_id", place, optional=False), position,
+             _text(item, "item", place, optional=False, limit=1 << 20),
+             _text(item, "at", place) or ""),
+        )  # fmt: skip
+        written += 1
+    return written
+
+
 def restore_history(conn: SqlConnection, held: History, *, target_empty: bool) -> Restored:
     """Write an export's history into the store, inside the import's transaction.
 
@@ -396,16 +458,10 @@ def restore_history(conn: SqlConnection, held: History, *, target_empty: bool) -
             )
         )
     ids = _write_wraps(conn, held.wraps)
-    policy = held.policy
-    set_policy = False
-    if policy is not None:
-        baton = _obj(policy, "policy").get("requires_baton")
-        if not isinstance(baton, bool):
-            raise ImportFormatError(f"policy has an invalid 'requires_baton': {baton!r}")
-        write_policy(conn, baton)
-        set_policy = True
+    set_policy = held.policy is not None and _write_policy(conn, _obj(held.policy, "policy"))
     return Restored(
         wraps=len(ids),
+        session_items=_write_items(conn, held.session_items),
         patterns=_write_patterns(conn, held.patterns, ids),
         pattern_steps=_write_steps(conn, held.pattern_history, ids),
         associations=_write_links(conn, held.associations, ids),
