@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from anneal_memory import AgentMemory, EpisodeType, Store
+from anneal_memory import AgentMemory, AnnealMemoryError, EpisodeType, Store
 from anneal_memory.errors import InvalidEpisodeError, InvalidInputError, InvalidQueryError
 from backends import (  # noqa: F401 - fixtures
     audit_entries,
@@ -118,6 +118,8 @@ def _verdict(fn: Call, store: Store, seed: str, text: str) -> str:
         fn(store, seed, text)
     except InvalidInputError as exc:
         return f"refused: {type(exc).__name__}"
+    except AnnealMemoryError as exc:  # documented, e.g. EpisodeNotFoundError for a free id
+        return f"store error: {type(exc).__name__}"
     return "accepted"
 
 
