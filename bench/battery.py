@@ -24,6 +24,9 @@ The same checks as ``tests/reliability`` (the CI tier), scaled up:
   plain SQLite delete on the same schema, at each size.
 - ``trust``: where trust classes meet state keys, deletion, grounding, spores, imports,
   scopes and the audit (``_trust_pairs``): attempts and breaches per class.
+- ``inputs``, ``newer``, ``restore`` (``_state_parts``): hostile text in every text argument
+  of the public Store calls on both engines; a store with a newer schema opened every way;
+  random stores exported and restored, and a scope erased.
 
 Usage: .venv/bin/python bench/battery.py [--quick] [--writers 8] [--per-writer 5000]
        [--record-kills 500] [--wrap-kills 30] [--save-kills 30] [--fuzz-seconds 600]
@@ -66,6 +69,7 @@ from _crash import (  # noqa: E402
     spawn,
     wrap_gaps,
 )
+from _state_parts import inputs, newer, restore  # noqa: E402
 from _trust_pairs import trust_pairs  # noqa: E402
 from anneal_memory import (  # noqa: E402
     AnnealMemoryError,
@@ -164,19 +168,22 @@ def rename_kills(folder: Path, trials: int) -> None:
     """A child killed right after the continuity rename, before the commit, ``trials`` times."""
     db = folder / "kill-rename.db"
     Store(db).close()
-    reached = disagree = left_open = silent = 0
+    reached = disagree = left_open = silent = blamed = 0
     for n in range(trials):
         reached += kill_after_rename(db, n) == -9
+        with Store(db, read_only=True) as reader:  # before any write-capable open
+            report = reader.check(full=False)
+        silent += report.ok
+        blamed += any("edited by hand" in p.message for p in report.problems)
         agrees, open_wrap = continuity_agreement(db)
         disagree += not agrees
         left_open += open_wrap
-        with Store(db, read_only=True) as reader:
-            silent += (not agrees) and reader.check(full=False).ok
     name = f"kill -9 after the continuity rename, before commit x{trials}"
     figure(f"{name}: kill point reached", reached)
+    figure(f"{name}: check OK right after the kill", silent)
+    figure(f"{name}: check blaming a hand edit", blamed)
     figure(f"{name}: file not the committed text after reopening", disagree)
     figure(f"{name}: wrap still open after reopening", left_open)
-    figure(f"{name}: check OK while file and database disagree", silent)
 
 
 def _probe_child(db: Path, place: str, timeout: float) -> dict[str, str] | None:
@@ -527,6 +534,8 @@ def main() -> None:
     parser.add_argument("--delete-sizes", default="10000,100000")
     parser.add_argument("--canaries", type=int, default=20)
     parser.add_argument("--trust-rounds", type=int, default=200)
+    parser.add_argument("--input-rounds", type=int, default=200, help="random hostile texts")
+    parser.add_argument("--restore-rounds", type=int, default=50, help="random stores")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--only", default="", help="comma list of parts to run")
     args = parser.parse_args()
@@ -554,6 +563,9 @@ def main() -> None:
             f, [int(s) for s in args.delete_sizes.split(",") if s], Corpus(seed=42), args.canaries
         ),
         "trust": lambda f: trust_pairs(f, args.trust_rounds, rng, figure),
+        "inputs": lambda f: inputs(f, 5 if args.quick else args.input_rounds, rng, figure),
+        "newer": lambda f: newer(f, figure),
+        "restore": lambda f: restore(f, 3 if args.quick else args.restore_rounds, rng, figure),
     }
     with tempfile.TemporaryDirectory(prefix="battery-") as tmp:
         for name, run in parts.items():

@@ -115,8 +115,10 @@ def sqlite_store(db_path: Path, clock: FrozenClock) -> Iterator[Store]:
 def put_continuity(store: Store, text: str) -> None:
     """Replace the store's continuity text as a save would (its file, or its row)."""
     place = store.continuity_place()
-    with place.lock(), store.writing("test") as tx:
-        place.write(tx.conn, text, now="2026-03-02T09:00:00.000Z")
+    with place.lock():
+        with store.writing("test") as tx:
+            place.write(tx.conn, text, now="2026-03-02T09:00:00.000Z")
+        place.committed()
 
 
 def audit_entries(store: Store, event: str | None = None) -> list[dict[str, Any]]:

@@ -84,6 +84,7 @@ def test_kills_during_continuity_saves_never_leave_a_torn_file(tmp_path: Path):
         continuity = db.with_name("memory.continuity.md")
         if continuity.exists():
             assert continuity.read_text(encoding="utf-8") in TEXTS
+    Store(db).close()  # a kill before a commit is undone by the next write-capable open
     with Store(db, read_only=True) as reader:
         errors = [p for p in reader.check().problems if p.severity.value == "error"]
     assert errors == []

@@ -20,6 +20,7 @@ guards against ``ValueError`` keeps working.
     │   └── InvalidSporeError           a spore field (type, tier, kind, date, size)
     ├── StoreError                      .operation, .path
     │   ├── StoreDatabaseError          SQLite failed; .retryable when it was busy/locked
+    │   │   └── StoreVersionError       the schema is newer than this code (.found, .supported)
     │   ├── StoreClosedError            the store was used after close()
     │   ├── EpisodeNotFoundError        no episode with that id (LookupError too)
     │   ├── StoreExistsError            init on a store that already exists
@@ -76,6 +77,7 @@ __all__ = [
     "StoreDatabaseError",
     "StoreError",
     "StoreExistsError",
+    "StoreVersionError",
     "SupersessionError",
     "ToolIntegrityError",
     "TrustError",
@@ -175,6 +177,28 @@ class StoreDatabaseError(StoreError):
     ) -> None:
         super().__init__(message, operation=operation, path=path)
         self.retryable = retryable
+
+
+class StoreVersionError(StoreDatabaseError):
+    """The store's schema version is newer than this anneal-memory knows; nothing was read.
+
+    Every open (read-only or not, SQLite or PostgreSQL) refuses such a store with one message
+    naming both versions.
+
+    Attributes:
+        found: The store's schema version.
+        supported: The newest schema version this anneal-memory knows.
+    """
+
+    def __init__(self, where: str, *, found: int, supported: int, path: Path | None = None) -> None:
+        super().__init__(
+            f"{where} has schema version {found}, newer than this anneal-memory supports "
+            f"({supported}); upgrade anneal-memory to open it (nothing was read or written)",
+            operation="open",
+            path=path,
+        )
+        self.found = found
+        self.supported = supported
 
 
 class StoreClosedError(StoreError):

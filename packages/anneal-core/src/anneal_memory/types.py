@@ -218,6 +218,14 @@ class ImportResult:
     """Imported episodes whose secrets were replaced, per kind (the store's redaction policy)."""
     trust_capped: int = 0
     not_carried: tuple[str, ...] = ()
+    wraps_restored: int = 0
+    """Completed wraps restored (only into a store with no episodes or wraps before)."""
+    patterns_restored: int = 0
+    """Pattern levels restored with their history."""
+    associations_restored: int = 0
+    """Links between episodes restored."""
+    continuity_restored: tuple[str, ...] = ()
+    """The scopes whose continuity text was restored ("" is the store's own)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -33,6 +33,7 @@ from anneal_memory.agent._offloop import OffLoop, holds_for_retry
 from anneal_memory.agent._recording import (
     RecordingPolicy,
     has_content_words,
+    query_text,
     render_tool_failure,
     render_tool_result,
     render_value,
@@ -363,7 +364,7 @@ class AgentMemory:
         ``Crystallized patterns:``). Any prompt text is safe: its words are searched
         literally.
         """
-        query = prompt[: self.policy.query_chars] if isinstance(prompt, str) else ""
+        query = query_text(prompt, self.policy.query_chars)
         if not has_content_words(query):
             return ""
         try:

@@ -22,6 +22,7 @@ __all__ = [
     "RecordingPolicy",
     "episode_line",
     "has_content_words",
+    "query_text",
     "render_context",
     "render_startup",
     "render_tool_failure",
@@ -164,6 +165,18 @@ def render_tool_failure(tool_name: str, error: object) -> str:
     """Render a failed tool call as one episode text: ``name failed: error``."""
     name = tool_name.strip() or "tool"
     return f"{name} failed: {render_value(error)}"
+
+
+def query_text(prompt: object, max_chars: int) -> str:
+    """A prompt made searchable: NULs as spaces, lone surrogates replaced, capped ("" if not text).
+
+    The store refuses such characters in a recall keyword; a framework's prompt is searched
+    as well as it can be instead (the agent loop never fails on its own prompt).
+    """
+    if not isinstance(prompt, str):
+        return ""
+    query = prompt[:max_chars].replace("\x00", " ")
+    return query if query.isascii() else query.encode("utf-8", "replace").decode("utf-8")
 
 
 def has_content_words(text: str) -> bool:

@@ -29,6 +29,7 @@ class AuditEvent(str, enum.Enum):
     WRAP_COMPLETED = "wrap_completed"
     CONTINUITY_SAVED = "continuity_saved"
     CONTINUITY_REFUSED = "continuity_refused"
+    CONTINUITY_RESTORED = "continuity_restored"
     SECTION_SCHEMA_SET = "section_schema_set"
     SECTION_REPLACED = "section_replaced"
     ASSOCIATIONS_UPDATED = "associations_updated"
@@ -42,6 +43,7 @@ class AuditEvent(str, enum.Enum):
     CRYSTAL_CHANGED = "crystal_changed"
     SPORE_CHANGED = "spore_changed"
     AUDIT_REPAIRED = "audit_repaired"
+    SCOPE_ERASED = "scope_erased"
 
     def __str__(self) -> str:
         return self.value

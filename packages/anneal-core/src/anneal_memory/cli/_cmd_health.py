@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 
 from anneal_memory.cli._context import CommandError, Context, ExitCode
-from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.errors import StoreDatabaseError, StoreVersionError
 
 __all__ = ["add_commands"]
 
@@ -47,13 +47,16 @@ def run_check(ctx: Context, args: argparse.Namespace) -> int:
     try:
         store = ctx.store(read_only=True)
     except StoreDatabaseError as exc:
+        newer = isinstance(exc, StoreVersionError)
+        code = "schema-newer" if newer else "open"
         data = {
             "path": str(ctx.db_path),
             "ok": False,
             "checks": ["open"],
-            "problems": [{"code": "open", "severity": "error", "message": str(exc)}],
+            "problems": [{"code": code, "severity": "error", "message": str(exc)}],
         }
-        ctx.emit(data, f"Store DAMAGED: {ctx.db_path}\n- error: open: {exc}")
+        verdict = "REFUSED (newer schema)" if newer else "DAMAGED"
+        ctx.emit(data, f"Store {verdict}: {ctx.db_path}\n- error: {code}: {exc}")
         return ExitCode.FAILED
     report = store.check(full=not args.quick)
     ctx.emit(report.to_dict(), report.summary())
@@ -62,7 +65,9 @@ def run_check(ctx: Context, args: argparse.Namespace) -> int:
 
 def run_migrate(ctx: Context, args: argparse.Namespace) -> int:
     """Open the store for writing (which migrates it) and report its schema version."""
-    if not ctx.db_path.exists():
+    from anneal_memory.cli._cmd_http import database_url_of
+
+    if database_url_of(ctx) is None and not ctx.db_path.exists():
         raise CommandError(f"database not found: {ctx.db_path}; nothing to migrate")
     store = ctx.store(create=False)
     version = store.status().schema_version

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from anneal_memory.cli._context import CommandError, Context
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from anneal_memory.mcp._tools import Tool
 
 __all__ = ["MAX_SESSION_ID", "SESSION_ENV", "add_commands"]
@@ -90,6 +92,25 @@ def _check_integrity(tools: Sequence[Tool]) -> None:
         )
 
 
+def _refuse_newer_schema(db_path: Path) -> None:
+    """Refuse, before serving, an existing store whose schema is newer than this code.
+
+    The server opens its store on the first call; without this a client would be told so
+    only on every call.
+    """
+    from anneal_memory.errors import StoreError, StoreVersionError
+    from anneal_memory.store import Store
+
+    if not db_path.is_file():
+        return
+    try:
+        Store(db_path, read_only=True).close()
+    except StoreVersionError:
+        raise
+    except StoreError:
+        return  # an older schema (the write-capable open migrates it) or damage: served later
+
+
 def run_serve(ctx: Context, args: argparse.Namespace) -> int:
     """Check the tool table, then serve until the client closes stdin."""
     from anneal_memory.cli._cmd_http import database_url_of, run_http
@@ -101,6 +122,8 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
             f"the database {ctx.db_path} is a directory; pass --db the path of a database "
             f"file, e.g. {ctx.db_path / 'memory.db'}"
         )
+    if url is None:
+        _refuse_newer_schema(ctx.db_path)
     tools = _tools.TOOLS  # one lookup: the table checked is the table served
     if not args.skip_integrity:
         _check_integrity(tools)

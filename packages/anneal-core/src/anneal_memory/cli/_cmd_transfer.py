@@ -12,7 +12,7 @@ from anneal_memory.cli._cmd_provenance import add_operator_flag, is_operator
 from anneal_memory.cli._context import DB_ENV, CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
-    from anneal_memory.types import ImportReport
+    from anneal_memory.types import ImportReport, ImportResult
 
 __all__ = ["add_commands"]
 
@@ -202,12 +202,30 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
             "tombstones_added": result.tombstones_added,
             "trust_capped": result.trust_capped,
             "not_carried": list(result.not_carried),
+            "restored": {
+                "wraps": result.wraps_restored,
+                "patterns": result.patterns_restored,
+                "associations": result.associations_restored,
+                "continuity": list(result.continuity_restored),
+            },
         },
         f"Imported {result.imported} episode(s) from {origin} "
         f"({result.skipped_existing} already present, {result.tombstones_added} tombstone(s)"
-        f"{capped})" + "".join(f"\n  {note}" for note in result.not_carried),
+        f"{capped})"
+        + _restored_line(result)
+        + "".join(f"\n  {note}" for note in result.not_carried),
     )
     return ExitCode.OK
+
+
+def _restored_line(result: ImportResult) -> str:
+    if not (result.wraps_restored or result.continuity_restored):
+        return ""
+    return (
+        f"\n  restored: {result.wraps_restored} wrap(s), {result.patterns_restored} pattern "
+        f"level(s), {result.associations_restored} link(s), continuity of "
+        f"{len(result.continuity_restored)} scope(s)"
+    )
 
 
 def run_import(ctx: Context, args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ __all__ = ["COMMAND_MODULES", "build_parser", "command_modules_for"]
 COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("anneal_memory.cli._cmd_store", "init", "status", "stats"),
     ("anneal_memory.cli._cmd_episodes", "record", "get", "delete", "prune"),
+    ("anneal_memory.cli._cmd_scope", "erase-scope"),
     ("anneal_memory.cli._cmd_recall", "search", "recall", "episodes"),
     ("anneal_memory.cli._cmd_transfer", "export", "import"),
     (

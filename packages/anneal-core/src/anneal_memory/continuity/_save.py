@@ -61,6 +61,7 @@ from anneal_memory.store.wraps import (
     apply_associations,
     complete_wrap,
     renew_lease,
+    restore_interrupted,
     save_patterns,
     saves_so_far,
 )
@@ -205,11 +206,14 @@ def _commit(
         previous: str | None = plan.text
         try:
             with store.writing("save_continuity") as tx:
+                restore_interrupted(tx, place)  # a save killed before its commit, first
                 previous = place.read(tx.conn)
-                return _write(tx, store, draft, ctx, links=links, plan=plan)
+                written = _write(tx, store, draft, ctx, links=links, plan=plan)
         except StoreDatabaseError:
             place.undo(previous, plan.text)
             raise
+        place.committed()
+        return written
 
 
 def _renew_lease(store: Store, ctx: SaveContext, refusal: _judge.Refusal) -> None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         episode_stats,
         prune_preview,
     )
+    from anneal_memory.store._scope_erase import ScopeErasure
     from anneal_memory.store._store import DEFAULT_PROJECT_NAME, Store
     from anneal_memory.store._target import database_url, is_database_url, location_of
     from anneal_memory.store._validate import MAX_CONTENT_BYTES, MAX_SOURCE_CHARS, validate_scope
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "POLICY_KEY": "anneal_memory.store._policy",
     "PrunePreview": "anneal_memory.store._reports",
     "Reader": "anneal_memory.store._contract",
+    "ScopeErasure": "anneal_memory.store._scope_erase",
     "SqlConnection": "anneal_memory.store._contract",
     "Store": "anneal_memory.store._store",
     "Tx": "anneal_memory.store._contract",
@@ -65,6 +67,7 @@ __all__ = [
     "EpisodeStats",
     "PrunePreview",
     "Reader",
+    "ScopeErasure",
     "SqlConnection",
     "Store",
     "Tx",

@@ -1,7 +1,8 @@
 """What an audit entry may say: the one scrubbing rule of both backends' audit staging.
 
 Episode and continuity text never reach the trail: a ``content`` (``text``) field becomes
-``content_hash`` (``text_hash``) = ``hmac-sha256:<hex>``, keyed by the store's random salt.
+``content_hash`` (``text_hash``) = ``hmac-sha256:<hex>``, keyed by the store's random salt;
+a ``scope`` name becomes ``scope_hash`` the same way (an erased scope leaves no name).
 A name (the actor, a ``session_id`` or ``previous`` in the data) reaches it as it is only
 when it is a plain lowercase word like ``agent``, ``cli`` or ``langgraph``; anything else
 (digits, capitals, spaces: a name that could be a secret or a person) becomes its salted
@@ -17,7 +18,7 @@ from typing import Any
 
 __all__ = ["content_hash", "scrub_entry"]
 
-_HASHED_FIELDS = {"content": "content_hash", "text": "text_hash"}
+_HASHED_FIELDS = {"content": "content_hash", "text": "text_hash", "scope": "scope_hash"}
 _PLAIN_NAME = re.compile(r"[a-z][a-z._:-]{0,31}")
 _NAME_FIELDS = ("session_id", "previous")
 

@@ -194,6 +194,25 @@ class ContinuityPlace(Protocol):
         """After a failed commit: put back what :meth:`write` replaced, if it outlived it."""
         ...  # pragma: no cover - protocol
 
+    def committed(self) -> None:
+        """After the save's commit: drop what :meth:`write` kept to undo it."""
+        ...  # pragma: no cover - protocol
+
+    def erase(self, conn: SqlConnection) -> None:
+        """Inside a write transaction: remove the text where it is a row (``erase_scope``)."""
+        ...  # pragma: no cover - protocol
+
+    def erased(self) -> None:
+        """After that transaction committed: remove the text where it is a file."""
+        ...  # pragma: no cover - protocol
+
+    def recover(self, conn: SqlConnection) -> dict[str, Any] | None:
+        """Undo a write whose save was killed before its commit; what was done (or None).
+
+        Runs inside a write transaction, holding :meth:`lock`.
+        """
+        ...  # pragma: no cover - protocol
+
 
 class LocalFiles(Protocol):
     """What only a store with files beside its database has (SQLite)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anneal_memory._scope_files import continuity_suffix
-from anneal_memory.errors import BackendNotSupportedError, InvalidInputError
+from anneal_memory.errors import BackendNotSupportedError, InvalidInputError, LockUnavailableError
 from anneal_memory.store._validate import validate_scope
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ class PlacesMixin:
 
     if TYPE_CHECKING:
         _backend: Backend
+        _read_only: bool
 
     def _local(self, operation: str) -> LocalFiles:
         local = self._backend.local
@@ -82,6 +83,36 @@ class PlacesMixin:
             BackendNotSupportedError: On PostgreSQL (the server checks its own pages).
         """
         return self._local("Store.check").check(full=full)
+
+    def _restore_interrupted_saves(self) -> int:
+        """On a write-capable open: undo each continuity write whose save never committed.
+
+        A save killed between replacing its file and its ``COMMIT`` left the file holding
+        text the database never took; the last committed text goes back (audited as
+        ``continuity_restored``). Returns how many files were put back.
+        """
+        from anneal_memory._scope_files import interrupted_save_files
+        from anneal_memory.store.wraps._place import restore_interrupted
+
+        local = self._backend.local
+        if local is None or self._read_only:
+            return 0
+        files = set(interrupted_save_files(local.path))
+        if not files:
+            return 0
+        with self._backend.reading("continuity scopes") as reader:
+            rows = reader.conn.execute("SELECT DISTINCT scope FROM wraps").fetchall()
+        restored = 0
+        for scope in sorted({""} | {str(row[0]) for row in rows}):
+            if local.sidecar(continuity_suffix(scope)) not in files:
+                continue
+            place = self._backend.continuity_place(scope)
+            try:
+                with place.lock(), self._backend.writing("continuity_restore") as tx:
+                    restored += restore_interrupted(tx, place)
+            except LockUnavailableError:  # a save holds it: that save, or the next, repairs
+                continue
+        return restored
 
     def continuity_place(self, scope: str = "") -> ContinuityPlace:
         """Where wraps keep ``scope``'s continuity text: a file beside SQLite, a row on PostgreSQL.

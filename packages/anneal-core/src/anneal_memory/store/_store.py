@@ -15,14 +15,16 @@ from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.audit._trail import EventCallback
-from anneal_memory.errors import InvalidInputError
-from anneal_memory.store import _episodes, _redaction
+from anneal_memory.errors import InvalidEpisodeError, InvalidInputError, InvalidQueryError
+from anneal_memory.store import _episodes, _redaction, _scope_erase
+from anneal_memory.store._arguments import guard_text_arguments
 from anneal_memory.store._audit_api import AuditMixin
 from anneal_memory.store._backends import open_backend, refuse_options
 from anneal_memory.store._contract import Backend, Tx
 from anneal_memory.store._params import check_days, prune_cutoff
 from anneal_memory.store._places import PlacesMixin
 from anneal_memory.store._redaction import Redactor
+from anneal_memory.store._scope_erase import ScopeErasure
 from anneal_memory.store._unit import UnitOfWork
 from anneal_memory.store._validate import validate_episode, validate_scope
 from anneal_memory.store.provenance import _supersession
@@ -144,6 +146,7 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             self._open_redaction(wanted)
             if retention_days is not None:
                 self.prune(retention_days)
+            self._restore_interrupted_saves()  # issue #24 item 10
         except BaseException:
             self.close()
             raise
@@ -387,6 +390,21 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             self._backend.after_erase()
         return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
+    def erase_scope(self, scope: str, *, allow_default: bool = False) -> ScopeErasure:
+        """Erase a scope: its episodes, wraps, pattern levels and history, its continuity.
+
+        Every trace of the scope's name goes (the continuity file's name too); the audit
+        entry ``scope_erased`` keeps only its salted hash. The shared scope ``""`` needs
+        ``allow_default=True``. See ``docs/scopes.md``.
+
+        Raises:
+            InvalidInputError: Not a scope, or ``""`` without ``allow_default``.
+        """
+        result = _scope_erase.erase_scope(self, scope, allow_default=allow_default)
+        if result.episodes:
+            self._backend.after_erase()
+        return result
+
     # -- status ------------------------------------------------------------------------------
 
     def status(self) -> StoreStatus:
@@ -395,3 +413,26 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         On PostgreSQL ``path`` is the URL without its password, ``db_bytes`` the tables' size.
         """
         return self._backend.status()
+
+
+# Issue #24 item 13: one check for every text argument of the public calls, both engines.
+guard_text_arguments(
+    Store,
+    {
+        **dict.fromkeys(
+            (
+                "record", "get", "delete", "set_trust", "set_state_key", "supersede",
+                "unsupersede", "supersession_links", "effective_trusts",
+            ),
+            InvalidEpisodeError,
+        ),
+        **dict.fromkeys(
+            ("recall", "read_audit", "audit_page", "state_key_report"), InvalidQueryError
+        ),
+        **dict.fromkeys(
+            ("load_continuity", "continuity_place", "continuity_file", "set_redaction",
+             "erase_scope"),
+            InvalidInputError,
+        ),
+    },
+)  # fmt: skip

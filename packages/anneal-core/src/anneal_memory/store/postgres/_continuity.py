@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import Any
 
 from anneal_memory.store._contract import SqlConnection
 
@@ -52,3 +53,18 @@ class RowPlace:
     def undo(self, previous: str | None, written: str) -> None:
         """Nothing to undo: the row rolled back with the transaction."""
         del previous, written
+
+    def committed(self) -> None:
+        """Nothing to tidy: the row committed with the transaction."""
+
+    def erase(self, conn: SqlConnection) -> None:
+        """Delete the scope's row inside the erasing transaction."""
+        conn.execute("DELETE FROM continuity WHERE scope = ?", (self.scope,))
+
+    def erased(self) -> None:
+        """Nothing after the commit: the row went with the transaction."""
+
+    def recover(self, conn: SqlConnection) -> dict[str, Any] | None:
+        """Nothing is ever in flight: text and wrap state commit together."""
+        del conn
+        return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.errors import StoreDatabaseError, StoreVersionError
 from anneal_memory.store._target import redact_url
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ def check_schema(conn: psycopg.Connection[Any], *, url: str) -> int:
             "(a read-only open never creates a store)",
             operation="open",
         )
+    if found > PG_SCHEMA_VERSION:
+        raise StoreVersionError(redact_url(url), found=found, supported=PG_SCHEMA_VERSION)
     if found != PG_SCHEMA_VERSION:
         raise StoreDatabaseError(
             f"{redact_url(url)} has PostgreSQL schema version {found}, this anneal-memory's is "

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.audit._chain import GENESIS_HASH
-from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.errors import StoreVersionError
 from anneal_memory.store._target import redact_url
 from anneal_memory.store.postgres._schema_cited import PATTERN_CITATIONS
 from anneal_memory.store.postgres._schema_links import SUPERSESSION_CLEANUP_V3
@@ -304,11 +304,7 @@ def ensure_schema(conn: psycopg.Connection[Any], *, url: str) -> int:
         _create_named_schema(conn)
     found = _found_version(conn)
     if found > PG_SCHEMA_VERSION:
-        raise StoreDatabaseError(
-            f"{redact_url(url)} has PostgreSQL schema version {found}, newer than this "
-            f"anneal-memory supports ({PG_SCHEMA_VERSION}); upgrade anneal-memory to open it",
-            operation="open",
-        )
+        raise StoreVersionError(redact_url(url), found=found, supported=PG_SCHEMA_VERSION)
     for version in range(found, PG_SCHEMA_VERSION):
         for statement in PG_MIGRATIONS[version]:
             conn.execute(statement)

@@ -6,6 +6,7 @@ import json
 from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.store._episodes import COLUMNS, episode_from_row
+from anneal_memory.store.postgres._continuity import read_text
 from anneal_memory.store.postgres._schema import PG_SCHEMA_VERSION
 from anneal_memory.store.transfer._episodes import (
     EXPORT_FORMAT,
@@ -14,6 +15,7 @@ from anneal_memory.store.transfer._episodes import (
 )
 from anneal_memory.store.transfer._links import iter_link_chunks
 from anneal_memory.store.transfer._memory import iter_memory_chunks
+from anneal_memory.store.transfer._restore import iter_history_chunks
 
 if TYPE_CHECKING:
     import psycopg
@@ -53,6 +55,7 @@ def export_document(
         *iter_tombstone_chunks(view),
         *iter_link_chunks(view),
         *iter_memory_chunks(view),
+        *iter_history_chunks(view, lambda scope: read_text(view, scope=scope)),
     ):
         out.write(chunk)
     out.write("}\n")

@@ -241,7 +241,9 @@ class SqliteBackend:
     def export_json(self, out: IO[str], *, exported_at: str) -> int:
         """Write the export document from one read transaction; the episode count."""
         with self._snapshot("export") as conn:
-            return _files.export_json(conn, out, exported_at=exported_at)
+            return _files.export_json(
+                conn, out, exported_at=exported_at, continuity_of=self.load_continuity
+            )
 
     def export_markdown(self, out: IO[str], *, project_name: str, exported_at: str) -> int:
         """Write the readable dump from one read transaction; the episode count."""
@@ -296,7 +298,7 @@ class SqliteBackend:
 
     def continuity_place(self, scope: str) -> FilePlace:
         """``scope``'s continuity file beside the database."""
-        return FilePlace(self.sidecar(continuity_suffix(scope)))
+        return FilePlace(self.sidecar(continuity_suffix(scope)), scope)
 
     def load_continuity(self, scope: str) -> str | None:
         """``scope``'s continuity file's text (replaced atomically: no lock needed)."""

@@ -18,10 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anneal_memory._scope_files import CONTINUITY_SUFFIX, continuity_suffix
+from anneal_memory._locks import file_lock
+from anneal_memory._scope_files import (
+    CONTINUITY_SUFFIX,
+    LOCK_SUFFIX,
+    continuity_suffix,
+    in_flight,
+    interrupted_save_files,
+)
 from anneal_memory._sidefile import read_bytes
 from anneal_memory._staging import orphaned_staging
-from anneal_memory.errors import UnsafeFileError
+from anneal_memory.errors import LockUnavailableError, UnsafeFileError
 from anneal_memory.store.sqlite._identity import StoreKind, identify
 from anneal_memory.store.sqlite._open import orphaned_temp_files
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
@@ -139,7 +146,15 @@ def _schema(conn: sqlite3.Connection, path: Path) -> list[CheckProblem]:
                 f"{missing})",
             )
         )
-    if found.user_version != SCHEMA_VERSION:
+    if found.user_version > SCHEMA_VERSION:
+        problems.append(
+            CheckProblem(
+                code="schema-newer",
+                message=f"schema version {found.user_version}, newer than this anneal-memory "
+                f"supports ({SCHEMA_VERSION}); upgrade anneal-memory to open it",
+            )
+        )
+    elif found.user_version != SCHEMA_VERSION:
         problems.append(
             CheckProblem(
                 code="schema-version",
@@ -295,6 +310,42 @@ def _continuity_text(target: Path, saved_sha256: object) -> CheckProblem | None:
     return None
 
 
+def _interrupted(path: Path) -> list[CheckProblem]:
+    """Continuity files a killed save left holding text its transaction never committed."""
+    found: list[CheckProblem] = []
+    for file in interrupted_save_files(path):
+        try:
+            with file_lock(file.with_name(file.name + LOCK_SUFFIX), timeout=0.2):
+                still = in_flight(file)
+        except LockUnavailableError:  # a save is under way right now: not damage
+            continue
+        except UnsafeFileError:  # the files check names it
+            continue
+        if still:
+            found.append(
+                CheckProblem(
+                    code="continuity-interrupted",
+                    message=f"{file.name} holds the text of a save that was killed after "
+                    "writing the file and before its commit: the store never took that text "
+                    "and its wrap is still open. The next write-capable open (any write, or "
+                    "'anneal-memory migrate') puts back the last committed text",
+                )
+            )
+    return found
+
+
+def _without_changed(
+    problems: list[CheckProblem], interrupted: list[CheckProblem]
+) -> list[CheckProblem]:
+    """An interrupted save explains its file's difference: no "edited by hand" beside it."""
+    names = {p.message.split(" ", 1)[0] for p in interrupted}
+    return [
+        p
+        for p in problems
+        if not (p.code == "continuity-changed" and p.message.split(" ", 1)[0] in names)
+    ]
+
+
 def _files(path: Path) -> list[CheckProblem]:
     return [
         CheckProblem(
@@ -335,13 +386,17 @@ def run_checks(
     conn: sqlite3.Connection, path: Path, *, continuity: Path, full: bool = True
 ) -> CheckReport:
     """Run every check on the store at ``path`` (open on ``conn``); write nothing."""
+    interrupted = _interrupted(path)
+    continuity_problems = _without_changed(
+        [*_continuity(continuity, conn), *_scoped_continuities(continuity, conn)], interrupted
+    )
     problems = [
         *_sqlite(conn, full=full),
         *_schema(conn, path),
         *_fts(conn),
         *_audit(path),
-        *_continuity(continuity, conn),
-        *_scoped_continuities(continuity, conn),
+        *continuity_problems,
+        *interrupted,
         *_files(path),
         *_temp_files(path),
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -46,12 +47,21 @@ def status(conn: sqlite3.Connection, path: Path) -> StoreStatus:
     )
 
 
-def export_json(conn: sqlite3.Connection, out: IO[str], *, exported_at: str) -> int:
+def export_json(
+    conn: sqlite3.Connection,
+    out: IO[str],
+    *,
+    exported_at: str,
+    continuity_of: Callable[[str], str | None],
+) -> int:
     """Write the export document (inside the caller's read transaction); the episode count."""
     from anneal_memory.store.transfer._episodes import iter_export_chunks
 
     count = int(conn.execute("SELECT count(*) FROM episodes").fetchone()[0])
-    for chunk in iter_export_chunks(conn, exported_at=exported_at, schema_version=SCHEMA_VERSION):
+    chunks = iter_export_chunks(
+        conn, exported_at=exported_at, schema_version=SCHEMA_VERSION, continuity_of=continuity_of
+    )
+    for chunk in chunks:
         out.write(chunk)
     return count
 

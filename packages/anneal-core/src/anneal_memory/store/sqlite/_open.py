@@ -23,7 +23,7 @@ from glob import escape as glob_escape
 from pathlib import Path
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
-from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.errors import StoreDatabaseError, StoreVersionError
 from anneal_memory.store.sqlite._connection import connect, database_error, mark_damaged
 from anneal_memory.store.sqlite._identity import (
     APPLICATION_ID,
@@ -102,6 +102,10 @@ def _inspector(path: Path, *, read_only: bool) -> Callable[[sqlite3.Connection],
     def inspect(conn: sqlite3.Connection) -> None:
         found = identify(conn, path, schema_version=SCHEMA_VERSION)
         refuse_unless_ours(found, path)
+        if found.user_version > SCHEMA_VERSION:
+            raise StoreVersionError(
+                str(path), found=found.user_version, supported=SCHEMA_VERSION, path=path
+            )
         if not read_only:
             return
         if found.kind is StoreKind.EMPTY:

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from anneal_memory.errors import StoreDatabaseError
+from anneal_memory.errors import StoreVersionError
 from anneal_memory.store.sqlite._connection import database_error, write_transaction
 from anneal_memory.store.sqlite._schema_cited import PATTERN_CITATIONS
 from anneal_memory.store.sqlite._schema_trust import TRUST_KEPT
@@ -459,12 +459,7 @@ def migrate(
     except sqlite3.Error as exc:
         raise database_error(exc, operation="open", path=path) from exc
     if found > SCHEMA_VERSION:
-        raise StoreDatabaseError(
-            f"{path} has schema version {found}, newer than this anneal-memory supports "
-            f"({SCHEMA_VERSION}); upgrade anneal-memory to open it",
-            operation="open",
-            path=path,
-        )
+        raise StoreVersionError(str(path), found=found, supported=SCHEMA_VERSION, path=path)
     if found == SCHEMA_VERSION:
         return found
     # SQLite builds without the math functions lack ln(); migrations may use it.

@@ -30,7 +30,7 @@ _FIXED = (
 # mcp/_http/_serve.default_token_path (the store cannot import the transports above it).
 _TOKENS = ".http-tokens"
 _PATTERN = (
-    r"\.continuity(?:\.[a-z0-9-]{1,24}-[0-9a-f]{16})?\.md(?:\.lock)?"
+    r"\.continuity(?:\.[a-z0-9-]{1,24}-[0-9a-f]{16})?\.md(?:\.lock|\.prev|\.none)?"
     r"|\.audit\.jsonl|\.audit\.manifest\.json|\.audit-append\.lock"
     r"|\.audit\.\d{4}-W\d{2}\.jsonl\.gz"
 )

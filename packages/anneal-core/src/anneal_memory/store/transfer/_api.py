@@ -15,7 +15,7 @@ from anneal_memory.types import ImportReport, ImportResult, Trust
 
 if TYPE_CHECKING:
     from anneal_memory._clock import Clock
-    from anneal_memory.store._contract import Backend, LocalFiles, Tx
+    from anneal_memory.store._contract import Backend, ContinuityPlace, LocalFiles, Tx
 
 __all__ = ["TransferMixin"]
 
@@ -55,9 +55,10 @@ class TransferMixin:
             ImportFormatError: Not a valid export, or an id clash; nothing was written.
         """
         parsed = parse_export(document)
+        written: list[tuple[ContinuityPlace, str]] = []
         try:
-            with self.writing("import") as tx:
-                result = import_document(
+            with contextlib.ExitStack() as locks, self.writing("import") as tx:
+                result, restored = import_document(
                     tx.conn, tx.dialect, parsed, clock=self._clock, ceiling=self._trust_ceiling
                 )
                 set_meta(tx.conn, [("last_write", self._now())])
@@ -69,11 +70,32 @@ class TransferMixin:
                     data["redacted"] = dict(result.redacted)
                 if result.trust_capped:
                     data["trust_capped"] = result.trust_capped
+                if restored.wraps or restored.continuity or restored.policy:
+                    data["restored"] = {
+                        "wraps": restored.wraps,
+                        "patterns": restored.patterns,
+                        "associations": restored.associations,
+                        "continuity_files": len(restored.continuity),
+                        "policy": restored.policy,
+                    }
                 tx.audit("import", actor="operator", data=data)
-        except UnicodeError as exc:  # a lone surrogate SQLite cannot store; rolled back
-            raise ImportFormatError(
-                f"import file holds text that is not valid Unicode ({exc}); nothing was written"
-            ) from None
+                for scope, text in sorted(restored.continuity.items()):  # last: before COMMIT
+                    place = self._backend.continuity_place(scope)
+                    locks.enter_context(place.lock())
+                    if place.read(tx.conn) is not None:  # never over a text already here
+                        continue
+                    written.append((place, text))
+                    place.write(tx.conn, text, now=self._now())
+        except BaseException as exc:
+            for place, text in written:
+                place.undo(None, text)
+            if isinstance(exc, UnicodeError):  # a lone surrogate SQLite cannot store
+                raise ImportFormatError(
+                    f"import file holds text that is not valid Unicode ({exc}); nothing was written"
+                ) from None
+            raise
+        for place, _text in written:
+            place.committed()
         return result
 
     def export_markdown(self, out: IO[str]) -> int:

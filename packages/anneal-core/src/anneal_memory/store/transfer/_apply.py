@@ -10,6 +10,7 @@ from pathlib import Path
 
 from anneal_memory._clock import Clock, format_timestamp
 from anneal_memory._fsio import atomic_write_text
+from anneal_memory._scope_files import continuity_suffix
 from anneal_memory._staging import staging_folder
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError
 from anneal_memory.store._contract import Dialect
@@ -57,7 +58,7 @@ def apply_import(
     """
     if source == db_path:
         raise ImportFormatError(f"{source} is this store's own database; nothing to import")
-    written = False
+    written: list[Path] = []
     try:
         with (
             staging_folder(db_path) as stage,
@@ -83,12 +84,18 @@ def apply_import(
                 audit(conn, plan.report)
             if plan.continuity is not None:
                 _write_continuity(continuity_file, plan.continuity)
-                written = True
+                written.append(continuity_file)
+            for scope, text in sorted(plan.restored.items()):
+                target = continuity_file.with_name(db_path.stem + continuity_suffix(scope))
+                if os.path.lexists(target):  # never over a text already here
+                    continue
+                _write_continuity(target, text)
+                written.append(target)
     except _DryRun as done:
         return done.plan.report
     except BaseException:
-        if written:
+        for target in written:
             with contextlib.suppress(OSError):
-                continuity_file.unlink()
+                target.unlink()
         raise
     return plan.report

@@ -10,7 +10,8 @@ Export format (``format_version`` 1)::
 
 Each episode carries its ``trust``, ``state_key``, ``superseded_by``, ``derived_from`` and
 ``scope``; an import restores them and the links (``superseded_by`` is recomputed from the
-links). Wraps are not exported: imported episodes wait for the next wrap of their scope.
+links). The wraps, pattern history, links between episodes, continuity texts and baton
+policy follow (``_restore``); a store empty before the import takes them all.
 
 Export streams episode by episode, so its memory use does not grow with the store.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from anneal_memory._clock import Clock
@@ -36,6 +37,12 @@ from anneal_memory.store.transfer._links import (
     tombstone_provenance,
 )
 from anneal_memory.store.transfer._memory import import_memory, iter_memory_chunks
+from anneal_memory.store.transfer._restore import (
+    Restored,
+    history_from_document,
+    iter_history_chunks,
+    restore_history,
+)
 from anneal_memory.types import Episode, ImportResult, Trust
 
 __all__ = [
@@ -73,7 +80,11 @@ def _dump(value: object) -> str:
 
 
 def iter_export_chunks(
-    conn: SqlConnection, *, exported_at: str, schema_version: int
+    conn: SqlConnection,
+    *,
+    exported_at: str,
+    schema_version: int,
+    continuity_of: Callable[[str], str | None],
 ) -> Iterator[str]:
     """Yield the export document as text pieces; join them or write them in order.
 
@@ -103,6 +114,7 @@ def iter_export_chunks(
     yield from iter_tombstone_chunks(conn)
     yield from iter_link_chunks(conn)
     yield from iter_memory_chunks(conn)
+    yield from iter_history_chunks(conn, continuity_of)
     yield "}\n"
 
 
@@ -212,8 +224,11 @@ def _import_one(conn: SqlConnection, dialect: Dialect, ident: str, item: Any) ->
 
 def import_document(
     conn: SqlConnection, dialect: Dialect, document: object, *, clock: Clock, ceiling: Trust
-) -> ImportResult:
+) -> tuple[ImportResult, Restored]:
     """Insert an export's episodes (ids kept), tombstones, links, crystals and spores.
+
+    Into a store that was empty, the export's history too (``_restore``); the continuity
+    texts it carried come back in the ``Restored`` for the caller to write.
 
     Runs inside the caller's write transaction, on either backend. Episodes already present
     with the same content (or the same idempotency key) are skipped; deleted ids stay deleted.
@@ -224,6 +239,11 @@ def import_document(
             different episode. Nothing is written in that case (the caller rolls back).
     """
     episodes, tombstones = _check_document(document)
+    assert isinstance(document, Mapping)  # checked by _check_document
+    history = history_from_document(document)
+    target_empty = conn.execute(
+        "SELECT NOT EXISTS (SELECT 1 FROM episodes) AND NOT EXISTS (SELECT 1 FROM wraps)"
+    ).fetchone()[0]
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
     parsed = redact_parsed(conn, parsed)  # issue 30: the importing store's redaction policy
     imported = skipped = capped = keys_refused = 0
@@ -241,9 +261,9 @@ def import_document(
         capped += prov.capped
         keys_refused += prov.key_refused
     added, lowered_tombstones = _insert_tombstones(conn, tombstones, ceiling)
-    assert isinstance(document, Mapping)  # checked by _check_document
     _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
     memory = import_memory(conn, document, dialect, ceiling)
+    restored = restore_history(conn, history, target_empty=bool(target_empty))
     dialect.after_bulk_write(imported)
     return ImportResult(
         imported=imported,
@@ -253,8 +273,12 @@ def import_document(
         spores_imported=memory.spores,
         redacted=count_kinds(written),
         trust_capped=capped + lowered_tombstones + memory.spores_capped,
-        not_carried=_not_carried(keys_refused, links_refused),
-    )
+        not_carried=_not_carried(keys_refused, links_refused) + restored.not_carried,
+        wraps_restored=restored.wraps,
+        patterns_restored=restored.patterns,
+        associations_restored=restored.associations,
+        continuity_restored=tuple(sorted(restored.continuity)),
+    ), restored
 
 
 def _not_carried(keys_refused: int, links_refused: list[str]) -> tuple[str, ...]:

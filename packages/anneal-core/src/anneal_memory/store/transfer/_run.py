@@ -12,7 +12,8 @@ import hashlib
 import io
 import os
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -24,6 +25,7 @@ from anneal_memory.errors import ImportFormatError, UnsafeFileError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store.transfer._levels import capped_levels
 from anneal_memory.store.transfer._records import ContinuityRecord, Kind, SourceFormat
+from anneal_memory.store.transfer._restore import Restored, restore_history
 from anneal_memory.store.transfer._sink import Sink
 from anneal_memory.store.transfer._stream import HashingSource, JsonDocument
 from anneal_memory.store.transfer.formats._json import read_export
@@ -47,6 +49,8 @@ class ImportPlan:
 
     report: ImportReport
     continuity: str | None
+    restored: Mapping[str, str] = field(default_factory=dict)
+    """Continuity texts of an export's scopes to write ("" is the store's own)."""
 
 
 def _sha256_file(handle: IO[bytes]) -> str:
@@ -186,6 +190,8 @@ def import_source(
         sink.flush_pending()
         sink.flush_associations()
         text = _continuity(sink, conn, record, continuity_file)
+        restored = restore_history(conn, sink.history, target_empty=bool(empty))
+        _count_restored(sink, restored)
     finally:
         sink.close()
     report = ImportReport(
@@ -196,4 +202,22 @@ def import_source(
         counts=sink.counts(),
         redacted=sink.redacted(),
     )
-    return ImportPlan(report=report, continuity=text)
+    return ImportPlan(report=report, continuity=text, restored=restored.continuity)
+
+
+def _count_restored(sink: Sink, restored: Restored) -> None:
+    """Our export's history in the report's counts (what a restore put back)."""
+    for kind, n in (
+        (Kind.WRAPS, restored.wraps),
+        (Kind.PATTERN_LEVELS, restored.patterns),
+        (Kind.ASSOCIATIONS, restored.associations),
+        (Kind.CONTINUITY, len(restored.continuity)),
+    ):
+        if n:
+            count = sink.count(kind)
+            count.found += n
+            count.imported += n
+    for reason in restored.not_carried:
+        count = sink.count(Kind.WRAPS)
+        count.not_carried += 1
+        count.note(reason)

@@ -45,6 +45,7 @@ from anneal_memory.store.transfer._records import (
     TrustRecord,
     WrapRecord,
 )
+from anneal_memory.store.transfer._restore import History
 from anneal_memory.types import EpisodeType, ImportCount, Trust
 
 __all__ = ["Sink"]
@@ -138,6 +139,7 @@ class Sink:
         self._wraps: list[WrapRecord] = []
         self._patterns: list[PatternLevelRecord] = []
         self._through: dict[int, int] = {}
+        self.history = History()  # our export's wraps, levels, links, continuity, policy
 
     def set_format(self, fmt: SourceFormat) -> None:
         """Called once the source's format is known, before its first episode."""

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         read_associations,
         save_patterns,
     )
-    from anneal_memory.store.wraps._place import ContinuityPlace
+    from anneal_memory.store.wraps._place import ContinuityPlace, restore_interrupted
     from anneal_memory.store.wraps._reads import (
         OpenWrap,
         PatternRow,
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "AssociationCounts": "anneal_memory.store.wraps._patterns",
     "ContinuityPlace": "anneal_memory.store.wraps._place",
+    "restore_interrupted": "anneal_memory.store.wraps._place",
     "OpenWrap": "anneal_memory.store.wraps._reads",
     "PatternEvent": "anneal_memory.store.wraps._patterns",
     "PatternRow": "anneal_memory.store.wraps._reads",
@@ -118,6 +119,7 @@ __all__ = [
     "patterns_page",
     "read_associations",
     "renew_lease",
+    "restore_interrupted",
     "save_patterns",
     "saves_so_far",
     "snapshot_page",

@@ -27,6 +27,7 @@ from anneal_memory.store.transfer._records import (
     TombstoneRecord,
     TrustRecord,
 )
+from anneal_memory.store.transfer._restore import HISTORY_KEYS
 from anneal_memory.store.transfer._sink import Sink
 from anneal_memory.store.transfer._stream import JsonDocument
 from anneal_memory.store.transfer.formats._v1 import (
@@ -153,6 +154,27 @@ def _our_tombstone(sink: Sink, raw: object, place: str) -> None:
     )
 
 
+def _history_member(sink: Sink, doc: JsonDocument, key: str) -> None:
+    """Hold one of our export's history members until the episodes are in (``_restore``)."""
+    if key == "policy":
+        sink.history.add(key, doc.value(key))
+        return
+    for raw in doc.items(key):
+        sink.history.add(key, raw)
+
+
+def _our_rest(sink: Sink, doc: JsonDocument, key: str) -> None:
+    """Our export's members after ``episodes`` (unknown members are skipped)."""
+    if key == "tombstones":
+        for index, raw in enumerate(doc.items("tombstones")):
+            _our_tombstone(sink, raw, f"tombstones[{index}]")
+    elif key in {"supersessions", "crystals", "spores"}:
+        for index, raw in enumerate(doc.items(key)):
+            _our_member(sink, raw, f"{key}[{index}]", key)
+    elif key in HISTORY_KEYS:
+        _history_member(sink, doc, key)
+
+
 def _member(
     sink: Sink, doc: JsonDocument, key: str, fmt: SourceFormat, clock: Clock
 ) -> ContinuityRecord | None:
@@ -160,12 +182,8 @@ def _member(
         reader = _our_episode if fmt is SourceFormat.EXPORT else v1_episode
         for index, raw in enumerate(doc.items("episodes")):
             reader(sink, raw, f"episodes[{index}]", clock)
-    elif key == "tombstones" and fmt is SourceFormat.EXPORT:
-        for index, raw in enumerate(doc.items("tombstones")):
-            _our_tombstone(sink, raw, f"tombstones[{index}]")
-    elif key in {"supersessions", "crystals", "spores"} and fmt is SourceFormat.EXPORT:
-        for index, raw in enumerate(doc.items(key)):
-            _our_member(sink, raw, f"{key}[{index}]", key)
+    elif fmt is SourceFormat.EXPORT:
+        _our_rest(sink, doc, key)
     elif key in {"associations", "supersessions", "wraps"} and fmt is SourceFormat.V1_EXPORT:
         handler = {"associations": v1_association, "supersessions": v1_supersession}
         for index, raw in enumerate(doc.items(key)):
