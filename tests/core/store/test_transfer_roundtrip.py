@@ -75,8 +75,8 @@ def fingerprint(store: Store) -> dict[str, Any]:
         ),
         "steps": _rows(
             store,
-            "SELECT scope, identity, level, written_level, validated FROM pattern_history"
-            " ORDER BY 1, 2, 3",
+            "SELECT scope, identity, level, written_level, validated, cited_ids, validated_ids"
+            " FROM pattern_history ORDER BY 1, 2, 3",
         ),
         "links": [
             (a, b, round(float(strength), 6), tag)

@@ -109,13 +109,14 @@ def _patterns(conn: SqlConnection, tokens: Mapping[int, str]) -> Iterator[dict[s
 def _pattern_history(conn: SqlConnection, tokens: Mapping[int, str]) -> Iterator[dict[str, Any]]:
     for row in conn.execute(
         "SELECT scope, identity, wrap_id, level, written_level, line_date, explanation,"
-        " validated, marks FROM pattern_history ORDER BY id"
+        " validated, marks, cited_ids, validated_ids FROM pattern_history ORDER BY id"
     ).fetchall():
-        scope, identity, wrap_id, level, written, day, explanation, validated, marks = row
+        scope, identity, wrap_id, level, written, day, explanation, validated, marks = row[:9]
         yield {
             "scope": scope, "identity": identity, "wrap": tokens.get(int(wrap_id)),
             "level": level, "written_level": written, "line_date": day,
             "explanation": explanation, "validated": validated, "marks": marks,
+            "cited_ids": row[9], "validated_ids": row[10],
         }  # fmt: skip
 
 
@@ -243,6 +244,14 @@ def _text(
     return value
 
 
+def _id_list(item: Mapping[str, Any], key: str, place: str) -> str:
+    """A space-separated list of episode ids (absent in exports made before it was kept)."""
+    value = _text(item, key, place, limit=64 * 1024) or ""
+    if not all(_ID.fullmatch(one) for one in value.split()):
+        raise ImportFormatError(f"{place} has an invalid {key!r}: {value[:80]!r}")
+    return " ".join(value.split())
+
+
 def _number(item: Mapping[str, Any], key: str, place: str, *, real: bool = False) -> Any:
     value = item.get(key)
     kinds = (int, float) if real else (int,)
@@ -350,11 +359,13 @@ def _write_steps(conn: SqlConnection, steps: list[Any], ids: Mapping[str, int]) 
             raise ImportFormatError(f"{place} has no level")
         conn.execute(
             "INSERT INTO pattern_history (scope, identity, wrap_id, level, written_level,"
-            " line_date, explanation, validated, marks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " line_date, explanation, validated, marks, cited_ids, validated_ids)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (_scope(item, place), _text(item, "identity", place, optional=False), wrap_id,
              *numbers[:2], _text(item, "line_date", place),
              _text(item, "explanation", place) or "", numbers[2],
-             _text(item, "marks", place) or ""),
+             _text(item, "marks", place) or "", _id_list(item, "cited_ids", place),
+             _id_list(item, "validated_ids", place)),
         )  # fmt: skip
         written += 1
     return written
