@@ -57,6 +57,7 @@ __all__ = [
     "ContinuityRejectedError",
     "CrystalNotFoundError",
     "EpisodeNotFoundError",
+    "ExposureNotFoundError",
     "GateError",
     "IdempotencyConflictError",
     "ImportFormatError",
@@ -65,6 +66,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidQueryError",
     "InvalidSchemaError",
+    "InvalidOutcomeError",
     "InvalidSporeError",
     "LockUnavailableError",
     "NoWrapInProgressError",
@@ -140,6 +142,10 @@ class InvalidCrystalError(InvalidInputError):
     """A crystal was rejected: bad name, level under 2, unknown kind, bad date, too large."""
 
 
+class InvalidOutcomeError(InvalidInputError):
+    """An outcome was rejected: unknown label or result, or an item its exposure did not show."""
+
+
 class InvalidSporeError(InvalidInputError):
     """A spore was rejected: unknown type or tier, a kind that does not fit, bad date, too large."""
 
@@ -191,6 +197,10 @@ class StoreExistsError(StoreError):
 
 class CrystalNotFoundError(StoreError, LookupError):
     """No crystal has the given name."""
+
+
+class ExposureNotFoundError(StoreError, LookupError):
+    """No exposure has this id (never recorded, or pruned by the retention)."""
 
 
 class SporeNotFoundError(StoreError, LookupError):

@@ -42,6 +42,8 @@ class AuditEvent(str, enum.Enum):
     CRYSTAL_CHANGED = "crystal_changed"
     SPORE_CHANGED = "spore_changed"
     AUDIT_REPAIRED = "audit_repaired"
+    OUTCOME_RECORDED = "outcome_recorded"
+    EXPOSURES_PRUNED = "exposures_pruned"
 
     def __str__(self) -> str:
         return self.value

@@ -15,6 +15,7 @@ from pathlib import Path
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store.sqlite._connection import database_error, write_transaction
 from anneal_memory.store.sqlite._schema_trust import TRUST_KEPT
+from anneal_memory.store.sqlite._schema_worth import WORTH
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
 
@@ -426,6 +427,7 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODE_SCOPES,
     _SCOPED_WRAPS,
     _SESSION_ITEMS,
+    WORTH,  # issue 28; TRUST_KEPT stays the last step
     TRUST_KEPT,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
