@@ -62,14 +62,14 @@ _EXPORTS: dict[str, str] = {
 }
 __all__ = [
     "COUNT_FIELDS",
+    "MAX_EXPOSURES",
+    "RETENTION_DAYS",
+    "SORT_KEYS",
     "Exposure",
     "ItemKind",
     "Label",
-    "MAX_EXPOSURES",
     "OutcomeRecord",
-    "RETENTION_DAYS",
     "Result",
-    "SORT_KEYS",
     "WorthRow",
     "expose",
     "get_exposure",

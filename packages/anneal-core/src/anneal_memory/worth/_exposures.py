@@ -157,22 +157,23 @@ def _cutoff_by_count(conn: SqlConnection, keep: int) -> str | None:
     return None if row is None else str(row[0])
 
 
-def _prune(tx: Tx, older_than: _dt.datetime, keep: int) -> int:
-    conn = tx.conn
-    cutoff = format_timestamp(older_than)
-    by_count = _cutoff_by_count(conn, keep)
-    if by_count is not None and by_count >= cutoff:
-        # The newest ``keep`` are kept; rows stamped at the boundary go with the older ones.
-        where, arg = "e.at <= ?", by_count
-    else:
-        where, arg = "e.at < ?", cutoff
-    rows = conn.execute(
+_PRUNED = {  # the rows a prune takes: older than the cutoff, or through the count boundary
+    "<": (
         "SELECT e.id, e.items, o.result, o.labels FROM exposures e"
-        f" LEFT JOIN outcomes o ON o.exposure = e.id WHERE {where}",  # noqa: S608
-        (arg,),
-    ).fetchall()
-    if not rows:
-        return 0
+        " LEFT JOIN outcomes o ON o.exposure = e.id WHERE e.at < ?",
+        "DELETE FROM outcomes WHERE exposure IN (SELECT id FROM exposures WHERE at < ?)",
+        "DELETE FROM exposures WHERE at < ?",
+    ),
+    "<=": (
+        "SELECT e.id, e.items, o.result, o.labels FROM exposures e"
+        " LEFT JOIN outcomes o ON o.exposure = e.id WHERE e.at <= ?",
+        "DELETE FROM outcomes WHERE exposure IN (SELECT id FROM exposures WHERE at <= ?)",
+        "DELETE FROM exposures WHERE at <= ?",
+    ),
+}
+
+
+def _fold(conn: SqlConnection, rows: Sequence[Sequence[object]]) -> int:
     folded: dict[str, dict[str, int]] = {}
     for _ident, items, result, labels in rows:
         tally(
@@ -184,31 +185,38 @@ def _prune(tx: Tx, older_than: _dt.datetime, keep: int) -> int:
     keys = sorted(folded)
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        stored = {
-            str(item): decode_counts(str(counts))
-            for item, counts in conn.execute(
-                f"SELECT item, counts FROM worth_totals WHERE item IN ({marks})",  # noqa: S608
-                chunk,
-            )
-        }
+        stored: dict[str, dict[str, int]] = {}
+        for item in chunk:
+            row = conn.execute("SELECT counts FROM worth_totals WHERE item = ?", (item,)).fetchone()
+            if row is not None:
+                stored[item] = decode_counts(str(row[0]))
         add_counts(stored, {k: folded[k] for k in chunk})
         conn.executemany(
             "INSERT INTO worth_totals (item, counts) VALUES (?, ?)"
             " ON CONFLICT (item) DO UPDATE SET counts = excluded.counts",
             [(k, encode_counts(stored[k])) for k in chunk],
         )
-    # Outcomes go with their exposures (ON DELETE CASCADE), deleted first for engines that
-    # defer the cascade.
-    conn.execute(
-        f"DELETE FROM outcomes WHERE exposure IN (SELECT e.id FROM exposures e WHERE {where})",  # noqa: S608
-        (arg,),
-    )
-    conn.execute(f"DELETE FROM exposures WHERE {where.replace('e.at', 'at')}", (arg,))  # noqa: S608
+    return len(folded)
+
+
+def _prune(tx: Tx, older_than: _dt.datetime, keep: int) -> int:
+    conn = tx.conn
+    cutoff = format_timestamp(older_than)
+    by_count = _cutoff_by_count(conn, keep)
+    # The newest ``keep`` are kept; rows stamped at the count boundary go with the older ones.
+    op, bound = ("<=", by_count) if by_count is not None and by_count >= cutoff else ("<", cutoff)
+    select, drop_outcomes, drop_exposures = _PRUNED[op]
+    rows = conn.execute(select, (bound,)).fetchall()
+    if not rows:
+        return 0
+    items = _fold(conn, rows)
+    # Outcomes go with their exposures (the foreign key cascades too; explicit is clearer).
+    conn.execute(drop_outcomes, (bound,))
+    conn.execute(drop_exposures, (bound,))
     tx.audit(
         "exposures_pruned",
         actor="system",
-        data={"count": len(rows), "items_folded": len(folded), "through": str(arg)},
+        data={"count": len(rows), "items_folded": items, "through": bound},
     )
     return len(rows)
 

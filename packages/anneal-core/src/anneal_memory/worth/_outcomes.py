@@ -131,6 +131,7 @@ def record_outcome(
     """Merge an outcome into exposure ``exposure_id``'s; the merged outcome.
 
     Args:
+        store: The store the exposure was recorded in.
         exposure_id: The exposure (as a recall or context block reported it).
         result: ``success``, ``failure``, or None / ``unknown`` (keeps a known result).
         items: ``KIND:REF`` (``episode:1a2b3c4d``, ``pattern:NAME``, ``crystal:NAME``) ->

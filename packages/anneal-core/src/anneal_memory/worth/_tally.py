@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 
 from anneal_memory.worth._types import COUNT_FIELDS, Label, Result
 
 __all__ = ["add_counts", "decode_counts", "encode_counts", "tally"]
 
-Counts = MutableMapping[str, int]
+Counts = dict[str, int]
 
 
 def _zero() -> dict[str, int]:
@@ -17,7 +17,7 @@ def _zero() -> dict[str, int]:
 
 
 def tally(
-    totals: MutableMapping[str, Counts],
+    totals: dict[str, Counts],
     items: Iterable[str],
     labels: Mapping[str, Label],
     result: Result,
@@ -35,7 +35,7 @@ def tally(
             counts[f"{prefix}_{result.value}"] += 1
 
 
-def add_counts(into: MutableMapping[str, Counts], more: Mapping[str, Mapping[str, int]]) -> None:
+def add_counts(into: dict[str, Counts], more: Mapping[str, Mapping[str, int]]) -> None:
     """Add the counts of ``more`` into ``into``, item by item."""
     for item, counts in more.items():
         target = into.get(item)
