@@ -1,7 +1,8 @@
 """Which items a rendered block actually shows: the candidates whose marker is in its text.
 
 An exposure records what reached the model, so a candidate cut by a size bound is not in it.
-An episode counts when ``(id)`` is in the text, a crystal or pattern when its name is.
+An episode counts when ``(id)`` is in the text, a crystal when a ``- <name>`` line is (how
+the crystal index and recall blocks list them), a pattern when its name is.
 """
 
 from __future__ import annotations
@@ -35,5 +36,6 @@ def shown_items(
         return ()
     out = [item_key(ItemKind.EPISODE, e) for e in episodes if f"({e})" in text]
     out += [item_key(ItemKind.PATTERN, p) for p in patterns if p and p in text]
-    out += [item_key(ItemKind.CRYSTAL, c) for c in crystals if c and c in text]
+    lines = "\n" + text
+    out += [item_key(ItemKind.CRYSTAL, c) for c in crystals if c and f"\n- {c}" in lines]
     return tuple(dict.fromkeys(out))
