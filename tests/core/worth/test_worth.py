@@ -45,20 +45,27 @@ def _row(store: Store, kind: str, ref: str) -> dict[str, object]:
 def test_exposure_round_trip_and_merged_outcomes(store: Store) -> None:
     ep = store.record("The staging deploy uses blue green switching", "decision")
     ident = record_exposure(store, "test", [f"e:{ep.id}", "c:deploys", f"e:{ep.id}"], scope="")
-    assert ident is not None and ident.startswith("x") and len(ident) == 13
+    assert ident is not None
+    assert ident.startswith("x")
+    assert len(ident) == 13
     shown = get_exposure(store, ident)
-    assert shown.items == (f"e:{ep.id}", "c:deploys") and shown.via == "test"
+    assert shown.items == (f"e:{ep.id}", "c:deploys")
+    assert shown.via == "test"
     assert get_outcome(store, ident) is None
 
     first = record_outcome(store, ident, result="failure", items={f"episode:{ep.id}": "followed"})
-    assert first.result is Result.FAILURE and first.revision == 1
+    assert first.result is Result.FAILURE
+    assert first.revision == 1
     # A later outcome merges: a new label is added, unknown keeps the known result.
     second = record_outcome(store, ident, items={"crystal:deploys": "ignored"}, note="why")
-    assert second.result is Result.FAILURE and second.revision == 2 and second.note == "why"
+    assert second.result is Result.FAILURE
+    assert second.revision == 2
+    assert second.note == "why"
     assert second.labels == {f"e:{ep.id}": Label.FOLLOWED, "c:deploys": Label.IGNORED}
     # A known result replaces the earlier one, a relabel replaces that item's label.
     third = record_outcome(store, ident, result="success", items={f"e:{ep.id}": "n/a"})
-    assert third.result is Result.SUCCESS and third.labels[f"e:{ep.id}"] is Label.NOT_APPLICABLE
+    assert third.result is Result.SUCCESS
+    assert third.labels[f"e:{ep.id}"] is Label.NOT_APPLICABLE
     assert get_outcome(store, ident) == third
 
     row = _row(store, "crystal", "deploys")
@@ -70,7 +77,8 @@ def test_exposure_round_trip_and_merged_outcomes(store: Store) -> None:
     entries = audit_entries(store, "outcome_recorded")
     assert [e["data"]["revision"] for e in entries] == [1, 2, 3]
     assert entries[1]["data"]["labelled"] == {"ignored": 1}
-    assert "why" not in str(entries[1]) and entries[1]["data"]["text_hash"].startswith("hmac")
+    assert "why" not in str(entries[1])
+    assert entries[1]["data"]["text_hash"].startswith("hmac")
 
 
 def test_worth_counts_and_sorting(store: Store) -> None:
@@ -89,7 +97,7 @@ def test_worth_counts_and_sorting(store: Store) -> None:
     }  # fmt: skip
     assert _row(store, "episode", "bbbbbbbb")["ignored_failure"] == 1
     record_exposure(store, "test", ["c:zeta"])
-    assert [r.ref for r in worth_report(store, sort="followed")][0] == "aaaaaaaa"
+    assert next(r.ref for r in worth_report(store, sort="followed")) == "aaaaaaaa"
     assert [r.ref for r in worth_report(store, sort="ref")] == ["aaaaaaaa", "bbbbbbbb", "zeta"]
     assert [r.ref for r in worth_report(store, kinds=["crystal"])] == ["zeta"]
     assert len(worth_report(store, limit=1)) == 1
@@ -154,14 +162,14 @@ def test_agent_memory_exposes_what_its_blocks_show(store: Store) -> None:
     first = memory.last_exposure
     assert first is not None
     items = get_exposure(store, first).items
-    assert f"e:{ep.id}" in items and "c:blue-green-deploys" in items
+    assert f"e:{ep.id}" in items
+    assert "c:blue-green-deploys" in items
     assert get_exposure(store, first).via == "context_for"
     assert get_exposure(store, first).session_id == "s1"
     memory.start()
     started = memory.last_exposure
-    assert started != first and get_exposure(store, started or "").items == (
-        "c:blue-green-deploys",
-    )
+    assert started != first
+    assert get_exposure(store, started or "").items == ("c:blue-green-deploys",)
     # Nothing shown, no exposure.
     memory.context_for("zebra")
     assert memory.last_exposure == started
@@ -185,7 +193,8 @@ def test_turn_context_is_one_exposure_per_turn(store: Store) -> None:
     memory = AgentMemory(store)
     memory.turn_context("billing webhooks retries", turn=1)
     first = memory.last_exposure
-    assert first is not None and get_exposure(store, first).via == "turn_context"
+    assert first is not None
+    assert get_exposure(store, first).via == "turn_context"
     assert get_exposure(store, first).items == (f"e:{ep.id}",)
     memory.turn_context("billing webhooks retries", turn=1)  # cached: the same exposure
     assert memory.last_exposure == first
