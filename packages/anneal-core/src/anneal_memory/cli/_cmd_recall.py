@@ -132,8 +132,8 @@ def run_search(ctx: Context, args: argparse.Namespace) -> int:
     shown = [] if args.no_exposure else [f"e:{episode.id}" for episode in result.episodes]
     exposure = expose(store, "cli search", shown)
     data = recall_data(result, query=args.query, offset=args.offset, facts=facts)
+    data["exposure_id"] = exposure  # None: nothing shown, --no-exposure, or not writable
     if exposure is not None:
-        data["exposure_id"] = exposure
         text += f"\n{exposure_line(exposure)}"
     ctx.emit(data, text)
     return ExitCode.OK

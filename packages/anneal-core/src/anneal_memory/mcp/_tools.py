@@ -18,7 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.mcp import _explain_tools, _memory_tools, _read_tools, _text, _wrap_tools
+from anneal_memory.mcp import (
+    _explain_tools,
+    _memory_tools,
+    _read_tools,
+    _text,
+    _worth_tools,
+    _wrap_tools,
+)
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
 
@@ -71,11 +78,16 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
 
     facts = cued_facts(ctx.store, args.get("keyword"), scope=ctx.scope)
     trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
-    fields = {
+    fields: dict[str, Any] = {
         "total_matching": result.total_matching,
         "episodes": [_read_tools.episode_fields(e) for e in result.episodes],
     }
-    return ToolReply(render_recall_by_trust(result, trusts, facts, offset=offset), fields)
+    text = render_recall_by_trust(result, trusts, facts, offset=offset)
+    shown = [f"e:{e.id}" for e in result.episodes]
+    line, exposure = _worth_tools.exposure_note(ctx, "mcp recall", shown)
+    if exposure is not None:
+        fields["exposure_id"] = exposure
+    return ToolReply(text + line, fields)
 
 
 def _delete_episode(ctx: ToolContext, args: Mapping[str, Any]) -> str:
@@ -357,6 +369,7 @@ TOOLS: tuple[Tool, ...] = (
     _STATUS,
     *(Tool(*row) for row in _memory_tools.ROWS),
     _explain_tools.EXPLAIN,
+    _worth_tools.OUTCOME,
 )
 """Every tool this server offers, in the order ``tools/list`` shows them."""
 
