@@ -14,6 +14,7 @@ from anneal_memory.store.transfer._episodes import (
 )
 from anneal_memory.store.transfer._links import iter_link_chunks
 from anneal_memory.store.transfer._memory import iter_memory_chunks
+from anneal_memory.store.transfer._worth import iter_worth_chunks
 
 if TYPE_CHECKING:
     import psycopg
@@ -53,6 +54,7 @@ def export_document(
         *iter_tombstone_chunks(view),
         *iter_link_chunks(view),
         *iter_memory_chunks(view),
+        *iter_worth_chunks(view),
     ):
         out.write(chunk)
     out.write("}\n")

@@ -36,6 +36,7 @@ from anneal_memory.store.transfer._links import (
     tombstone_provenance,
 )
 from anneal_memory.store.transfer._memory import import_memory, iter_memory_chunks
+from anneal_memory.store.transfer._worth import import_worth, iter_worth_chunks
 from anneal_memory.types import Episode, ImportResult, Trust
 
 __all__ = [
@@ -103,6 +104,7 @@ def iter_export_chunks(
     yield from iter_tombstone_chunks(conn)
     yield from iter_link_chunks(conn)
     yield from iter_memory_chunks(conn)
+    yield from iter_worth_chunks(conn)
     yield "}\n"
 
 
@@ -244,6 +246,7 @@ def import_document(
     assert isinstance(document, Mapping)  # checked by _check_document
     _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
     memory = import_memory(conn, document, dialect, ceiling)
+    exposures, totals = import_worth(conn, document)
     dialect.after_bulk_write(imported)
     return ImportResult(
         imported=imported,
@@ -251,6 +254,8 @@ def import_document(
         tombstones_added=added,
         crystals_imported=memory.crystals,
         spores_imported=memory.spores,
+        exposures_imported=exposures,
+        worth_totals_imported=totals,
         redacted=count_kinds(written),
         trust_capped=capped + lowered_tombstones + memory.spores_capped,
         not_carried=_not_carried(keys_refused, links_refused),

@@ -20,12 +20,14 @@ from anneal_memory.store.transfer._records import (
     CrystalRecord,
     DerivedRecord,
     EpisodeRecord,
+    Kind,
     SourceFormat,
     SporeRecord,
     StateKeyRecord,
     SupersessionRecord,
     TombstoneRecord,
     TrustRecord,
+    WorthRecord,
 )
 from anneal_memory.store.transfer._sink import Sink
 from anneal_memory.store.transfer._stream import JsonDocument
@@ -117,6 +119,10 @@ def _our_link(sink: Sink, raw: object, place: str) -> None:
     )
 
 
+_WORTH_KINDS = {"exposures": Kind.EXPOSURES, "worth_totals": Kind.WORTH_TOTALS}
+_OUR_MEMBERS = frozenset(("supersessions", "crystals", "spores", *_WORTH_KINDS))
+
+
 def _our_member(sink: Sink, raw: object, place: str, key: str) -> None:
     if key == "supersessions":
         _our_link(sink, raw, place)
@@ -124,7 +130,9 @@ def _our_member(sink: Sink, raw: object, place: str, key: str) -> None:
     if not isinstance(raw, Mapping):
         raise ImportFormatError(f"{place} is not an object")
     check_depth(raw, place)
-    if key == "crystals":
+    if key in _WORTH_KINDS:
+        sink.worth(_WORTH_KINDS[key], WorthRecord(place=place, data=raw))
+    elif key == "crystals":
         name = raw.get("name")
         if not isinstance(name, str):
             raise ImportFormatError(f"{place} has an invalid 'name': {name!r}")
@@ -163,7 +171,7 @@ def _member(
     elif key == "tombstones" and fmt is SourceFormat.EXPORT:
         for index, raw in enumerate(doc.items("tombstones")):
             _our_tombstone(sink, raw, f"tombstones[{index}]")
-    elif key in {"supersessions", "crystals", "spores"} and fmt is SourceFormat.EXPORT:
+    elif key in _OUR_MEMBERS and fmt is SourceFormat.EXPORT:
         for index, raw in enumerate(doc.items(key)):
             _our_member(sink, raw, f"{key}[{index}]", key)
     elif key in {"associations", "supersessions", "wraps"} and fmt is SourceFormat.V1_EXPORT:
