@@ -198,3 +198,17 @@ def test_turn_context_is_one_exposure_per_turn(store: Store) -> None:
     assert get_exposure(store, first).items == (f"e:{ep.id}",)
     memory.turn_context("billing webhooks retries", turn=1)  # cached: the same exposure
     assert memory.last_exposure == first
+
+
+def test_the_run_outcome_leaves_exposures_already_reported_alone(store: Store) -> None:
+    store.record("The billing service retries webhooks three times", "observation")
+    memory = AgentMemory(store)
+    memory.context_for("billing webhooks retries")
+    named = memory.last_exposure
+    assert named is not None
+    memory.outcome("success", exposure=named)
+    memory.context_for("billing service webhooks")
+    later = memory.last_exposure
+    done = memory.outcome("failure")
+    assert [o.exposure_id for o in done] == [later]
+    assert get_outcome(store, named).result is Result.SUCCESS  # type: ignore[union-attr]

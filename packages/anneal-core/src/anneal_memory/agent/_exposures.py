@@ -65,6 +65,9 @@ class RunExposures:
             parse_item(key)
         if exposure is not None:
             targets = [exposure]
+            with self._lock:  # it has its outcome now: the run's outcome leaves it alone
+                if exposure in self._pending:
+                    self._pending.remove(exposure)
         else:
             with self._lock:
                 targets = list(self._pending)
