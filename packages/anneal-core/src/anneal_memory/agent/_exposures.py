@@ -38,6 +38,10 @@ class RunExposures:
         self._lock = threading.Lock()
         self.last: str | None = None
 
+    def absorb(self, exc: Exception) -> None:
+        """Count and log a failed outcome (raises it when strict)."""
+        self._failures.absorb(FailureKind.RECORD, "outcome", exc)
+
     def expose(self, via: str, block: Block, scope: str | None, session_id: str | None) -> None:
         """Record ``block`` as an exposure (never raises; nothing when it shows nothing)."""
         if not block.items:
@@ -132,3 +136,25 @@ class OutcomeReports:
     def last_exposure(self) -> str | None:
         """The id of the newest exposure this object recorded (None before the first)."""
         return self._exposures.last
+
+    def run_failed(self, cause: BaseException | str) -> None:
+        """Report the run a failure: what adapters call when the framework says it failed.
+
+        ``cause`` is the exception (a cancellation is noted as ``cancelled``) or a short
+        text (``tool search failed``). Every exposure of this object without an outcome yet
+        gets result ``failure`` and the note; nothing is labelled. Never raises: a store
+        failure is absorbed like any other (see ``strict``). Safe to hand to
+        ``offloop.record`` from an event loop.
+        """
+        import asyncio
+
+        if isinstance(cause, asyncio.CancelledError):
+            note = "cancelled"
+        elif isinstance(cause, BaseException):
+            note = f"raised {type(cause).__name__}"
+        else:
+            note = str(cause)[:200]
+        try:
+            self._exposures.outcome("failure", exposure=None, items=None, note=note)
+        except Exception as exc:  # never take the agent's run down
+            self._exposures.absorb(exc)
