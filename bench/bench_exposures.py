@@ -39,7 +39,7 @@ from anneal_memory.worth import _exposures, record_exposure, worth_report
 
 
 def _used_bytes(path: Path) -> int:
-    con = sqlite3.connect(path)  # noqa: TID251 - measuring the file, not using the store
+    con = sqlite3.connect(path)
     try:
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         pages = con.execute("PRAGMA page_count").fetchone()[0]
@@ -55,7 +55,7 @@ def _items(rng: random.Random, ids: list[str]) -> list[str]:
 
 
 def _raw_floor(folder: Path, calls: int, rng: random.Random, ids: list[str]) -> dict:
-    con = sqlite3.connect(folder / "raw.db", isolation_level=None)  # noqa: TID251
+    con = sqlite3.connect(folder / "raw.db", isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")
     con.execute(
