@@ -23,8 +23,9 @@ class AnnealCallback(BaseCallback):
     inside it) is recorded as the answer; every tool call's result as a tool result.
     A module call that raised records no answer; a tool call that raised is recorded as an
     outcome saying the tool failed. Either is also the run's failure
-    (``AgentMemory.run_failed``: the exposures recalled so far get result ``failure``). Add it with ``dspy.configure(callbacks=[...])`` or
-    ``dspy.context(callbacks=[...])``; ``AnnealModule`` adds its own while it runs.
+    (``AgentMemory.run_failed``: the exposures recalled so far get result ``failure``).
+    Add it with ``dspy.configure(callbacks=[...])`` or ``dspy.context(callbacks=[...])``;
+    ``AnnealModule`` adds its own while it runs.
 
     Args:
         memory: The ``AgentMemory`` to record into.
