@@ -65,11 +65,13 @@ __all__ = [
     "InvalidEpisodeError",
     "InvalidInputError",
     "InvalidOutcomeError",
+    "InvalidProbeError",
     "InvalidQueryError",
     "InvalidSchemaError",
     "InvalidSporeError",
     "LockUnavailableError",
     "NoWrapInProgressError",
+    "ProbeNotFoundError",
     "RevisionConflictError",
     "SaveAuthorityError",
     "SecretRefusedError",
@@ -146,6 +148,10 @@ class InvalidOutcomeError(InvalidInputError):
     """An outcome was rejected: unknown label or result, or an item its exposure did not show."""
 
 
+class InvalidProbeError(InvalidInputError):
+    """A drift probe was rejected: neither or both of pattern and fact, a bad level or text."""
+
+
 class InvalidSporeError(InvalidInputError):
     """A spore was rejected: unknown type or tier, a kind that does not fit, bad date, too large."""
 
@@ -201,6 +207,10 @@ class CrystalNotFoundError(StoreError, LookupError):
 
 class ExposureNotFoundError(StoreError, LookupError):
     """No exposure has this id (never recorded, or pruned by the retention)."""
+
+
+class ProbeNotFoundError(StoreError, LookupError):
+    """No live drift probe has this id."""
 
 
 class SporeNotFoundError(StoreError, LookupError):

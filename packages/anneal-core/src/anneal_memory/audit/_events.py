@@ -44,6 +44,7 @@ class AuditEvent(str, enum.Enum):
     AUDIT_REPAIRED = "audit_repaired"
     OUTCOME_RECORDED = "outcome_recorded"
     EXPOSURES_PRUNED = "exposures_pruned"
+    PROBE_CHANGED = "probe_changed"
 
     def __str__(self) -> str:
         return self.value
