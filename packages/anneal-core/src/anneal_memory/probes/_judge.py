@@ -2,12 +2,12 @@
 
 A pattern probe finds the pattern line of its name (case-folded): none is ``lost`` (or
 ``crystallized`` when a live crystal of that name exists), a level under ``min_level`` is
-``weakened``, a line that differs from the one the last check matched (marks and date left
-out) is ``changed``, else ``held``. A fact probe looks in its section (any section whose
-heading contains the given text, case-folded; the whole document without one): a line that
-contains the fact (case and spacing folded) is ``held``, a line sharing at least half of the
-fact's words is ``changed``, none is ``lost``; a named section that is not there is
-``unchecked``.
+``weakened``, a pattern whose words changed since the last check (its evidence explanation,
+or its line without level, date, marks and tags) is ``changed``, else ``held``. A fact
+probe looks in its section (any section whose heading contains the given text, case-folded;
+the whole document without one): a line that contains the fact (case and spacing folded) is
+``held``, a line sharing at least half of the fact's words is ``changed``, none is ``lost``;
+a named section that is not there is ``unchecked``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from anneal_memory.probes._types import DriftStatus, Probe, ProbeCheck, ProbeKin
 __all__ = ["check_probe", "normal"]
 
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
-_DATE = re.compile(r"\(\d{4}-\d{2}-\d{2}\)")
+_RUNG = re.compile(r"\|\s*\d+x\s*(\(\d{4}-\d{2}-\d{2}\))?")
+_TAGS = re.compile(r"\[[a-z-]+(:[^\]]*)?\]")
 
 
 def normal(text: str) -> str:
@@ -30,8 +31,11 @@ def normal(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _pattern_key(line: str) -> str:
-    return normal(_DATE.sub("", strip_marks(line)))
+def _pattern_key(line: str, explanation: str) -> str:
+    """What a pattern says, without its level, date, marks, tags and cited ids."""
+    if explanation:
+        return normal(explanation)
+    return normal(_TAGS.sub("", _RUNG.sub("", strip_marks(line))))
 
 
 def _check_pattern(probe: Probe, lines: Iterable[str], crystals: frozenset[str]) -> ProbeCheck:
@@ -40,7 +44,7 @@ def _check_pattern(probe: Probe, lines: Iterable[str], crystals: frozenset[str])
         parsed = parse_pattern_line(line.strip())
         if parsed is None or parsed.identity != identity:
             continue
-        key = _pattern_key(parsed.raw)
+        key = _pattern_key(parsed.raw, parsed.explanation)
         if parsed.level < (probe.min_level or 2):
             status = DriftStatus.WEAKENED
         elif probe.last_line is not None and key != probe.last_line:
