@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
@@ -128,3 +129,24 @@ def test_no_probe_no_drift(store: Store) -> None:
     result = _wrap(store, [])
     assert result.drift == {}
     assert "drift" not in audit_entries(store, "continuity_saved")[-1]["data"]
+
+
+def test_cli_probe_commands(run_cli: Any, cli_db: Path) -> None:
+    run = run_cli  # the in-process CLI of tests/conftest.py
+    added = run("probe", "add", "--pattern", "pool_sizing", "--min-level", "3", "--json")
+    assert added.assert_ok().json()["id"] == "probe-001"
+    fact = run("probe", "add", "--fact", "Keep the pool at twenty", "--section", "Decisions")
+    assert "probe-002" in fact.assert_ok().out
+    assert run("probe", "add", "--pattern", "x", "--fact", "y").code == 2
+    assert "at least 2" in run("probe", "add", "--pattern", "x", "--min-level", "1").assert_error(1)
+    listed = run("probe", "list", "--json").assert_ok().json()["probes"]
+    assert [p["last_status"] for p in listed] == [None, None]
+    with Store(cli_db) as store:
+        result = _wrap(store, ["- pool_sizing | 1x (2026-03-02) pool sockets ran out"])
+    assert result.drift["weakened"] == ["probe-001"]
+    status = run("probe", "status").assert_ok().out
+    assert "probe-001 weakened pattern pool_sizing (>= 3x)" in status
+    assert "Validated by wrap 1" in status
+    assert "Retired probe-002." in run("probe", "retire", "probe-002").assert_ok().out
+    assert "not a probe id" in run("probe", "retire", "2; DROP").assert_error(1)
+    assert len(run("probe", "list", "--all", "--json").json()["probes"]) == 2
