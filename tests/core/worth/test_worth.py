@@ -212,3 +212,22 @@ def test_the_run_outcome_leaves_exposures_already_reported_alone(store: Store) -
     done = memory.outcome("failure")
     assert [o.exposure_id for o in done] == [later]
     assert get_outcome(store, named).result is Result.SUCCESS  # type: ignore[union-attr]
+
+
+def test_agent_memory_hands_the_prune_to_its_writer_thread(
+    store: Store, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anneal_memory.worth import _exposures
+
+    old = record_exposure(store, "test", ["e:aaaaaaaa"])
+    assert old is not None
+    clock.advance(days=100)
+    monkeypatch.setattr(_exposures, "PRUNE_EVERY", 1)
+    store.record("The billing service retries webhooks three times", "observation")
+    memory = AgentMemory(store)
+    memory.context_for("billing webhooks retries")
+    assert memory.offloop.drain(30)
+    with pytest.raises(ExposureNotFoundError):
+        get_exposure(store, old)
+    assert get_exposure(store, memory.last_exposure or "").via == "context_for"
+    assert [e["data"]["count"] for e in audit_entries(store, "exposures_pruned")] == [1]

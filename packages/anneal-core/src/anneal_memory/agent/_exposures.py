@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from anneal_memory.agent._failures import FailureKind, FailurePolicy
+from anneal_memory.agent._offloop import OffLoop
 from anneal_memory.errors import ExposureNotFoundError, InvalidOutcomeError
-from anneal_memory.worth._exposures import expose, get_exposure
+from anneal_memory.worth._exposures import expose, get_exposure, prune_quietly
 from anneal_memory.worth._outcomes import parse_label, parse_result, record_outcome
 from anneal_memory.worth._types import Label, OutcomeRecord, Result, parse_item
 
@@ -31,9 +32,10 @@ PENDING_EXPOSURES = 256
 class RunExposures:
     """The exposures one ``AgentMemory`` recorded, and the outcomes it reports for them."""
 
-    def __init__(self, store: Store, failures: FailurePolicy) -> None:
+    def __init__(self, store: Store, failures: FailurePolicy, offloop: OffLoop) -> None:
         self._store = store
         self._failures = failures
+        self._offloop = offloop
         self._pending: deque[str] = deque(maxlen=PENDING_EXPOSURES)
         self._lock = threading.Lock()
         self.last: str | None = None
@@ -46,7 +48,10 @@ class RunExposures:
         """Record ``block`` as an exposure (never raises; nothing when it shows nothing)."""
         if not block.items:
             return
-        ident = expose(self._store, via, block.items, scope=scope or "", session_id=session_id)
+        ident = expose(
+            self._store, via, block.items, scope=scope or "", session_id=session_id,
+            defer_prune=lambda: self._offloop.submit(prune_quietly, self._store),
+        )  # fmt: skip
         if ident is not None:
             with self._lock:
                 self._pending.append(ident)

@@ -136,7 +136,7 @@ class AgentMemory(OutcomeReports):
         self._failures = FailurePolicy(strict=strict)
         self._offloop = OffLoop()
         self.scope = scope
-        self._exposures = RunExposures(self._store, self._failures)
+        self._exposures = RunExposures(self._store, self._failures, self._offloop)
 
     @classmethod
     def of(

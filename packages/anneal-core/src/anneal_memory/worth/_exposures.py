@@ -15,7 +15,7 @@ import itertools
 import json
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import AnnealMemoryError, ExposureNotFoundError, InvalidOutcomeError
@@ -72,8 +72,13 @@ def record_exposure(
     *,
     scope: str = "",
     session_id: str | None = None,
+    defer_prune: Callable[[], object] | None = None,
 ) -> str | None:
     """Record that ``items`` reached a model via ``via``; the exposure id (None: nothing shown).
+
+    When this exposure is the one that prunes, ``defer_prune`` (if given) is called after the
+    insert instead of pruning in the same transaction: a caller on a model call's path hands
+    the prune to a background writer (``AgentMemory`` does), so no call waits for it.
 
     Raises:
         StoreError: The store could not be written (read-only, closed, failing).
@@ -90,8 +95,11 @@ def record_exposure(
             (ident, format_timestamp(now), via, scope, session_id,
              json.dumps(shown, separators=(",", ":"), ensure_ascii=False)),
         )  # fmt: skip
-        if next(_counter) % PRUNE_EVERY == 0:
+        due = next(_counter) % PRUNE_EVERY == 0
+        if due and defer_prune is None:
             _prune(tx, now - _dt.timedelta(days=RETENTION_DAYS), MAX_EXPOSURES)
+    if due and defer_prune is not None:
+        defer_prune()
     return ident
 
 
@@ -102,10 +110,13 @@ def expose(
     *,
     scope: str = "",
     session_id: str | None = None,
+    defer_prune: Callable[[], object] | None = None,
 ) -> str | None:
     """:func:`record_exposure` for a read path: a failure is logged, never raised (None)."""
     try:
-        return record_exposure(store, via, items, scope=scope, session_id=session_id)
+        return record_exposure(
+            store, via, items, scope=scope, session_id=session_id, defer_prune=defer_prune
+        )
     except AnnealMemoryError as exc:
         _logger.debug("exposure not recorded (%s): %s", via, exc)
         return None
@@ -219,6 +230,14 @@ def _prune(tx: Tx, older_than: _dt.datetime, keep: int) -> int:
         data={"count": len(rows), "items_folded": items, "through": bound},
     )
     return len(rows)
+
+
+def prune_quietly(store: Store) -> None:
+    """:func:`prune_exposures` with the default bounds, a failure logged (a background job)."""
+    try:
+        prune_exposures(store)
+    except AnnealMemoryError as exc:
+        _logger.warning("anneal-memory: exposures not pruned: %s", exc)
 
 
 def prune_exposures(
