@@ -52,6 +52,10 @@ def test_export_and_import_carry_exposures_outcomes_and_totals(
     record_outcome(both, old, result="success", items={"e:aaaaaaaa": "followed"})
     clock.advance(days=100)
     prune_exposures(both)  # the old one becomes totals
+    from anneal_memory.probes import add_probe, list_probes
+
+    add_probe(both, pattern="pool_sizing", note="kept")
+    add_probe(both, fact="Deploys go out on Tuesdays", section="Decisions")
     live = record_exposure(both, "test", ["e:aaaaaaaa"], scope="", session_id="s1")
     assert live is not None
     record_outcome(both, live, result="failure", items={"e:aaaaaaaa": "ignored"}, note="n")
@@ -63,11 +67,14 @@ def test_export_and_import_carry_exposures_outcomes_and_totals(
     with Store(tmp_path / "copy" / "memory.db") as copy:
         result = copy.import_json(document)
         assert (result.exposures_imported, result.worth_totals_imported) == (1, 2)
+        assert result.probes_imported == 2
+        assert [p.to_dict() for p in list_probes(copy)] == [p.to_dict() for p in list_probes(both)]
         assert _counts(copy) == _counts(both)
         assert get_exposure(copy, live).session_id == "s1"
         assert get_outcome(copy, live) == get_outcome(both, live)
         again = copy.import_json(document)  # a re-run changes nothing
         assert (again.exposures_imported, again.worth_totals_imported) == (0, 0)
+        assert again.probes_imported == 0
         assert _counts(copy) == _counts(both)
     # The file import (our streaming reader) carries them too.
     path = tmp_path / "export.json"
@@ -75,7 +82,7 @@ def test_export_and_import_carry_exposures_outcomes_and_totals(
     with Store(tmp_path / "file" / "memory.db") as other:
         report = other.import_from(path)
         found = {c.kind: c.imported for c in report.counts}
-        assert (found["exposures"], found["worth_totals"]) == (1, 2)
+        assert (found["exposures"], found["worth_totals"], found["probes"]) == (1, 2, 2)
         assert _counts(other) == _counts(both)
 
 
@@ -89,6 +96,8 @@ def test_export_and_import_carry_exposures_outcomes_and_totals(
                        "items": ["e:1"], "outcome": {"result": "great", "labels": {},
                        "note": "", "updated_at": "t", "revision": 1}}, "outcome"),
         ("worth_totals", {"item": "e:1", "counts": {"surfaced": -1}}, "counts"),
+        ("probes", {"kind": "pattern", "target": "p", "min_level": 1, "scope": "", "note": "",
+                    "created_at": "t"}, "min_level"),
     ],
 )  # fmt: skip
 def test_a_malformed_entry_refuses_the_whole_import(

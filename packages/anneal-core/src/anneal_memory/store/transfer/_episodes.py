@@ -246,7 +246,7 @@ def import_document(
     assert isinstance(document, Mapping)  # checked by _check_document
     _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
     memory = import_memory(conn, document, dialect, ceiling)
-    exposures, totals = import_worth(conn, document)
+    exposures, totals, probes = import_worth(conn, document)
     dialect.after_bulk_write(imported)
     return ImportResult(
         imported=imported,
@@ -256,6 +256,7 @@ def import_document(
         spores_imported=memory.spores,
         exposures_imported=exposures,
         worth_totals_imported=totals,
+        probes_imported=probes,
         redacted=count_kinds(written),
         trust_capped=capped + lowered_tombstones + memory.spores_capped,
         not_carried=_not_carried(keys_refused, links_refused),

@@ -40,7 +40,7 @@ from anneal_memory.store.transfer._records import (
     TrustRecord,
     WorthRecord,
 )
-from anneal_memory.store.transfer._worth import import_exposure, import_worth_total
+from anneal_memory.store.transfer._worth import import_exposure, import_probe, import_worth_total
 
 __all__ = ["CARRIERS", "RECORD_TYPES", "Fresh"]
 
@@ -163,6 +163,14 @@ def carry_worth_total(
     return import_worth_total(conn, record.data, record.place)
 
 
+def carry_probe(
+    conn: sqlite3.Connection, dialect: Dialect, record: WorthRecord, fresh: Fresh
+) -> bool | str:
+    """Add a drift probe (skipped when the same probe is here)."""
+    del dialect, fresh
+    return import_probe(conn, record.data, record.place)
+
+
 Carrier = Callable[[sqlite3.Connection, Dialect, Any, Fresh], "bool | str"]
 
 CARRIERS: Mapping[Kind, Carrier] = {
@@ -174,6 +182,7 @@ CARRIERS: Mapping[Kind, Carrier] = {
     Kind.SPORES: carry_spore,
     Kind.EXPOSURES: carry_exposure,
     Kind.WORTH_TOTALS: carry_worth_total,
+    Kind.PROBES: carry_probe,
 }
 
 RECORD_TYPES: Mapping[Kind, type[Any]] = {
@@ -185,4 +194,5 @@ RECORD_TYPES: Mapping[Kind, type[Any]] = {
     Kind.SPORES: SporeRecord,
     Kind.EXPOSURES: WorthRecord,
     Kind.WORTH_TOTALS: WorthRecord,
+    Kind.PROBES: WorthRecord,
 }

@@ -63,6 +63,7 @@ class Kind(str, enum.Enum):
     SPORES = "spores"
     EXPOSURES = "exposures"
     WORTH_TOTALS = "worth_totals"
+    PROBES = "probes"
     ENTITIES = "entities"
     RELATIONS = "relations"
 

@@ -1,11 +1,12 @@
-"""Export and import of exposures, their outcomes and the pruned totals (issue 28).
+"""Export and import of exposures, their outcomes, the pruned totals and probes (issue 28).
 
-Export adds ``"exposures"`` (each with its merged ``outcome`` or null) and ``"worth_totals"``
-(the per-item counts the retention folded). Import adds what is missing: an exposure whose
-id is here already, or a total for an item that has one here, is kept as it is (skipped), so
-a re-run changes nothing. Entries are checked before anything is written; a malformed one
-rolls the whole import back. The worth room (``anneal_memory.worth``) owns the meaning of
-these rows; this module only moves them.
+Export adds ``"exposures"`` (each with its merged ``outcome`` or null), ``"worth_totals"``
+(the per-item counts the retention folded) and ``"probes"`` (drift probes, retired ones too).
+Import adds what is missing: an exposure whose id is here already, a total for an item that
+has one here, or a probe with the same kind, target, section and scope, is kept as it is
+(skipped), so a re-run changes nothing; an imported probe gets the next free number.
+Entries are checked before anything is written; a malformed one rolls the whole import back.
+The worth and probes rooms own the meaning of these rows; this module only moves them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from typing import Any
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._contract import SqlConnection
 
-__all__ = ["import_exposure", "import_worth", "import_worth_total", "iter_worth_chunks"]
+__all__ = [
+    "import_exposure",
+    "import_probe",
+    "import_worth",
+    "import_worth_total",
+    "iter_worth_chunks",
+]
 
 _ID = re.compile(r"x[0-9a-f]{12}")
 _ITEM = re.compile(r"[epc]:[^\x00-\x1f]{1,200}")
@@ -26,6 +33,13 @@ _COUNT_NAME = re.compile(r"[a-z_]{1,40}")
 _LABELS = frozenset(("followed", "ignored", "not_applicable"))
 _RESULTS = frozenset((None, "success", "failure"))
 _MAX_ITEMS = 64
+_PROBE_COLUMNS = (
+    "num, kind, target, min_level, section, scope, note, created_at, retired_at, "
+    "last_status, last_line, last_wrap_id, last_checked_at"
+)
+_PROBE_STATUSES = frozenset(
+    (None, "held", "changed", "weakened", "crystallized", "lost", "unchecked")
+)
 _MAX_TEXT = 2000
 
 
@@ -64,6 +78,12 @@ def iter_worth_chunks(conn: SqlConnection) -> Iterator[str]:
     rows = conn.execute("SELECT item, counts FROM worth_totals ORDER BY item").fetchall()
     for index, (item, counts) in enumerate(rows):
         yield ("\n" if index == 0 else ",\n") + _dump({"item": item, "counts": json.loads(counts)})
+    yield '\n], "probes": ['
+    rows = conn.execute(f"SELECT {_PROBE_COLUMNS} FROM probes ORDER BY num").fetchall()  # noqa: S608
+    for index, row in enumerate(rows):
+        item = dict(zip(_PROBE_COLUMNS.split(", "), row, strict=True))
+        item["id"] = f"probe-{int(item.pop('num')):03d}"
+        yield ("\n" if index == 0 else ",\n") + _dump(item)
     yield "\n]"
 
 
@@ -169,6 +189,48 @@ def import_worth_total(conn: SqlConnection, item: Mapping[str, Any], where: str)
     return True
 
 
+def _optional_text(item: Mapping[str, Any], key: str, where: str, limit: int) -> str | None:
+    return None if item.get(key) is None else _text(item, key, where, limit=limit)
+
+
+def import_probe(conn: SqlConnection, item: Mapping[str, Any], where: str) -> bool:
+    """Insert one exported probe (the next free number); False when the same probe is here.
+
+    Raises:
+        ImportFormatError: The entry is malformed.
+    """
+    kind, level = item.get("kind"), item.get("min_level")
+    if kind not in ("pattern", "fact") or item.get("last_status") not in _PROBE_STATUSES:
+        raise ImportFormatError(f"{where} has an invalid 'kind' or 'last_status'")
+    is_level = isinstance(level, int) and not isinstance(level, bool) and level >= 2
+    if not (is_level if kind == "pattern" else level is None):
+        raise ImportFormatError(f"{where} has an invalid 'min_level': {level!r}")
+    wrap = item.get("last_wrap_id")
+    if wrap is not None and (isinstance(wrap, bool) or not isinstance(wrap, int)):
+        raise ImportFormatError(f"{where} has an invalid 'last_wrap_id'")
+    target, scope = _text(item, "target", where, limit=500), _text(item, "scope", where)
+    section = _optional_text(item, "section", where, 200)
+    values = (
+        kind, target, level, section, scope, _text(item, "note", where, limit=500),
+        _text(item, "created_at", where, limit=40), _optional_text(item, "retired_at", where, 40),
+        item.get("last_status"), _optional_text(item, "last_line", where, _MAX_TEXT), wrap,
+        _optional_text(item, "last_checked_at", where, 40),
+    )  # fmt: skip
+    if conn.execute(
+        "SELECT 1 FROM probes WHERE kind = ? AND target = ? AND scope = ?"
+        " AND coalesce(section, '') = ?",
+        (kind, target, scope, section or ""),
+    ).fetchone():
+        return False
+    conn.execute(
+        "INSERT INTO probes (kind, target, min_level, section, scope, note, created_at,"
+        " retired_at, last_status, last_line, last_wrap_id, last_checked_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        values,
+    )
+    return True
+
+
 def _entries(document: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     value = document.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
@@ -176,8 +238,8 @@ def _entries(document: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return value
 
 
-def import_worth(conn: SqlConnection, document: Mapping[str, Any]) -> tuple[int, int]:
-    """Insert the export's missing exposures and totals; how many of each were added.
+def import_worth(conn: SqlConnection, document: Mapping[str, Any]) -> tuple[int, int, int]:
+    """Insert the export's missing exposures, totals and probes; how many of each were added.
 
     Raises:
         ImportFormatError: An entry is malformed (the caller rolls the import back).
@@ -190,4 +252,7 @@ def import_worth(conn: SqlConnection, document: Mapping[str, Any]) -> tuple[int,
         import_worth_total(conn, t, f"worth_totals[{i}]")
         for i, t in enumerate(_entries(document, "worth_totals"))
     )
-    return exposures, totals
+    probes = sum(
+        import_probe(conn, p, f"probes[{i}]") for i, p in enumerate(_entries(document, "probes"))
+    )
+    return exposures, totals, probes

@@ -119,7 +119,11 @@ def _our_link(sink: Sink, raw: object, place: str) -> None:
     )
 
 
-_WORTH_KINDS = {"exposures": Kind.EXPOSURES, "worth_totals": Kind.WORTH_TOTALS}
+_WORTH_KINDS = {
+    "exposures": Kind.EXPOSURES,
+    "worth_totals": Kind.WORTH_TOTALS,
+    "probes": Kind.PROBES,
+}
 _OUR_MEMBERS = frozenset(("supersessions", "crystals", "spores", *_WORTH_KINDS))
 
 
