@@ -45,6 +45,7 @@ class AuditEvent(str, enum.Enum):
     OUTCOME_RECORDED = "outcome_recorded"
     EXPOSURES_PRUNED = "exposures_pruned"
     PROBE_CHANGED = "probe_changed"
+    MIGRATE_ACKNOWLEDGED = "migrate_acknowledged"
 
     def __str__(self) -> str:
         return self.value
