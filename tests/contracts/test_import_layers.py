@@ -37,9 +37,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("anneal_memory.store",),
     (
         "anneal_memory.gate", "anneal_memory._wrap_gate", "anneal_memory.associations",
-        "anneal_memory.scopes", "anneal_memory.sessions",
+        "anneal_memory.scopes", "anneal_memory.sessions", "anneal_memory.upgrade",
     ),
-    ("anneal_memory.crystal", "anneal_memory.spores"),
+    (
+        "anneal_memory.crystal", "anneal_memory.spores", "anneal_memory.worth",
+        "anneal_memory.probes",
+    ),
     ("anneal_memory.continuity",),
     ("anneal_memory.agent",),
     ("anneal_memory.explain",),  # reads only: explanations assembled from the rooms below

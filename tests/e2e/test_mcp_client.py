@@ -137,6 +137,7 @@ def test_handshake_and_tool_schemas(tmp_path: Path, mode: str) -> None:
             "spore_ascend",
             "spore_surface",
             "explain",
+            "outcome",
         ]
         for tool in tools:
             for schema in (tool["inputSchema"], tool.get("outputSchema", {})):

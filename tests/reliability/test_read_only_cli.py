@@ -40,8 +40,9 @@ READ_COMMANDS = [
     ["status"],
     ["stats"],
     ["get", "{id}"],
-    ["search", "socket"],
-    ["recall", "socket"],
+    ["search", "socket", "--no-exposure"],  # without it, a search records its exposure
+    ["recall", "socket", "--no-exposure"],
+    ["crystal", "recall", "socket pools", "--no-exposure"],
     ["episodes"],
     ["export"],
     ["wrap-status"],

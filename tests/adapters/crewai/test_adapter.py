@@ -316,3 +316,29 @@ def test_a_listener_for_one_crew_leaves_other_crews_alone(
         [_contract.ANSWER, f"{_contract.TOOL_NAME} -> {_contract.TOOL_OUTPUT}"]
     )
     assert [e.content for e in store.recall(scope="crew:theirs").episodes] == ["Not my department."]
+
+
+def test_a_failed_task_is_the_runs_failure(
+    memory: AgentMemory, listeners: list[AnnealListener], make_llm: Any, make_crew: Any
+) -> None:
+    """Issue 28: the exposure recalled before the task failed gets result failure."""
+    from anneal_memory.worth import Result, get_outcome
+
+    _seed(memory)
+
+    def crash(_: str) -> _contract.Reply:
+        raise RuntimeError("the model fell over")
+
+    listener = AnnealListener(memory, wrap_on_end=False)
+    listeners.append(listener)
+    crew = make_crew(make_llm([crash]), _contract.FIRST_PROMPT)
+    crew.agents[0].max_retry_limit = 0
+    with pytest.raises(RuntimeError, match="the model fell over"):
+        crew.kickoff()
+    crewai_event_bus.flush()
+    exposure = memory.last_exposure
+    assert exposure is not None
+    outcome = get_outcome(memory.store, exposure)
+    assert outcome is not None
+    assert outcome.result is Result.FAILURE
+    assert outcome.note.startswith("task failed")

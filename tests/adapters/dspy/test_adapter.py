@@ -175,3 +175,24 @@ def test_a_wrap_reply_without_dspy_fields_is_judged_not_raised(
     outcome = AnnealModule(dspy.Predict("question -> answer"), memory).wrap(lm)
     assert outcome.status == ("saved" if reply == "valid" else "refused"), outcome.message
     assert memory.failures.total == 0
+
+
+def test_a_failing_program_is_the_runs_failure(memory: AgentMemory) -> None:
+    """Issue 28: the exposure recalled for the call gets result failure (report-only)."""
+    from anneal_memory.worth import Result, get_outcome
+
+    _seed(memory)
+
+    class Broken(dspy.Module):
+        def forward(self, question: str, memory: str) -> Any:
+            raise RuntimeError("boom")
+
+    agent = AnnealModule(Broken(), memory)
+    with pytest.raises(RuntimeError, match="boom"):
+        agent(question=_contract.FIRST_PROMPT)
+    exposure = memory.last_exposure
+    assert exposure is not None
+    outcome = get_outcome(memory.store, exposure)
+    assert outcome is not None
+    assert outcome.result is Result.FAILURE
+    assert outcome.note == "raised RuntimeError"

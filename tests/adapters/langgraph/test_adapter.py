@@ -298,3 +298,26 @@ def test_a_run_without_failures_or_wrap_adds_nothing(
         middleware=[AnnealMiddleware(memory)],
     )
     assert "anneal_memory" not in agent.invoke(QUESTION)
+
+
+def test_a_model_call_that_raises_is_the_runs_failure(store: Store, scripted_model: Any) -> None:
+    """Issue 28: the exposure the failing call was shown gets result failure (report-only)."""
+    from anneal_memory.worth import Result, get_outcome
+
+    memory = AgentMemory(store)
+    memory.record("The staging database listens on port 6543.")
+
+    def boom(_text: str) -> Any:
+        raise RuntimeError("model down")
+
+    agent = create_agent(
+        scripted_model(steps=[boom]), middleware=[AnnealMiddleware(memory, wrap_on_end=False)]
+    )
+    with pytest.raises(RuntimeError, match="model down"):
+        agent.invoke(QUESTION)
+    exposure = memory.last_exposure
+    assert exposure is not None
+    outcome = get_outcome(store, exposure)
+    assert outcome is not None
+    assert outcome.result is Result.FAILURE
+    assert outcome.note == "raised RuntimeError"

@@ -274,3 +274,30 @@ def test_a_react_agent_records_and_recalls(
     second_run = script.received[2]
     assert "\nuser: <memory>\n<anneal_memory>\nRelevant memory:\n" in second_run
     assert f"({observation.id}) [observation]" in second_run
+
+
+def test_a_failing_tool_is_the_runs_failure(
+    memory: AgentMemory, make_llm: Any, run_agent: Any
+) -> None:
+    """Issue 28: the exposure recalled before the tool failed gets result failure."""
+    from anneal_memory.worth import Result, get_outcome
+
+    _seed(memory)
+
+    def broken(topic: str) -> str:
+        """Always fails."""
+        raise RuntimeError("backend down")
+
+    llm, _script = make_llm(
+        [lambda _: _contract.ToolCall("broken", {"topic": "x"}), _contract.answer("sorry")]
+    )
+    with AnnealLlamaIndex(memory) as anneal:
+        agent = FunctionAgent(tools=[FunctionTool.from_defaults(broken)], llm=llm)
+        run_agent(agent, _contract.FIRST_PROMPT, anneal)
+    assert memory.offloop.drain(30)
+    exposure = memory.last_exposure
+    assert exposure is not None
+    outcome = get_outcome(memory.store, exposure)
+    assert outcome is not None
+    assert outcome.result is Result.FAILURE
+    assert outcome.note == "tool broken failed"

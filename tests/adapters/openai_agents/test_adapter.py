@@ -274,3 +274,27 @@ def test_scope_from_the_run_context_keeps_users_apart(
     assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("No idea.")])
     assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
     assert memory.store.recall(scope="user:bob").total_matching == 1
+
+
+def test_a_failing_tool_is_the_runs_failure(memory: AgentMemory, scripted_model: Any) -> None:
+    """Issue 28: the exposure recalled before the tool failed gets result failure."""
+    from anneal_memory.worth import Result, get_outcome
+
+    memory.record_tool_result(_contract.TOOL_NAME, _contract.TOOL_OUTPUT)
+
+    def broken_lookup(topic: str) -> str:
+        """Look up a fact about the project's infrastructure."""
+        raise TimeoutError("the CMDB timed out")
+
+    hooks = AnnealHooks(memory)
+    tool = function_tool(broken_lookup, name_override=_contract.TOOL_NAME)
+    model = scripted_model(steps=[_contract.call_tool, _contract.answer("The lookup failed.")])
+    config = hooks.run_config(CONFIG)
+    _run(Agent(name="t", model=model, tools=[tool]), _contract.FIRST_PROMPT, hooks, config)
+    assert memory.offloop.drain(30)
+    exposure = memory.last_exposure
+    assert exposure is not None
+    outcome = get_outcome(memory.store, exposure)
+    assert outcome is not None
+    assert outcome.result is Result.FAILURE
+    assert outcome.note == f"tool {_contract.TOOL_NAME} failed"

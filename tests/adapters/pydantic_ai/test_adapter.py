@@ -233,3 +233,24 @@ def test_scope_from_the_run_deps_keeps_users_apart(
     assert _contract.TOOL_OUTPUT not in run("bob", [_contract.answer("No idea.")])
     assert _contract.TOOL_OUTPUT in run("alice", [_contract.answer(_contract.ANSWER)])
     assert memory.store.recall(scope="user:bob").total_matching == 1
+
+
+def test_a_run_that_raises_is_the_runs_failure(memory: AgentMemory) -> None:
+    """Issue 28: the exposure the run recalled gets result failure (report-only)."""
+    from anneal_memory.worth import Result, get_outcome
+
+    _seed(memory)
+
+    def broken(messages: Any, info: AgentInfo) -> ModelResponse:
+        raise RuntimeError("model down")
+
+    agent = Agent(FunctionModel(broken), capabilities=[AnnealCapability(memory, wrap_on_end=False)])
+    with pytest.raises(RuntimeError, match="model down"):
+        asyncio.run(agent.run(_contract.FIRST_PROMPT))
+    assert memory.offloop.drain(30)
+    exposure = memory.last_exposure
+    assert exposure is not None
+    outcome = get_outcome(memory.store, exposure)
+    assert outcome is not None
+    assert outcome.result is Result.FAILURE
+    assert outcome.note == "raised RuntimeError"

@@ -9,6 +9,7 @@ import pytest
 from anneal_memory import Store
 
 RECALL_KEYS = {"query", "total_matching", "count", "offset", "episodes", "facts"}
+SEARCH_KEYS = RECALL_KEYS | {"exposure_id"}  # a search is an exposure (issue 28)
 NOW = dt.datetime.now(dt.timezone.utc)
 
 
@@ -38,7 +39,7 @@ def test_search_ranks_a_natural_language_question(run_cli, seeded):
         .assert_ok()
         .json()
     )
-    assert set(data) == RECALL_KEYS
+    assert set(data) == SEARCH_KEYS
     assert data["episodes"][0]["content"] == "checkout tests fail when run in parallel"
     assert data["count"] == len(data["episodes"]) <= 20
     assert data["total_matching"] >= 3
@@ -47,6 +48,7 @@ def test_search_ranks_a_natural_language_question(run_cli, seeded):
 def test_recall_is_an_alias_of_search(run_cli, seeded):
     by_search = run_cli("search", "database", "--json").assert_ok().json()
     by_recall = run_cli("recall", "database", "--json").assert_ok().json()
+    assert by_search.pop("exposure_id") != by_recall.pop("exposure_id")  # one exposure each
     assert by_recall == by_search
     assert by_search["total_matching"] == 2
 
@@ -68,8 +70,11 @@ def test_search_filters_type_source_since_until(run_cli, seeded):
 
 def test_search_text_output_and_paging(run_cli, seeded):
     page = run_cli("search", "parallel", "--limit", "1").assert_ok().out.splitlines()
-    assert len(page) == 2
-    assert page[-1] == "1-1 of 3 (more with --offset 1)"
+    assert len(page) == 3
+    assert page[1] == "1-1 of 3 (more with --offset 1)"
+    assert page[2].startswith("Exposure x")
+    quiet = run_cli("search", "parallel", "--limit", "1", "--no-exposure").assert_ok().out
+    assert quiet.splitlines() == page[:2]
     second = run_cli("search", "parallel", "--limit", "1", "--offset", "1", "--json").json()
     assert second["offset"] == 1
     assert second["count"] == 1
@@ -108,5 +113,5 @@ def test_episodes_lists_newest_first_with_filters(run_cli, seeded):
 )
 def test_hostile_queries_never_traceback(run_cli, seeded, query):
     data = run_cli("recall", query, "--json").assert_ok().json()
-    assert set(data) == RECALL_KEYS
+    assert set(data) == SEARCH_KEYS
     assert data["query"] == query

@@ -23,6 +23,7 @@ SAVE_KEYS = {
     "associations_strengthened",
     "associations_decayed",
     "associations_pruned",
+    "drift",  # issue 28: what the drift probes found ({} when none is live)
 }
 
 

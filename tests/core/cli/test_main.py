@@ -139,7 +139,7 @@ def test_hostile_queries_in_process(db, capsys, query):
     assert main(["--db", db, "record", "a b x title foo bar"]) == 0
     capsys.readouterr()
     assert main(["--db", db, "search", query, "--json"]) == 0
-    keys = {"query", "total_matching", "count", "offset", "episodes", "facts"}
+    keys = {"query", "total_matching", "count", "offset", "episodes", "facts", "exposure_id"}
     assert set(_json(capsys)) == keys
 
 

@@ -92,8 +92,9 @@ def test_every_tool_with_an_output_schema_answers_structured_content(
     assert "Wrap: none open" in _text(_result(server, "status"))
     covered = {"record", "get", "status", "prepare_wrap", "wrap_cancel", "recall"}
     with_schema = {t.name for t in TOOLS if t.output_schema is not None}
-    # save_continuity: tests/core/mcp/test_wrap_tools.py; explain: test_explain_tool.py
-    assert with_schema - covered == {"save_continuity", "explain"}
+    # save_continuity: tests/core/mcp/test_wrap_tools.py; explain: test_explain_tool.py;
+    # outcome: tests/core/worth/test_worth_transports.py
+    assert with_schema - covered == {"save_continuity", "explain", "outcome"}
 
 
 def test_get_an_unknown_id_is_a_tool_error(server: McpServer) -> None:

@@ -58,17 +58,21 @@ __all__ = [
     "ContinuityRejectedError",
     "CrystalNotFoundError",
     "EpisodeNotFoundError",
+    "ExposureNotFoundError",
     "GateError",
     "IdempotencyConflictError",
     "ImportFormatError",
     "InvalidCrystalError",
     "InvalidEpisodeError",
     "InvalidInputError",
+    "InvalidOutcomeError",
+    "InvalidProbeError",
     "InvalidQueryError",
     "InvalidSchemaError",
     "InvalidSporeError",
     "LockUnavailableError",
     "NoWrapInProgressError",
+    "ProbeNotFoundError",
     "RevisionConflictError",
     "SaveAuthorityError",
     "SecretRefusedError",
@@ -140,6 +144,14 @@ class TrustError(InvalidInputError):
 
 class InvalidCrystalError(InvalidInputError):
     """A crystal was rejected: bad name, level under 2, unknown kind, bad date, too large."""
+
+
+class InvalidOutcomeError(InvalidInputError):
+    """An outcome was rejected: unknown label or result, or an item its exposure did not show."""
+
+
+class InvalidProbeError(InvalidInputError):
+    """A drift probe was rejected: neither or both of pattern and fact, a bad level or text."""
 
 
 class InvalidSporeError(InvalidInputError):
@@ -215,6 +227,14 @@ class StoreExistsError(StoreError):
 
 class CrystalNotFoundError(StoreError, LookupError):
     """No crystal has the given name."""
+
+
+class ExposureNotFoundError(StoreError, LookupError):
+    """No exposure has this id (never recorded, or pruned by the retention)."""
+
+
+class ProbeNotFoundError(StoreError, LookupError):
+    """No live drift probe has this id."""
 
 
 class SporeNotFoundError(StoreError, LookupError):

@@ -214,6 +214,12 @@ class ImportResult:
     tombstones_added: int
     crystals_imported: int = 0
     spores_imported: int = 0
+    exposures_imported: int = 0
+    """Exposures (with their outcomes) added; one whose id is here already is skipped."""
+    worth_totals_imported: int = 0
+    """Per-item totals of pruned exposures added; an item with a total here keeps its own."""
+    probes_imported: int = 0
+    """Drift probes added; the same probe (kind, target, section, scope) here is kept."""
     redacted: Mapping[str, int] = field(default_factory=dict)
     """Imported episodes whose secrets were replaced, per kind (the store's redaction policy)."""
     trust_capped: int = 0

@@ -17,6 +17,8 @@ from crewai.events import (
     crewai_event_bus,
 )
 from crewai.events.event_bus import CrewAIEventsBus
+from crewai.events.types.task_events import TaskFailedEvent
+from crewai.events.types.tool_usage_events import ToolUsageErrorEvent
 from crewai.hooks import (
     InterceptionPoint,
     LLMCallHookContext,
@@ -120,6 +122,8 @@ class AnnealListener(BaseEventListener):
             (ToolUsageFinishedEvent, self._on_tool_finished),
             (TaskCompletedEvent, self._on_task_completed),
             (LiteAgentExecutionCompletedEvent, self._on_agent_completed),
+            (TaskFailedEvent, self._on_task_failed),
+            (ToolUsageErrorEvent, self._on_tool_error),
         ]
         super().__init__()
         register_before_llm_call_hook(self._before_llm_call)
@@ -199,6 +203,18 @@ class AnnealListener(BaseEventListener):
             return
         role = short_label(event.agent_info.get("role"))
         self.memory.record_answer(event.output, metadata={"agent": role} if role else None)
+
+    def _on_task_failed(self, source: Any, event: TaskFailedEvent) -> None:
+        """A failed task is the run's failure (issue 28: report-only)."""
+        if self._closed or not self._serves(event.task, ids=(event.task_id, event.agent_id)):
+            return
+        self.memory.run_failed(f"task failed ({short_label(event.error_type) or 'error'})")
+
+    def _on_tool_error(self, source: Any, event: ToolUsageErrorEvent) -> None:
+        """A tool that raised after a recall is the run's failure (report-only)."""
+        if self._closed or not self._serves(ids=(event.agent_id, event.task_id)):
+            return
+        self.memory.run_failed(f"tool {short_label(event.tool_name) or 'tool'} failed")
 
     # -- recall (before-LLM-call hook: the agent's own thread) -----------------------
 

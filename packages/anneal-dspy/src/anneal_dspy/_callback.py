@@ -22,8 +22,10 @@ class AnnealCallback(BaseCallback):
     The output of the outermost module call (the program you called, not the predictors
     inside it) is recorded as the answer; every tool call's result as a tool result.
     A module call that raised records no answer; a tool call that raised is recorded as an
-    outcome saying the tool failed. Add it with ``dspy.configure(callbacks=[...])`` or
-    ``dspy.context(callbacks=[...])``; ``AnnealModule`` adds its own while it runs.
+    outcome saying the tool failed. Either is also the run's failure
+    (``AgentMemory.run_failed``: the exposures recalled so far get result ``failure``).
+    Add it with ``dspy.configure(callbacks=[...])`` or ``dspy.context(callbacks=[...])``;
+    ``AnnealModule`` adds its own while it runs.
 
     Args:
         memory: The ``AgentMemory`` to record into.
@@ -53,7 +55,9 @@ class AnnealCallback(BaseCallback):
         if self._outermost.get() != call_id:
             return
         self._outermost.set(None)
-        if exception is None and outputs is not None:
+        if exception is not None:
+            self.memory.offloop.record(self.memory.run_failed, exception)
+        elif outputs is not None:
             self.memory.record_answer(answer_of(_fields(outputs), self.answer_fields))
 
     def on_tool_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
@@ -71,6 +75,7 @@ class AnnealCallback(BaseCallback):
             return
         if exception is not None:
             self.memory.record_tool_failure(name, f"{type(exception).__name__}: {exception}")
+            self.memory.offloop.record(self.memory.run_failed, f"tool {name} failed")
         else:
             self.memory.record_tool_result(name, outputs)
 

@@ -164,7 +164,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         """Add this turn's memory block (startup context and recall) to the system prompt."""
         prompt, turn, scope = self._turn_args(request)
         block = self.memory.turn_context(prompt, turn=turn, scope=scope)
-        return handler(self._with_memory(request, block))
+        try:
+            return handler(self._with_memory(request, block))
+        except BaseException as exc:  # the model call raised or was cancelled: a failure
+            self.memory.offloop.record(self.memory.run_failed, exc)
+            raise
 
     async def awrap_model_call(
         self,
@@ -176,7 +180,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         block = await self.memory.offloop.read(
             self.memory.turn_context, prompt, turn=turn, scope=scope, default=""
         )
-        return await handler(self._with_memory(request, block))
+        try:
+            return await handler(self._with_memory(request, block))
+        except BaseException as exc:  # raised or cancelled: reported off the event loop
+            self.memory.offloop.record(self.memory.run_failed, exc)
+            raise
 
     # -- recording ---------------------------------------------------------------------
 
@@ -187,6 +195,7 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         memory = self.memory  # on an event loop the record goes to the writer thread
         if result.status == "error":  # the tool raised; its error text is no knowledge
             memory.offloop.record(memory.record_tool_failure, name, text, scope=scope)
+            memory.offloop.record(memory.run_failed, f"tool {name} failed")
         else:
             memory.offloop.record(memory.record_tool_result, name, text, scope=scope)
 
@@ -195,8 +204,12 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Run the tool, then record what it returned."""
-        result = handler(request)
+        """Run the tool, then record what it returned (a raise is the run's failure)."""
+        try:
+            result = handler(request)
+        except BaseException as exc:
+            self.memory.offloop.record(self.memory.run_failed, exc)
+            raise
         self._record_tool(request, result)
         return result
 
@@ -206,7 +219,11 @@ class AnnealMiddleware(AgentMiddleware[AnnealState, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        result = await handler(request)
+        try:
+            result = await handler(request)
+        except BaseException as exc:
+            self.memory.offloop.record(self.memory.run_failed, exc)
+            raise
         self._record_tool(request, result)
         return result
 

@@ -200,16 +200,23 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         err: BaseException | None = None,
         **kwargs: Any,
     ) -> SimpleSpan | None:
-        """A tool call that raised is recorded as a failure; any other span is forgotten."""
+        """A tool call that raised is recorded as a failure; any other span is forgotten.
+
+        A tool or workflow run that raised (or was cancelled) is also the run's failure
+        (``AgentMemory.run_failed``, issue 28: report-only).
+        """
         span = self.open_spans.get(id_)
+        memory = self._memory
         if span is not None and span.tags.get(_KIND) == _TOOL and isinstance(instance, BaseTool):
             name = instance.metadata.name or "tool"
             if name != RECALL_TOOL_NAME and err is not None:
                 error = f"{type(err).__name__}: {err}"
-                memory = self._memory
                 memory.offloop.record(
                     memory.record_tool_failure, name, error, scope=span.tags.get(_SCOPE)
                 )
+                memory.offloop.record(memory.run_failed, f"tool {name} failed")
+        elif span is not None and span.tags.get(_KIND) == _RUN and err is not None:
+            memory.offloop.record(memory.run_failed, err)
         return span
 
     def _record_tool(self, tool: BaseTool, output: ToolOutput, scope: str | None) -> None:
@@ -220,6 +227,7 @@ class AnnealSpanHandler(BaseSpanHandler[SimpleSpan]):
         memory = self._memory
         if output.is_error:
             memory.offloop.record(memory.record_tool_failure, name, output.content, scope=scope)
+            memory.offloop.record(memory.run_failed, f"tool {name} failed")
         else:
             memory.offloop.record(memory.record_tool_result, name, output.content, scope=scope)
 

@@ -294,13 +294,15 @@ class AnnealHooks(RunHooks[Any]):
         """Record a tool result (what the recall tool returns is not new knowledge).
 
         A failed call (the SDK hands the model its generic error text instead of a result)
-        is recorded as an outcome saying the tool failed, not as knowledge.
+        is recorded as an outcome saying the tool failed, not as knowledge, and is the run's
+        failure (``AgentMemory.run_failed``, issue 28: report-only).
         """
         if tool.name == self.recall_tool_name:
             return
         error, scope, memory = tool_error(result), self._scope(context.context), self.memory
         if error is not None:
             memory.offloop.record(memory.record_tool_failure, tool.name, error, scope=scope)
+            memory.offloop.record(memory.run_failed, f"tool {tool.name} failed")
         else:
             memory.offloop.record(memory.record_tool_result, tool.name, result, scope=scope)
 

@@ -182,6 +182,26 @@ class AnnealCapability(AbstractCapability[Any]):
             )
         return result
 
+    async def on_tool_execute_error(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        error: Exception,
+    ) -> Any:
+        """A tool that raised is the run's failure (issue 28: report-only); re-raised."""
+        if call.tool_name != RECALL_TOOL_NAME:
+            memory = self.memory
+            memory.offloop.record(memory.run_failed, f"tool {call.tool_name} failed")
+        raise error
+
+    async def on_run_error(self, ctx: RunContext[Any], *, error: BaseException) -> Any:
+        """A run that raised or was cancelled is a failure of what it recalled; re-raised."""
+        self.memory.offloop.record(self.memory.run_failed, error)
+        raise error
+
     # -- session end -------------------------------------------------------------------
 
     async def after_run(

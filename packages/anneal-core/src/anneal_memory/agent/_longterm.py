@@ -26,15 +26,18 @@ def _bounded(text: str, budget: int) -> str:
     return truncate(text, budget)
 
 
-def startup_block(store: Store, budget: int) -> str:
-    """The crystal index and the top-of-mind spores, labelled, at most ``budget`` chars."""
-    parts = [
-        index_block(crystal_index(store)),
-        spores_block(surface_spores(store, top_of_mind=True)),
-    ]
-    return _bounded("\n\n".join(p for p in parts if p), budget)
+def startup_block(store: Store, budget: int) -> tuple[str, tuple[str, ...]]:
+    """The crystal index and the top-of-mind spores, labelled, at most ``budget`` chars.
+
+    With the names of the crystals the index lists (for the exposure).
+    """
+    index = crystal_index(store)
+    parts = [index_block(index), spores_block(surface_spores(store, top_of_mind=True))]
+    return _bounded("\n\n".join(p for p in parts if p), budget), tuple(i.name for i in index)
 
 
-def recalled_crystals(store: Store, prompt: str, budget: int) -> str:
-    """The crystals ``crystal_recall`` finds for ``prompt`` (prompt mode), or ""."""
-    return _bounded(context_block(crystal_recall(store, prompt)), budget)
+def recalled_crystals(store: Store, prompt: str, budget: int) -> tuple[str, tuple[str, ...]]:
+    """The crystals ``crystal_recall`` finds for ``prompt`` (prompt mode) or "", and names."""
+    found = crystal_recall(store, prompt)
+    names = tuple(hit.crystal.name for hit in found.hits)
+    return _bounded(context_block(found), budget), names

@@ -5,7 +5,8 @@ An adapter maps its framework's hooks onto five calls: ``start()`` when a sessio
 as things happen, and ``wrap(compress)`` (or ``awrap``) at session end with the agent's own
 model as the compressor; ``turn_context(prompt, turn=key)`` is the first two together,
 computed once per turn of the framework. What gets recorded, and how large it may be, is
-one :class:`RecordingPolicy` shared by every adapter.
+one :class:`RecordingPolicy` shared by every adapter. Each non-empty block is an exposure
+(``anneal_memory.worth``); ``outcome(...)`` says how the run after it went.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock
-from anneal_memory.agent._blocks import context_block, startup_block
+from anneal_memory.agent._blocks import Block, context_block, startup_block
 from anneal_memory.agent._echoes import SurfacedEpisodes, write_copy
+from anneal_memory.agent._exposures import OutcomeReports, RunExposures
 from anneal_memory.agent._failures import (
     FailureCounts,
     FailureKind,
@@ -45,9 +47,10 @@ from anneal_memory.agent._wrapflow import (
     WrapOutcomeStatus,
     run_async,
     run_sync,
+    waiting_episodes,
     wrap_steps,
 )
-from anneal_memory.errors import BackendNotSupportedError, InvalidInputError, StoreDatabaseError
+from anneal_memory.errors import InvalidInputError, StoreDatabaseError
 from anneal_memory.store import DEFAULT_PROJECT_NAME, Store, location_of
 from anneal_memory.types import Episode, EpisodeType, Trust
 
@@ -74,7 +77,7 @@ def _positive(name: str, value: object) -> int:
     return value
 
 
-class AgentMemory:
+class AgentMemory(OutcomeReports):
     """One agent session's memory: startup context, recall, recording and the wrap.
 
     Args:
@@ -136,6 +139,7 @@ class AgentMemory:
         self._failures = FailurePolicy(strict=strict)
         self._offloop = OffLoop()
         self.scope = scope
+        self._exposures = RunExposures(self._store, self._failures, self._offloop)
 
     @classmethod
     def of(
@@ -208,11 +212,16 @@ class AgentMemory:
         under its own heading; "" when all are empty. The long-term parts take at most a
         third of the bound.
         """
+        block = self._startup(scope)
+        self._exposures.expose("start", block, self._scope(scope), self.session_id)
+        return block.text
+
+    def _startup(self, scope: str | None) -> Block:
         try:
             return startup_block(self._store, self.startup_chars, self._scope(scope) or "")
         except Exception as exc:
             self._failures.absorb(FailureKind.RECALL, "start", exc)
-            return ""
+            return Block("", ())
 
     # -- recording -------------------------------------------------------------------------
 
@@ -364,22 +373,27 @@ class AgentMemory:
         ``Crystallized patterns:``). Any prompt text is safe: its words are searched
         literally.
         """
+        block = self._context(prompt, scope)
+        self._exposures.expose("context_for", block, self._scope(scope), self.session_id)
+        return block.text
+
+    def _context(self, prompt: str, scope: str | None) -> Block:
         query = query_text(prompt, self.policy.query_chars)
         if not has_content_words(query):
-            return ""
+            return Block("", ())
         try:
-            block, shown = context_block(
+            block = context_block(
                 self._store,
                 query,
                 limit=self.recall_limit,
                 chars=self.context_chars,
                 scope=self._scope(scope),
             )
-            self._surfaced.remember(shown)
+            self._surfaced.remember(block.episodes)
             return block
         except Exception as exc:
             self._failures.absorb(FailureKind.RECALL, "context_for", exc)
-            return ""
+            return Block("", ())
 
     def turn_context(
         self, prompt: str, *, turn: Hashable | None = None, scope: str | None = None
@@ -403,8 +417,10 @@ class AgentMemory:
                 if turn is None:  # a prompt key lasts until another prompt is asked
                     for stale in [k for k in self._turns if k[0] == "prompt"]:
                         del self._turns[stale]
-                blocks = (self.start(scope=scope), self.context_for(prompt, scope=scope))
-                block = "\n\n".join(b.strip() for b in blocks if b.strip())
+                parts = (self._startup(scope), self._context(prompt, scope))
+                block = "\n\n".join(b.text.strip() for b in parts if b.text.strip())
+                items = tuple(dict.fromkeys(parts[0].items + parts[1].items))
+                self._exposures.expose("turn_context", Block(block, items), where, self.session_id)
                 self._turns[key] = block
                 while len(self._turns) > TURN_CACHE_SIZE:
                     self._turns.popitem(last=False)
@@ -424,13 +440,7 @@ class AgentMemory:
             return False
         limit = _positive("every", every)
         try:
-            from anneal_memory.continuity import unwrapped_in_scope
-
-            try:
-                waiting = unwrapped_in_scope(self._store, self._scope(scope) or "")
-            except BackendNotSupportedError:  # no wraps on this backend yet: the store's count
-                waiting = self._store.status().episodes_since_wrap
-            return waiting >= limit
+            return waiting_episodes(self._store, self._scope(scope) or "") >= limit
         except Exception as exc:
             self._failures.absorb(FailureKind.WRAP, "wrap_due", exc)
             return False

@@ -40,6 +40,7 @@ __all__ = [
     "run_async",
     "run_sync",
     "strip_fence",
+    "waiting_episodes",
     "wrap_steps",
 ]
 
@@ -99,6 +100,17 @@ class Ask:
 
     kind: str
     text: str
+
+
+def waiting_episodes(store: Store, scope: str) -> int:
+    """How many episodes of ``scope`` wait for a wrap (the store's count without wraps)."""
+    from anneal_memory.continuity import unwrapped_in_scope
+    from anneal_memory.errors import BackendNotSupportedError
+
+    try:
+        return unwrapped_in_scope(store, scope)
+    except BackendNotSupportedError:  # no wraps on this backend yet: the store's count
+        return store.status().episodes_since_wrap
 
 
 def strip_fence(reply: str) -> str:

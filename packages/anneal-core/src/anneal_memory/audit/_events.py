@@ -44,6 +44,10 @@ class AuditEvent(str, enum.Enum):
     SPORE_CHANGED = "spore_changed"
     AUDIT_REPAIRED = "audit_repaired"
     SCOPE_ERASED = "scope_erased"
+    OUTCOME_RECORDED = "outcome_recorded"
+    EXPOSURES_PRUNED = "exposures_pruned"
+    PROBE_CHANGED = "probe_changed"
+    MIGRATE_ACKNOWLEDGED = "migrate_acknowledged"
 
     def __str__(self) -> str:
         return self.value

@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from anneal_memory.cli._cmd_recall import add_no_exposure
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def _add_recall(
     recall.add_argument("--max-patterns", type=int, default=3)
     recall.add_argument("--mode", choices=("prompt", "query"), default="prompt")
     recall.add_argument("--no-associative", action="store_true", help="skip the evidence edge")
+    add_no_exposure(recall)
     recall.set_defaults(handler=run_recall)
 
 
@@ -273,7 +275,17 @@ def run_recall(ctx: Context, args: argparse.Namespace) -> int:
         for h in found.hits
     ]
     text = "\n".join(lines) or f"No crystallized patterns matched ({found.reason})."
-    ctx.emit(found.to_dict(), text)
+    data = found.to_dict()
+    if found.hits and not args.no_exposure:
+        from anneal_memory.cli._cmd_recall import exposure_line
+        from anneal_memory.worth._exposures import expose
+
+        shown = [f"c:{h.crystal.name}" for h in found.hits]
+        exposure = expose(ctx.store(create=False), "cli crystal recall", shown)
+        if exposure is not None:
+            data["exposure_id"] = exposure
+            text += "\n" + exposure_line(exposure).replace("episode:ID", "crystal:NAME")
+    ctx.emit(data, text)
     return ExitCode.OK
 
 

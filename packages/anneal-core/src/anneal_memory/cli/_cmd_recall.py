@@ -12,7 +12,7 @@ from anneal_memory.cli._context import Context, ExitCode
 if TYPE_CHECKING:
     from anneal_memory.types import RecallResult
 
-__all__ = ["add_commands", "recall_data", "recall_text"]
+__all__ = ["add_commands", "add_no_exposure", "exposure_line", "recall_data", "recall_text"]
 
 
 def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None:
@@ -61,6 +61,7 @@ def add_commands(
     )
     search.add_argument("query", metavar="QUERY", help="a question or keywords")
     _add_filters(search, default_limit=20)
+    add_no_exposure(search)
     search.set_defaults(handler=run_search)
 
     episodes = subparsers.add_parser(
@@ -120,14 +121,40 @@ def recall_text(result: RecallResult, *, offset: int, empty: str) -> str:
 def run_search(ctx: Context, args: argparse.Namespace) -> int:
     """Rank episodes by relevance to the query."""
     from anneal_memory.continuity._cues import cued_facts
+    from anneal_memory.worth._exposures import expose
 
     result = _recall(ctx, args, args.query)
-    facts = cued_facts(ctx.store(create=False), args.query)
+    store = ctx.store(create=False)
+    facts = cued_facts(store, args.query)
     text = recall_text(result, offset=args.offset, empty="No episodes match.")
     if facts:
         text += "\nDurable facts:\n" + "\n".join(f"- {fact}" for fact in facts)
-    ctx.emit(recall_data(result, query=args.query, offset=args.offset, facts=facts), text)
+    shown = [] if args.no_exposure else [f"e:{episode.id}" for episode in result.episodes]
+    exposure = expose(store, "cli search", shown)
+    data = recall_data(result, query=args.query, offset=args.offset, facts=facts)
+    data["exposure_id"] = exposure  # None: nothing shown, --no-exposure, or not writable
+    if exposure is not None:
+        text += f"\n{exposure_line(exposure)}"
+    ctx.emit(data, text)
     return ExitCode.OK
+
+
+def add_no_exposure(parser: argparse.ArgumentParser) -> None:
+    """The ``--no-exposure`` flag of the commands whose listing is an exposure."""
+    parser.add_argument(
+        "--no-exposure",
+        action="store_true",
+        help="do not record this listing as an exposure (an operator's look: the command "
+        "then writes nothing)",
+    )
+
+
+def exposure_line(exposure: str) -> str:
+    """The last line of a listing that reached the reader: the exposure to report on."""
+    return (
+        f"Exposure {exposure} (say how it went: anneal-memory outcome {exposure} "
+        "--result success|failure --item episode:ID=followed|ignored)"
+    )
 
 
 def run_episodes(ctx: Context, args: argparse.Namespace) -> int:

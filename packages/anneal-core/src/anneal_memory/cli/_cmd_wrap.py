@@ -168,6 +168,10 @@ def _save_text(result: SaveResult) -> str:
         f"{result.associations_strengthened} strengthened, "
         f"{result.associations_decayed} decayed, {result.associations_pruned} pruned",
     ]
+    if result.drift:
+        from anneal_memory.probes._render import drift_line
+
+        lines.append(drift_line(result.drift))
     if result.findings:
         lines.append("Findings:")
         from anneal_memory.cli._render import safe

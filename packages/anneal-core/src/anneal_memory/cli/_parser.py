@@ -56,6 +56,8 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("anneal_memory.cli._cmd_inspect", "inspect"),
     ("anneal_memory.cli._cmd_crystal", "crystal"),
     ("anneal_memory.cli._cmd_spore", "spore"),
+    ("anneal_memory.cli._cmd_worth", "outcome", "worth"),
+    ("anneal_memory.cli._cmd_probe", "probe"),
     ("anneal_memory.cli._cmd_health", "check", "migrate"),
     ("anneal_memory.cli._cmd_demo", "demo"),
     ("anneal_memory.cli._cmd_serve", "serve"),

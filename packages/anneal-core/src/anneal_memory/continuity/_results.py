@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,9 @@ class SaveResult:
         associations_strengthened: Existing links reinforced.
         associations_decayed: Links decayed because this wrap did not reinforce them.
         associations_pruned: Links removed for falling below 0.1.
+        drift: What the drift probes found (``anneal_memory.probes``): ``{"counts": {held,
+            changed, weakened, crystallized, lost, unchecked}, "<status>": [probe ids]}``
+            for every status but held; ``{}`` when no probe is live.
     """
 
     path: Path | str
@@ -176,10 +180,12 @@ class SaveResult:
     associations_strengthened: int = 0
     associations_decayed: int = 0
     associations_pruned: int = 0
+    drift: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
         out = {name: getattr(self, name) for name in self.__slots__}
+        out["drift"] = dict(self.drift)
         out["path"] = str(self.path)
         out["findings"] = [f.to_dict() for f in self.findings]
         out["sections"] = dict(self.sections)

@@ -56,6 +56,8 @@ from anneal_memory.immune._graduation import (
     validated_citations,
 )
 from anneal_memory.immune._report import Finding, Severity
+from anneal_memory.probes._ops import check_probes
+from anneal_memory.probes._types import DriftReport
 from anneal_memory.store.wraps import (
     AssociationCounts,
     apply_associations,
@@ -100,6 +102,7 @@ class _Written:
     graduations: int
     demotions: int
     counts: AssociationCounts
+    drift: DriftReport
 
 
 def _tally(draft: _judge.Draft, prior: Mapping[str, PriorPattern]) -> tuple[int, int]:
@@ -173,6 +176,10 @@ def _write(
     save_patterns(conn, ctx.wrap.id, draft.verdicts, draft.today, ctx.wrap.scope)
     _updates.write_links(conn, links, now=format_timestamp(store.clock.now()))
     counts = apply_associations(conn, ctx.wrap.id, save_no, plan.deltas, plan.affect_row)
+    drift = check_probes(  # never raises: a probe never blocks a save
+        tx, plan.text, scope=ctx.wrap.scope, wrap_id=ctx.wrap.id,
+        now=format_timestamp(store.clock.now()),
+    )  # fmt: skip
     written = _Written(
         text=plan.text,
         sha256=plan.digest,
@@ -180,6 +187,7 @@ def _write(
         graduations=plan.graduations,
         demotions=plan.demotions,
         counts=counts,
+        drift=drift,
     )
     _stage(tx, ctx, written, plan.trailed)
     _updates.stage_links(tx, links, actor=plan.trailed.actor)
@@ -262,6 +270,7 @@ def _result(store: Store, draft: _judge.Draft, ctx: SaveContext, written: _Writt
         associations_strengthened=written.counts.strengthened,
         associations_decayed=written.counts.decayed,
         associations_pruned=written.counts.pruned,
+        drift=written.drift.to_dict() if written.drift.checks else {},
     )
 
 
@@ -294,6 +303,7 @@ def _stage(tx: Tx, ctx: SaveContext, written: _Written, how: _Trailed) -> None:
             "content_hash": "sha256:" + written.sha256,
             "allow_shrink": how.allow_shrink,
             "findings": how.finding_codes,
+            **({"drift": written.drift.to_dict()} if written.drift.checks else {}),
         },
     )
     counts = written.counts

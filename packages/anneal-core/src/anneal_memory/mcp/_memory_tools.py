@@ -28,6 +28,12 @@ class _Context(Protocol):
     @property
     def source(self) -> str: ...
 
+    @property
+    def scope(self) -> str: ...
+
+    @property
+    def session_id(self) -> str | None: ...
+
 
 _Handler = Callable[[Any, Mapping[str, Any]], str]
 _TYPES = ["task", "question", "thought"]
@@ -68,7 +74,12 @@ def _crystal_recall(ctx: _Context, args: Mapping[str, Any]) -> str:
         mode=args.get("mode", "prompt"),
     )
     lines = recall_lines(found)
-    return "\n".join(lines) if lines else f"No crystallized patterns matched ({found.reason})."
+    if not lines:
+        return f"No crystallized patterns matched ({found.reason})."
+    from anneal_memory.mcp._worth_tools import exposure_note
+
+    shown = [f"c:{hit.crystal.name}" for hit in found.hits]
+    return "\n".join(lines) + exposure_note(ctx, "mcp crystal_recall", shown)[0]
 
 
 def _crystal_index(ctx: _Context, args: Mapping[str, Any]) -> str:

@@ -18,7 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from anneal_memory.mcp import _explain_tools, _memory_tools, _read_tools, _text, _wrap_tools
+from anneal_memory.mcp import (
+    _explain_tools,
+    _memory_tools,
+    _read_tools,
+    _text,
+    _worth_tools,
+    _wrap_tools,
+)
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints
 from anneal_memory.mcp._toolkit import object_schema as _object
 
@@ -83,7 +90,7 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     ctx.surfaced.remember(result.episodes)
     facts = cued_facts(ctx.store, args.get("keyword"), scope=ctx.scope)
     trusts = ctx.store.effective_trusts([e.id for e in result.episodes])
-    fields = {
+    fields: dict[str, Any] = {
         "total_matching": result.total_matching,
         "episodes": [_read_tools.episode_fields(e) for e in result.episodes],
     }
@@ -95,7 +102,11 @@ def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
             f"\n({gone} recalled copies of the episodes above not listed: each repeats one and"
             f" derives from it; the next page starts at offset {offset + len(result.episodes)})"
         )
-    return ToolReply(text, fields)
+    shown = [f"e:{e.id}" for e in listed.episodes]
+    line, exposure = _worth_tools.exposure_note(ctx, "mcp recall", shown)
+    if exposure is not None:
+        fields["exposure_id"] = exposure
+    return ToolReply(text + line, fields)
 
 
 def _listed(result: RecallResult) -> RecallResult:
@@ -388,6 +399,7 @@ TOOLS: tuple[Tool, ...] = (
     _STATUS,
     *(Tool(*row) for row in _memory_tools.ROWS),
     _explain_tools.EXPLAIN,
+    _worth_tools.OUTCOME,
 )
 """Every tool this server offers, in the order ``tools/list`` shows them."""
 

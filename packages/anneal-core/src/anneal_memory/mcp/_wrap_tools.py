@@ -129,6 +129,10 @@ def save_continuity(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     sections = getattr(result, "sections", None)
     if sections:
         lines.append("Sections: " + ", ".join(f"{k} {v:,}" for k, v in sections.items()))
+    if result.drift:
+        from anneal_memory.probes._render import drift_line
+
+        lines.append(drift_line(result.drift))
     findings = _findings_lines(result.findings)
     lines.extend(["Findings:", *findings] if findings else ["Findings: none"])
     fields = {

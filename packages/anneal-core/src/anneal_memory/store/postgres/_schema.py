@@ -20,6 +20,7 @@ from anneal_memory.store.postgres._schema_links import SUPERSESSION_CLEANUP_V3
 from anneal_memory.store.postgres._schema_scopes import SCOPED_WRAPS_V4
 from anneal_memory.store.postgres._schema_trigram import ensure_trigram_index, limit_pending_lists
 from anneal_memory.store.postgres._schema_trust import TRUST_KEPT
+from anneal_memory.store.postgres._schema_worth import WORTH
 
 if TYPE_CHECKING:
     import psycopg
@@ -255,7 +256,8 @@ PG_MIGRATIONS: tuple[Sequence[str], ...] = (
     SUPERSESSION_CLEANUP_V3,
     SCOPED_WRAPS_V4,
     SESSION_ITEMS_V5,
-    PATTERN_CITATIONS,
+    PATTERN_CITATIONS,  # issue 27
+    WORTH,  # issue 28; TRUST_KEPT stays the last step
     TRUST_KEPT,
 )
 """The PostgreSQL schema as numbered steps (append new ones; never edit a released one)."""

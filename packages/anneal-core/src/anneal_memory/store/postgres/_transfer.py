@@ -16,6 +16,7 @@ from anneal_memory.store.transfer._episodes import (
 from anneal_memory.store.transfer._links import iter_link_chunks
 from anneal_memory.store.transfer._memory import iter_memory_chunks
 from anneal_memory.store.transfer._restore import iter_history_chunks
+from anneal_memory.store.transfer._worth import iter_worth_chunks
 
 if TYPE_CHECKING:
     import psycopg
@@ -56,6 +57,7 @@ def export_document(
         *iter_link_chunks(view),
         *iter_memory_chunks(view),
         *iter_history_chunks(view, lambda scope: read_text(view, scope=scope)),
+        *iter_worth_chunks(view),
     ):
         out.write(chunk)
     out.write("}\n")

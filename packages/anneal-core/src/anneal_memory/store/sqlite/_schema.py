@@ -16,6 +16,7 @@ from anneal_memory.errors import StoreVersionError
 from anneal_memory.store.sqlite._connection import database_error, write_transaction
 from anneal_memory.store.sqlite._schema_cited import PATTERN_CITATIONS
 from anneal_memory.store.sqlite._schema_trust import TRUST_KEPT
+from anneal_memory.store.sqlite._schema_worth import WORTH
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
 
@@ -427,7 +428,8 @@ MIGRATIONS: tuple[Sequence[str], ...] = (
     _EPISODE_SCOPES,
     _SCOPED_WRAPS,
     _SESSION_ITEMS,
-    PATTERN_CITATIONS,
+    PATTERN_CITATIONS,  # issue 27
+    WORTH,  # issue 28; TRUST_KEPT stays the last step
     TRUST_KEPT,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

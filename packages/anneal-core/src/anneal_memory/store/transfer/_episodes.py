@@ -43,6 +43,7 @@ from anneal_memory.store.transfer._restore import (
     iter_history_chunks,
     restore_history,
 )
+from anneal_memory.store.transfer._worth import import_worth, iter_worth_chunks
 from anneal_memory.types import Episode, ImportResult, Trust
 
 __all__ = [
@@ -115,6 +116,7 @@ def iter_export_chunks(
     yield from iter_link_chunks(conn)
     yield from iter_memory_chunks(conn)
     yield from iter_history_chunks(conn, continuity_of)
+    yield from iter_worth_chunks(conn)
     yield "}\n"
 
 
@@ -264,6 +266,7 @@ def import_document(
     _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
     memory = import_memory(conn, document, dialect, ceiling)
     restored = restore_history(conn, history, target_empty=bool(target_empty))
+    exposures, totals, probes = import_worth(conn, document)
     dialect.after_bulk_write(imported)
     return ImportResult(
         imported=imported,
@@ -271,6 +274,9 @@ def import_document(
         tombstones_added=added,
         crystals_imported=memory.crystals,
         spores_imported=memory.spores,
+        exposures_imported=exposures,
+        worth_totals_imported=totals,
+        probes_imported=probes,
         redacted=count_kinds(written),
         trust_capped=capped + lowered_tombstones + memory.spores_capped,
         not_carried=_not_carried(keys_refused, links_refused) + restored.not_carried,

@@ -38,7 +38,9 @@ from anneal_memory.store.transfer._records import (
     StateKeyRecord,
     SupersessionRecord,
     TrustRecord,
+    WorthRecord,
 )
+from anneal_memory.store.transfer._worth import import_exposure, import_probe, import_worth_total
 
 __all__ = ["CARRIERS", "RECORD_TYPES", "Fresh"]
 
@@ -145,6 +147,30 @@ def carry_spore(
     return import_spore(conn, dialect, record.data, record.place)
 
 
+def carry_exposure(
+    conn: sqlite3.Connection, dialect: Dialect, record: WorthRecord, fresh: Fresh
+) -> bool | str:
+    """Add an exposure and its outcome (skipped when its id is here)."""
+    del dialect, fresh
+    return import_exposure(conn, record.data, record.place)
+
+
+def carry_worth_total(
+    conn: sqlite3.Connection, dialect: Dialect, record: WorthRecord, fresh: Fresh
+) -> bool | str:
+    """Add a per-item total of pruned exposures (skipped when the item has one here)."""
+    del dialect, fresh
+    return import_worth_total(conn, record.data, record.place)
+
+
+def carry_probe(
+    conn: sqlite3.Connection, dialect: Dialect, record: WorthRecord, fresh: Fresh
+) -> bool | str:
+    """Add a drift probe (skipped when the same probe is here)."""
+    del dialect, fresh
+    return import_probe(conn, record.data, record.place)
+
+
 Carrier = Callable[[sqlite3.Connection, Dialect, Any, Fresh], "bool | str"]
 
 CARRIERS: Mapping[Kind, Carrier] = {
@@ -154,6 +180,9 @@ CARRIERS: Mapping[Kind, Carrier] = {
     Kind.DERIVED_FROM: carry_derived,
     Kind.CRYSTALS: carry_crystal,
     Kind.SPORES: carry_spore,
+    Kind.EXPOSURES: carry_exposure,
+    Kind.WORTH_TOTALS: carry_worth_total,
+    Kind.PROBES: carry_probe,
 }
 
 RECORD_TYPES: Mapping[Kind, type[Any]] = {
@@ -163,4 +192,7 @@ RECORD_TYPES: Mapping[Kind, type[Any]] = {
     Kind.DERIVED_FROM: DerivedRecord,
     Kind.CRYSTALS: CrystalRecord,
     Kind.SPORES: SporeRecord,
+    Kind.EXPOSURES: WorthRecord,
+    Kind.WORTH_TOTALS: WorthRecord,
+    Kind.PROBES: WorthRecord,
 }

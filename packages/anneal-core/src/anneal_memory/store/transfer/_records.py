@@ -29,6 +29,7 @@ __all__ = [
     "SupersessionRecord",
     "TombstoneRecord",
     "TrustRecord",
+    "WorthRecord",
     "WrapRecord",
 ]
 
@@ -60,6 +61,9 @@ class Kind(str, enum.Enum):
     PATTERN_LEVELS = "pattern_levels"
     CRYSTALS = "crystals"
     SPORES = "spores"
+    EXPOSURES = "exposures"
+    WORTH_TOTALS = "worth_totals"
+    PROBES = "probes"
     ENTITIES = "entities"
     RELATIONS = "relations"
 
@@ -185,6 +189,14 @@ class CrystalRecord:
     place: str
     name: str
     retired: bool
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorthRecord:
+    """One exposure (with its outcome) or per-item total; ``data`` is an entry of our export."""
+
+    place: str
     data: Mapping[str, Any]
 
 

@@ -43,6 +43,7 @@ from anneal_memory.store.transfer._records import (
     SupersessionRecord,
     TombstoneRecord,
     TrustRecord,
+    WorthRecord,
     WrapRecord,
 )
 from anneal_memory.store.transfer._restore import History
@@ -414,6 +415,10 @@ class Sink:
     def spore(self, record: SporeRecord) -> None:
         """An open or resolved spore."""
         self._hold(Kind.SPORES, record)
+
+    def worth(self, kind: Kind, record: WorthRecord) -> None:
+        """An exposure (``Kind.EXPOSURES``) or a per-item total (``Kind.WORTH_TOTALS``)."""
+        self._hold(kind, record)
 
     def _fresh(self, ident: str) -> bool:
         """True when this import wrote the episode ``ident``."""

@@ -20,12 +20,14 @@ from anneal_memory.store.transfer._records import (
     CrystalRecord,
     DerivedRecord,
     EpisodeRecord,
+    Kind,
     SourceFormat,
     SporeRecord,
     StateKeyRecord,
     SupersessionRecord,
     TombstoneRecord,
     TrustRecord,
+    WorthRecord,
 )
 from anneal_memory.store.transfer._restore import HISTORY_KEYS
 from anneal_memory.store.transfer._sink import Sink
@@ -118,6 +120,14 @@ def _our_link(sink: Sink, raw: object, place: str) -> None:
     )
 
 
+_WORTH_KINDS = {
+    "exposures": Kind.EXPOSURES,
+    "worth_totals": Kind.WORTH_TOTALS,
+    "probes": Kind.PROBES,
+}
+_OUR_MEMBERS = frozenset(("supersessions", "crystals", "spores", *_WORTH_KINDS))
+
+
 def _our_member(sink: Sink, raw: object, place: str, key: str) -> None:
     if key == "supersessions":
         _our_link(sink, raw, place)
@@ -125,7 +135,9 @@ def _our_member(sink: Sink, raw: object, place: str, key: str) -> None:
     if not isinstance(raw, Mapping):
         raise ImportFormatError(f"{place} is not an object")
     check_depth(raw, place)
-    if key == "crystals":
+    if key in _WORTH_KINDS:
+        sink.worth(_WORTH_KINDS[key], WorthRecord(place=place, data=raw))
+    elif key == "crystals":
         name = raw.get("name")
         if not isinstance(name, str):
             raise ImportFormatError(f"{place} has an invalid 'name': {name!r}")
@@ -168,7 +180,7 @@ def _our_rest(sink: Sink, doc: JsonDocument, key: str) -> None:
     if key == "tombstones":
         for index, raw in enumerate(doc.items("tombstones")):
             _our_tombstone(sink, raw, f"tombstones[{index}]")
-    elif key in {"supersessions", "crystals", "spores"}:
+    elif key in _OUR_MEMBERS:
         for index, raw in enumerate(doc.items(key)):
             _our_member(sink, raw, f"{key}[{index}]", key)
     elif key in HISTORY_KEYS:
