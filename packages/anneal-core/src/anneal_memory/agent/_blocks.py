@@ -18,8 +18,11 @@ __all__ = ["Block", "context_block", "startup_block"]
 
 
 class Block(NamedTuple):
-    """A block's text, the item keys (``e:<id>``, ``p:<name>``, ``c:<name>``) it shows, and the
-    recalled episodes it shows (for the self-feeding check of ``_echoes``)."""
+    """A block's text and what it shows.
+
+    ``items`` are the item keys (``e:<id>``, ``p:<name>``, ``c:<name>``) for its exposure;
+    ``episodes`` the recalled episodes, for the self-feeding check of ``_echoes``.
+    """
 
     text: str
     items: tuple[str, ...]

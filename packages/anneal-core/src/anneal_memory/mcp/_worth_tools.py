@@ -8,14 +8,31 @@ work went. Report-only: nothing ranks from outcomes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from anneal_memory.mcp._toolkit import Tool, ToolContext, ToolReply, hints, object_schema
+
+if TYPE_CHECKING:
+    from anneal_memory.store import Store
+
+
+class _Exposing(Protocol):
+    """What recording an exposure needs of a tool's context."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def scope(self) -> str: ...
+
+    @property
+    def session_id(self) -> str | None: ...
+
 
 __all__ = ["OUTCOME", "exposure_note"]
 
 
-def exposure_note(ctx: ToolContext, via: str, items: Sequence[str]) -> tuple[str, str | None]:
+def exposure_note(ctx: _Exposing, via: str, items: Sequence[str]) -> tuple[str, str | None]:
     """Record ``items`` as an exposure; the line to end the reply with, and its id."""
     from anneal_memory.worth._exposures import expose
 
