@@ -15,7 +15,6 @@ import functools
 import hashlib
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Generator, Hashable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ from anneal_memory.agent._recording import (
     render_value,
     shape_text,
 )
+from anneal_memory.agent._turns import TurnBlocks
 from anneal_memory.agent._wrapflow import (
     Ask,
     WrapOutcome,
@@ -66,9 +66,6 @@ __all__ = [
     "WrapOutcome",
     "WrapOutcomeStatus",
 ]
-
-
-TURN_CACHE_SIZE = 256
 
 
 def _positive(name: str, value: object) -> int:
@@ -134,8 +131,7 @@ class AgentMemory(OutcomeReports):
         self._seen: set[bytes] = set()
         self._surfaced = SurfacedEpisodes()
         self._seen_lock = threading.Lock()
-        self._turns: OrderedDict[tuple[str, object], str] = OrderedDict()
-        self._turn_lock = threading.Lock()
+        self._turns = TurnBlocks()
         self._failures = FailurePolicy(strict=strict)
         self._offloop = OffLoop()
         self.scope = scope
@@ -410,22 +406,15 @@ class AgentMemory(OutcomeReports):
         interleaved on one ``AgentMemory`` (each with its own key) never recall again mid-turn.
         """
         where = self._scope(scope)
-        key = ("prompt", (prompt, where)) if turn is None else ("turn", (turn, where))
-        with self._turn_lock:
-            block = self._turns.get(key)
-            if block is None:
-                if turn is None:  # a prompt key lasts until another prompt is asked
-                    for stale in [k for k in self._turns if k[0] == "prompt"]:
-                        del self._turns[stale]
-                parts = (self._startup(scope), self._context(prompt, scope))
-                block = "\n\n".join(b.text.strip() for b in parts if b.text.strip())
-                items = tuple(dict.fromkeys(parts[0].items + parts[1].items))
-                self._exposures.expose("turn_context", Block(block, items), where, self.session_id)
-                self._turns[key] = block
-                while len(self._turns) > TURN_CACHE_SIZE:
-                    self._turns.popitem(last=False)
-            self._turns.move_to_end(key)
+
+        def build() -> str:
+            parts = (self._startup(scope), self._context(prompt, scope))
+            block = "\n\n".join(b.text.strip() for b in parts if b.text.strip())
+            items = tuple(dict.fromkeys(parts[0].items + parts[1].items))
+            self._exposures.expose("turn_context", Block(block, items), where, self.session_id)
             return block
+
+        return self._turns.get(prompt, turn, where, build)
 
     # -- session end -----------------------------------------------------------------------
 
