@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Speed regression gate: the headline ratios in one interleaved run, checked against bounds.
+
+Each figure times one of our calls against its raw floor, alternating call by call (the
+order flips every round), and takes the ratio of the two medians:
+
+  record    ``Store.record`` (audit on) / INSERT + COMMIT (WAL, synchronous=FULL, FTS5 trigger)
+            plus one SHA-256-chained JSONL line, written and fsynced (bench_store's floor)
+  recall    ``recall(word, limit=10)`` at 10k episodes (mid-band words) / raw FTS5 top-10 bm25
+  wrap      ``prepare_wrap`` + ``validated_save_continuity`` of 50 episodes citing 10, audit off
+            / the same I/O by hand (bench_wrap's floor)
+  open      close + open of a 10k store / close + ``sqlite3.connect`` + the same PRAGMAs
+  cli       ``anneal-memory search WORD`` and ``record TEXT`` in a fresh process /
+            ``python -c "import sqlite3, json, hashlib"``
+  verify    ``AuditTrail.verify`` of a 5,000-entry trail / a bare walk of the same file
+            (per line: its SHA-256, and the previous line's equals the ``prev_hash`` it
+            carries, found by a byte search: no JSON parse, no field checks)
+
+The clock is the CPU time of the process doing the work (``time.process_time`` in process,
+the child's user + system time from ``os.wait4`` for the CLI), not the wall clock: on a
+shared, loaded 2-core machine CPU time moves far less from run to run, and a slower code
+path costs CPU time either way (fsync waits are not counted; fsync counts are fixed by
+the durability tests, not by this gate).
+
+Bounds live in ``bench/gate_bounds.json``: per figure the ``bound`` (the median ratio of ten
+runs on the reference machine) and the ``band`` (the largest relative distance of any of
+those ten runs from their median, rounded up). The gate fails, exit 1, when a figure's
+ratio exceeds ``bound * (1 + band)``, naming the figure, its ratio, its bound and band.
+``--calibrate N`` runs the gate N times and prints bounds and bands to paste into the file.
+
+``ANNEAL_GATE_SLOWDOWN=0.3`` (bench only, never read by the package) makes every one of
+our calls burn 30 % more CPU time than it took (in process: a busy loop inside the timed
+call; the CLI: the child spins before running), to prove the gate turns red.
+
+Usage: .venv/bin/python bench/gate.py [--quick] [--calibrate 10] [--bounds FILE] [--out f.json]
+Prints ONE JSON summary on stdout (progress on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import Corpus, emit, log, machine_facts
+from bench_audit import write_trail
+from bench_store import Ours, Raw
+from bench_wrap import EPISODES, RawFloor, _continuity, _fill
+
+from anneal_memory import AuditTrail, Store, prepare_wrap, validated_save_continuity
+
+BOUNDS = Path(__file__).resolve().parent / "gate_bounds.json"
+SLOWDOWN = float(os.environ.get("ANNEAL_GATE_SLOWDOWN", "0") or 0)
+cpu = time.process_time
+
+
+def _spin(seconds: float) -> None:
+    end = cpu() + seconds
+    while cpu() < end:
+        pass
+
+
+def _timed(call: Callable[[], object], *, ours: bool) -> float:
+    start = cpu()
+    call()
+    took = cpu() - start
+    if ours and SLOWDOWN:
+        _spin(took * SLOWDOWN)
+        took = cpu() - start
+    return took
+
+
+def _pair(ours: Callable[[], object], floor: Callable[[], object], rounds: int) -> list[float]:
+    """Interleave ``rounds`` calls of each; return [ours median, floor median] in seconds."""
+    a: list[float] = []
+    b: list[float] = []
+    for i in range(rounds):
+        if i % 2:
+            b.append(_timed(floor, ours=False))
+            a.append(_timed(ours, ours=True))
+        else:
+            a.append(_timed(ours, ours=True))
+            b.append(_timed(floor, ours=False))
+    return [statistics.median(a), statistics.median(b)]
+
+
+# ------------------------------------------------------------------------------ figures
+
+
+def fig_record(folder: Path, corpus: Corpus, n: int) -> list[float]:
+    (folder / "rec").mkdir()
+    ours, raw = Ours(), Raw(audit=True)
+    ours.open(str(folder / "rec"))
+    raw.open(str(folder / "rec"))
+    texts = iter(corpus.texts(0, 2 * n + 4))
+    try:
+        return _pair(lambda: ours.record(next(texts)), lambda: raw.record(next(texts)), n)
+    finally:
+        ours.close()
+        raw.close()
+
+
+def fig_recall_open(folder: Path, corpus: Corpus, size: int, n: int) -> dict[str, list[float]]:
+    d = folder / "big"
+    d.mkdir()
+    ours, raw = Ours(), Raw(audit=False)
+    ours.open(str(d))
+    raw.open(str(d))
+    texts = corpus.texts(0, size)
+    ours.fill(texts)
+    raw.fill(texts)
+    ours.reopen()
+    raw.reopen()
+    words = corpus.query_words("mid")
+    k = iter(range(10**9))
+    out = {
+        "recall": _pair(
+            lambda: ours.recall(words[next(k) % len(words)]),
+            lambda: raw.recall(words[next(k) % len(words)]),
+            n,
+        ),
+        "open": _pair(ours.reopen, raw.reopen, max(10, n // 4)),
+    }
+    ours.close()
+    raw.close()
+    return out
+
+
+def fig_wrap(folder: Path, corpus: Corpus, n: int) -> list[float]:
+    ours = Store(folder / "ours.db", audit=False)
+    raw = RawFloor(folder)
+    level = [0]
+
+    def ours_round() -> None:
+        prep = prepare_wrap(ours)
+        assert prep.package is not None
+        level[0] += 1
+        text = _continuity(list(prep.package.episodes), prep.package.today, level[0])
+        result = validated_save_continuity(ours, text, wrap_token=prep.wrap_token)
+        assert result.episodes_compressed == EPISODES
+
+    a: list[float] = []
+    b: list[float] = []
+    for i in range(n + 2):
+        _fill(ours, corpus, i * EPISODES)
+        _fill(raw.store, corpus, i * EPISODES)
+        order = [("ours", ours_round), ("raw", raw.round)]
+        for name, call in order if i % 2 == 0 else order[::-1]:
+            took = _timed(call, ours=name == "ours")
+            if i >= 2:  # two warm-up rounds give the patterns a history
+                (a if name == "ours" else b).append(took)
+    ours.close()
+    raw.store.close()
+    raw.conn.close()
+    # Both rounds compose the same continuity text (the model's part); it is in both times.
+    return [statistics.median(a), statistics.median(b)]
+
+
+def _child_cpu(argv: list[str], env: dict[str, str]) -> float:
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} ... rc={proc.returncode}: {err.decode()[-400:]}")
+    return usage.ru_utime + usage.ru_stime
+
+
+_SPIN_CHILD = (
+    "import os, sys, time\n"
+    "end = time.process_time() + float(os.environ['ANNEAL_GATE_SPIN'])\n"
+    "while time.process_time() < end: pass\n"
+    "from anneal_memory.cli import main\n"
+    "sys.argv[0] = 'anneal-memory'\n"
+    "sys.exit(main())\n"
+)
+
+
+def fig_cli(folder: Path, corpus: Corpus, n: int) -> dict[str, list[float]]:
+    python = sys.executable
+    cli = [str(Path(python).with_name("anneal-memory"))]
+    env = dict(os.environ, HOME=str(folder))
+    env.pop("ANNEAL_MEMORY_DB", None)
+    db = str(folder / "cli" / "memory.db")
+    texts = corpus.texts(3_000_000, 2 * n + 5)
+    words = corpus.query_words("common")
+    _child_cpu([*cli, "--db", db, "init"], env)
+    for t in texts[:5]:
+        _child_cpu([*cli, "--db", db, "record", t, "--type", "observation"], env)
+    floor = [python, "-c", "import sqlite3, json, hashlib"]
+    last: dict[str, float] = {}
+
+    def ours(kind: str, i: int) -> float:
+        args = (
+            ["record", texts[5 + i], "--type", "observation"]
+            if kind == "record"
+            else ["search", words[i % len(words)]]
+        )
+        if not SLOWDOWN:
+            return _child_cpu([*cli, "--db", db, *args], env)
+        spin = SLOWDOWN * last.get(kind, 0.15)
+        took = _child_cpu(
+            [python, "-c", _SPIN_CHILD, "--db", db, *args], dict(env, ANNEAL_GATE_SPIN=str(spin))
+        )
+        last[kind] = took - spin
+        return took
+
+    times: dict[str, list[float]] = {"record": [], "search": [], "floor": []}
+    for i in range(n):
+        jobs = ["record", "search", "floor"]
+        for job in jobs[i % 3 :] + jobs[: i % 3]:
+            took = _child_cpu(floor, env) if job == "floor" else ours(job, i)
+            times[job].append(took)
+    base = statistics.median(times["floor"])
+    return {
+        "cli_record": [statistics.median(times["record"]), base],
+        "cli_search": [statistics.median(times["search"]), base],
+    }
+
+
+def _bare_walk(path: Path) -> int:
+    prev = None
+    count = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            line = line.rstrip(b"\n")
+            at = line.find(b'"prev_hash":"') + 13
+            if prev is not None and line[at : line.index(b'"', at)].decode() != prev:
+                raise AssertionError("broken chain")
+            prev = "sha256:" + hashlib.sha256(line).hexdigest()
+            count += 1
+    return count
+
+
+def fig_verify(folder: Path, entries: int, n: int) -> list[float]:
+    (folder / "trail").mkdir()
+    db = folder / "trail" / "memory.db"
+    write_trail(db, entries)
+    trail = db.with_name("memory.audit.jsonl")
+
+    def ours() -> None:
+        result = AuditTrail.verify(db)
+        assert result.valid and result.total_entries == entries, result
+
+    def floor() -> None:
+        assert _bare_walk(trail) == entries
+
+    return _pair(ours, floor, n)
+
+
+# ------------------------------------------------------------------------------ the gate
+
+
+def one_run(quick: bool) -> dict[str, float]:
+    """One interleaved run of every figure; returns {figure: ratio}."""
+    corpus = Corpus(seed=42)
+    scale = 1 if quick else 3
+    pairs: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-gate-", dir=os.getcwd()) as tmp:
+        root = Path(tmp)
+        for name in ("record", "wrap", "big", "cli", "verify"):
+            (root / f"f-{name}").mkdir()
+        log("record")
+        pairs["record"] = fig_record(root / "f-record", corpus, 150 * scale)
+        log("recall, open")
+        pairs.update(fig_recall_open(root / "f-big", corpus, 10_000, 100 * scale))
+        log("wrap")
+        pairs["wrap"] = fig_wrap(root / "f-wrap", corpus, 8 * scale)
+        log("cli")
+        pairs.update(fig_cli(root / "f-cli", corpus, 9 * scale))
+        log("verify")
+        pairs["verify"] = fig_verify(root / "f-verify", 5_000, 8 * scale)
+    return {k: round(v[0] / v[1], 3) for k, v in pairs.items()}
+
+
+def judge(ratios: dict[str, float], bounds: dict[str, dict[str, float]]) -> list[str]:
+    failures = []
+    for name, value in ratios.items():
+        spec = bounds.get(name)
+        if spec is None:
+            continue
+        limit = spec["bound"] * (1 + spec["band"])
+        if value > limit:
+            failures.append(
+                f"{name}: ratio {value:.3f} exceeds its bound {spec['bound']:.3f} by more than"
+                f" its noise band {spec['band']:.0%} (limit {limit:.3f})"
+            )
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the CI size (about 40 s)")
+    parser.add_argument("--calibrate", type=int, default=0, help="run N times; print bounds")
+    parser.add_argument("--bounds", default=str(BOUNDS))
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    bounds = json.loads(Path(args.bounds).read_text(encoding="utf-8"))["figures"]
+    started = time.time()
+    if args.calibrate:
+        runs = []
+        for i in range(args.calibrate):
+            log(f"calibration run {i + 1}/{args.calibrate}")
+            runs.append(one_run(args.quick))
+        figures = {}
+        for name in runs[0]:
+            values = [r[name] for r in runs]
+            mid = statistics.median(values)
+            spread = max(abs(v - mid) / mid for v in values)
+            figures[name] = {
+                "bound": round(mid, 3),
+                "band": round(spread + 0.005, 2),
+                "runs": values,
+            }
+        emit({"bench": "gate-calibration", "machine": machine_facts(), "figures": figures}, args.out)
+        return 0
+    ratios = one_run(args.quick)
+    failures = judge(ratios, bounds)
+    summary = {
+        "bench": "gate",
+        "machine": machine_facts(),
+        "slowdown_injected": SLOWDOWN,
+        "ratios": ratios,
+        "limits": {k: round(v["bound"] * (1 + v["band"]), 3) for k, v in bounds.items()},
+        "failures": failures,
+        "wall_s": round(time.time() - started, 1),
+    }
+    emit(summary, args.out)
+    for line in failures:
+        print(f"gate: FAILED {line}", file=sys.stderr)
+    if not failures:
+        print("gate: every figure within its bound and noise band", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
