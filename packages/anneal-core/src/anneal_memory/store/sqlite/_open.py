@@ -24,7 +24,8 @@ from pathlib import Path
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.errors import StoreDatabaseError
-from anneal_memory.store.sqlite._connection import connect, database_error, mark_damaged
+from anneal_memory.store.sqlite import _fingerprint
+from anneal_memory.store.sqlite._connection import connect, damage_of, database_error, mark_damaged
 from anneal_memory.store.sqlite._identity import (
     APPLICATION_ID,
     StoreKind,
@@ -37,6 +38,7 @@ __all__ = [
     "ORPHAN_AGE_SECONDS",
     "QUICK_CHECK_MAX_BYTES",
     "Opened",
+    "close_database",
     "discard_created",
     "open_database",
     "orphaned_temp_files",
@@ -60,12 +62,15 @@ class Opened:
         created: True when this open created the database file.
         created_dirs: Folders this open created (outermost first).
         found_version: The schema version before migrating (0 for a new store).
+        session: For a small store known good at open (checked, unchanged since, or new):
+            what its close needs to record the file as known good again (``_fingerprint``).
     """
 
     conn: sqlite3.Connection
     created: bool
     created_dirs: tuple[Path, ...]
     found_version: int
+    session: _fingerprint.Session | None = None
 
 
 def _refuse_non_regular(path: Path) -> None:
@@ -130,23 +135,29 @@ def _stamp(conn: sqlite3.Connection, path: Path) -> None:
         raise database_error(exc, operation="open", path=path) from exc
 
 
-def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
+def _check_pages(conn: sqlite3.Connection, path: Path) -> bool:
     """On a write-capable open of a small store, look for damaged pages before writing.
 
     A damaged store still opens (to read and export what survives) but refuses writes.
     Larger stores are checked by ``anneal-memory check``; any write or read that meets a
-    damaged page also marks the store damaged.
+    damaged page also marks the store damaged. A file byte-for-byte as a checked state
+    left it (``_fingerprint``) is not walked again. True when the file is known good.
     """
     try:
         if path.stat().st_size > QUICK_CHECK_MAX_BYTES:
-            return
+            return False
+        if _fingerprint.matches(path):
+            return True
         rows = conn.execute("PRAGMA quick_check(5)").fetchall()
     except (OSError, sqlite3.Error) as exc:
         mark_damaged(conn, str(exc))
-        return
+        return False
     problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
     if problems:
         mark_damaged(conn, "; ".join(problems)[:300])
+        return False
+    _fingerprint.record(path)
+    return True
 
 
 def open_database(
@@ -175,8 +186,8 @@ def open_database(
     try:
         conn = connect(path, new_file=created, inspect=_inspector(path, read_only=False))
         try:
-            if not created:
-                _check_pages(conn, path)
+            good = created or _check_pages(conn, path)
+            session = _fingerprint.Session(conn, path) if good else None
             found = migrate(conn, path=path, before_commit=_stamp, on_migrated=on_migrated)
             if found == SCHEMA_VERSION:
                 _stamp(conn, path)
@@ -187,7 +198,19 @@ def open_database(
         if created:
             discard_created(path, created_dirs)
         raise
-    return Opened(conn=conn, created=created, created_dirs=created_dirs, found_version=found)
+    return Opened(
+        conn=conn, created=created, created_dirs=created_dirs, found_version=found, session=session
+    )
+
+
+def close_database(conn: sqlite3.Connection, session: _fingerprint.Session | None) -> None:
+    """Close ``conn``; a small store known good at open is recorded as known good again."""
+    seal = session is not None and damage_of(conn) is None and session.before_close(conn)
+    conn.close()
+    if seal and session is not None:
+        with contextlib.suppress(OSError):
+            if session.path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
+                session.seal()
 
 
 def orphaned_temp_files(path: Path, *, min_age: float = ORPHAN_AGE_SECONDS) -> list[Path]:
