@@ -191,8 +191,11 @@ _SPIN_CHILD = (
 def fig_cli(folder: Path, corpus: Corpus, n: int) -> dict[str, list[float]]:
     python = sys.executable
     cli = [str(Path(python).with_name("anneal-memory"))]
-    env = dict(os.environ, HOME=str(folder))
-    env.pop("ANNEAL_MEMORY_DB", None)
+    # Bytecode as a user has it after the first run (this machine's shells set
+    # PYTHONDONTWRITEBYTECODE, which would time compiling every module instead).
+    env = dict(os.environ, HOME=str(folder), PYTHONPYCACHEPREFIX=str(folder / "pycache"))
+    for name in ("ANNEAL_MEMORY_DB", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
     db = str(folder / "cli" / "memory.db")
     texts = corpus.texts(3_000_000, 2 * n + 5)
     words = corpus.query_words("common")
@@ -200,6 +203,8 @@ def fig_cli(folder: Path, corpus: Corpus, n: int) -> dict[str, list[float]]:
     for t in texts[:5]:
         _child_cpu([*cli, "--db", db, "record", t, "--type", "observation"], env)
     floor = [python, "-c", "import sqlite3, json, hashlib"]
+    _child_cpu(floor, env)
+    _child_cpu([*cli, "--db", db, "search", words[0]], env)
     last: dict[str, float] = {}
 
     def ours(kind: str, i: int) -> float:
