@@ -92,7 +92,9 @@ def bench_verify(db: Path, entries: int, reps: int, upstream: str | None) -> dic
         assert result.total_entries == entries, result
 
     def walk_theirs() -> None:
-        assert worker is not None and worker.stdin and worker.stdout
+        assert worker is not None
+        assert worker.stdin is not None
+        assert worker.stdout is not None
         worker.stdin.write("walk\n")
         worker.stdin.flush()
         line = worker.stdout.readline()

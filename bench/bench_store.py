@@ -75,7 +75,8 @@ def questions(corpus: Corpus) -> list[str]:
 
 
 _STOP = frozenset(
-    "what did we about why the with when was who and during how should or last".split()
+    {"what", "did", "we", "about", "why", "the", "with", "when", "was", "who", "and"}
+    | {"during", "how", "should", "or", "last"}
 )
 
 
@@ -84,6 +85,7 @@ def raw_match(query: str) -> str:
     common English function words left out (as any keyword search would)."""
     words = query.split()
     return " OR ".join(f'"{w}"' for w in words if len(words) == 1 or w not in _STOP)
+
 
 pc = time.perf_counter
 _BASE_TS = 1_700_000_000

@@ -53,11 +53,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Corpus, emit, log, machine_facts
+from anneal_memory import AuditTrail, Store, prepare_wrap, validated_save_continuity
 from bench_audit import write_trail
 from bench_store import Ours, Raw
 from bench_wrap import EPISODES, RawFloor, _continuity, _fill
-
-from anneal_memory import AuditTrail, Store, prepare_wrap, validated_save_continuity
 
 BOUNDS = Path(__file__).resolve().parent / "gate_bounds.json"
 SLOWDOWN = float(os.environ.get("ANNEAL_GATE_SLOWDOWN", "0") or 0)
@@ -257,7 +256,8 @@ def fig_verify(folder: Path, entries: int, n: int) -> list[float]:
 
     def ours() -> None:
         result = AuditTrail.verify(db)
-        assert result.valid and result.total_entries == entries, result
+        assert result.valid, result
+        assert result.total_entries == entries, result
 
     def floor() -> None:
         assert _bare_walk(trail) == entries
@@ -329,7 +329,9 @@ def main() -> int:
                 "band": round(spread + 0.005, 2),
                 "runs": values,
             }
-        emit({"bench": "gate-calibration", "machine": machine_facts(), "figures": figures}, args.out)
+        emit(
+            {"bench": "gate-calibration", "machine": machine_facts(), "figures": figures}, args.out
+        )
         return 0
     ratios = one_run(args.quick)
     failures = judge(ratios, bounds)
