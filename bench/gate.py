@@ -345,6 +345,9 @@ def main() -> int:
         "wall_s": round(time.time() - started, 1),
     }
     emit(summary, args.out)
+    for name, value in ratios.items():
+        limit = summary["limits"].get(name)
+        print(f"gate: {name:<11} ratio {value:7.3f}  limit {limit}", file=sys.stderr)
     for line in failures:
         print(f"gate: FAILED {line}", file=sys.stderr)
     if not failures:
