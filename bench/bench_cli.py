@@ -82,7 +82,9 @@ def big_stores(args: argparse.Namespace, clis: dict, corpus: Corpus, env: dict, 
             if name == "upstream" and size > args.upstream_max_size:
                 continue
             python = args.upstream_python if name == "upstream" else None
-            db = _filled(name, python, os.path.join(root, f"{name}-{size}"), corpus, size)
+            # A baseline CLI of ours reads our store (same files, same format).
+            kind = "upstream" if name == "upstream" else "ours"
+            db = _filled(kind, python, os.path.join(root, f"{kind}-{size}"), corpus, size)
             jobs[f"{name}_status"] = [*cli, "--db", db, "status"]
             jobs[f"{name}_stats"] = [*cli, "--db", db, "stats"]
         jobs["python_import"] = [args.python, "-c", "import sqlite3, json, hashlib"]
@@ -93,6 +95,9 @@ def big_stores(args: argparse.Namespace, clis: dict, corpus: Corpus, env: dict, 
             for j in rotate(list(jobs), r):
                 times[j].append(run(jobs[j], env))
         cell: dict = {j: round(statistics.median(xs), 4) for j, xs in times.items()}
+        cell["ratios_to_python_import"] = {
+            j: ratio(v, cell["python_import"]) for j, v in cell.items() if j != "python_import"
+        }
         cell["goals"] = {
             "ours_status <= 0.15 s": cell["ours_status"] <= 0.15,
             "ours_stats <= 1 s": cell["ours_stats"] <= 1.0,
@@ -116,6 +121,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--tmpdir", default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--baseline-cli",
+        action="append",
+        default=[],
+        metavar="NAME=ARGV",
+        help="another CLI run side by side (e.g. before=/tmp/before/anneal-memory; a command "
+        "line split on spaces); repeatable",
+    )
     ap.add_argument("--sizes", default="100000,1000000", help="status/stats store sizes")
     ap.add_argument("--big-reps", type=int, default=5)
     ap.add_argument("--upstream-max-size", type=int, default=100_000)
@@ -140,6 +153,9 @@ def main() -> None:
     clis = {"ours": [args.cli]}
     if upstream_cli:
         clis["upstream"] = [upstream_cli]
+    for spec in args.baseline_cli:
+        name, _, argv = spec.partition("=")
+        clis[name] = argv.split()
     res: dict = {
         "bench": "cli_wall_time",
         "machine": machine_facts(),
