@@ -70,7 +70,7 @@ def matches(path: Path) -> bool:
     if _getxattr is None or not wal_is_empty(path):
         return False
     try:
-        recorded = _getxattr(path, XATTR, follow_symlinks=False)
+        recorded = bytes(_getxattr(path, XATTR, follow_symlinks=False))
     except OSError:
         return False
     return recorded == fingerprint(path)
