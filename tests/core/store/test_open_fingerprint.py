@@ -1,4 +1,5 @@
-"""The open-time damage check runs unless the file is byte-for-byte a known-good state."""
+"""The damage check before a session's first write: skipped for a byte-for-byte known-good
+file, and not run at all by a session that never writes."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def _store(tmp_path: Path) -> Path:
     return db
 
 
-def _quick_checks(db: Path) -> int:
-    """How many ``quick_check`` statements a write-capable open of ``db`` runs."""
+def _quick_checks(db: Path, *, write: bool = True) -> int:
+    """How many ``quick_check`` statements a write-capable session of ``db`` runs."""
     seen: list[str] = []
     original = _Connection.execute
 
@@ -35,7 +36,9 @@ def _quick_checks(db: Path) -> int:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_Connection, "execute", spy)
-        Store(db, audit=False).close()
+        with Store(db, audit=False) as store:
+            if write:
+                store.record("one more", "observation")
     return sum("quick_check" in s for s in seen)
 
 
@@ -43,6 +46,31 @@ def test_a_close_that_wrote_records_the_file_and_the_next_open_skips_the_walk(tm
     db = _store(tmp_path)
     assert _fingerprint.matches(db)
     assert _quick_checks(db) == 0
+    assert _fingerprint.matches(db)  # that session wrote: recorded again
+
+
+def test_a_session_that_only_reads_never_walks(tmp_path: Path):
+    db = _store(tmp_path)
+    copy = tmp_path / "copy" / "memory.db"
+    copy.parent.mkdir()
+    copy.write_bytes(db.read_bytes())  # no attribute: a write would walk
+    assert _quick_checks(copy, write=False) == 0
+    assert _quick_checks(copy) == 1
+
+
+def test_damage_found_at_the_first_write_refuses_it_and_writes_nothing(tmp_path: Path):
+    db = _store(tmp_path)
+    data = bytearray(db.read_bytes())
+    for at in range(2048 * 70 + 100, 2048 * 90, 2048 * 3):
+        data[at : at + 200] = os.urandom(200)
+    db.write_bytes(bytes(data))
+    with Store(db) as store:  # audited: its close would tidy the outbox if it could
+        assert store.get("no-such-id") is None
+        with pytest.raises(StoreDatabaseError, match="damaged"):
+            store.record("more", "observation")
+        with pytest.raises(StoreDatabaseError, match="damaged"):
+            store.record("and more", "observation")
+    assert db.read_bytes() == bytes(data)
 
 
 def test_any_changed_byte_brings_the_walk_back_and_damage_is_refused(tmp_path: Path):

@@ -45,3 +45,13 @@ def test_several_scopes_count_each(tmp_path: Path) -> None:
             store.record(f"note {i}", "observation", scope="a" if i % 3 else "")
         _completed_wrap(store, 6, scope="a")
         assert store.status().episodes_since_wrap == _waiting(store)
+
+
+@pytest.mark.parametrize("scopes", [("",), ("a",), ("", "a", "b")])
+def test_by_scope_with_the_status_total_equals_counting(tmp_path: Path, scopes: tuple) -> None:
+    with Store(tmp_path / "memory.db", audit=False) as store:
+        for i in range(9):
+            store.record(f"note {i}", "observation", scope=scopes[i % len(scopes)])
+        _completed_wrap(store, 2, scope=scopes[0])
+        total = store.status().episodes_since_wrap
+        assert unwrapped_scopes(store, limit=50, total=total) == unwrapped_scopes(store, limit=50)

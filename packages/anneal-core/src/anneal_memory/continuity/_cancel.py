@@ -126,8 +126,14 @@ def unwrapped_in_scope(store: Store, scope: str = "") -> int:
         return unwrapped_count(reader.conn, scope)
 
 
-def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], int]:
+def unwrapped_scopes(
+    store: Store, *, limit: int = 50, total: int | None = None
+) -> tuple[dict[str, int], int]:
     """The ``limit`` scopes with the most episodes waiting for a wrap, and how many more.
+
+    ``total``: the waiting episodes of every scope together, when the caller has them
+    (``store.status().episodes_since_wrap``); a store with one scope is then not counted
+    again.
 
     Returns:
         Scope -> waiting episodes (most first, then by scope), and the number of other
@@ -135,7 +141,7 @@ def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], 
     """
     _check_limit(limit)
     with store.reading("unwrapped") as reader:
-        counts = unwrapped_by_scope(reader.conn)
+        counts = unwrapped_by_scope(reader.conn, total=total)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return dict(ranked[:limit]), max(0, len(ranked) - limit)
 

@@ -88,23 +88,31 @@ def record(path: Path) -> None:
 
 
 class Session:
-    """What a write-capable connection saw since its file was known good.
+    """What a write-capable connection saw since it opened its file.
 
-    ``seal`` (after the connection closed) records the new fingerprint when this connection
-    wrote and nobody else did (``PRAGMA data_version`` unchanged), so the next open of an
-    unchanged file skips ``quick_check``. A connection that did not write leaves the
-    recorded value as it is.
+    ``seal`` (after the connection closed) records the new fingerprint when the file was
+    known good (checked before the first write, or created by this open), this connection
+    wrote and nobody else did (``PRAGMA data_version`` unchanged since the open), so the
+    next check of an unchanged file skips ``quick_check``. A connection that did not write
+    leaves the recorded value as it is.
     """
 
-    __slots__ = ("_changes", "_path", "_version")
+    __slots__ = ("_changes", "_good", "_path", "_version")
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, good: bool) -> None:
         self._path = path
+        self._good = good
         self._changes = conn.total_changes
         self._version = conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def checked(self, good: bool) -> None:
+        """The damage check ran (before the first write): whether it found the file good."""
+        self._good = good
+
     def before_close(self, conn: sqlite3.Connection) -> bool:
-        """True when this connection alone wrote since the file was known good."""
+        """True when the file was known good and this connection alone wrote since."""
+        if not self._good:
+            return False
         try:
             version = conn.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.Error:

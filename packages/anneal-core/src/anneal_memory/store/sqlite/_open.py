@@ -25,7 +25,14 @@ from pathlib import Path
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.errors import StoreDatabaseError
 from anneal_memory.store.sqlite import _fingerprint
-from anneal_memory.store.sqlite._connection import connect, damage_of, database_error, mark_damaged
+from anneal_memory.store.sqlite._connection import (
+    check_before_writing,
+    connect,
+    damage_of,
+    database_error,
+    defer_until_write,
+    mark_damaged,
+)
 from anneal_memory.store.sqlite._identity import (
     APPLICATION_ID,
     StoreKind,
@@ -130,13 +137,14 @@ def _inspector(path: Path, *, read_only: bool) -> Callable[[sqlite3.Connection],
 def _stamp(conn: sqlite3.Connection, path: Path) -> None:
     try:
         if int(conn.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+            check_before_writing(conn)
             conn.execute(f"PRAGMA application_id={APPLICATION_ID:d}")
     except sqlite3.Error as exc:
         raise database_error(exc, operation="open", path=path) from exc
 
 
 def _check_pages(conn: sqlite3.Connection, path: Path) -> bool:
-    """On a write-capable open of a small store, look for damaged pages before writing.
+    """Before the first write to a small store, look for damaged pages.
 
     A damaged store still opens (to read and export what survives) but refuses writes.
     Larger stores are checked by ``anneal-memory check``; any write or read that meets a
@@ -144,8 +152,6 @@ def _check_pages(conn: sqlite3.Connection, path: Path) -> bool:
     left it (``_fingerprint``) is not walked again. True when the file is known good.
     """
     try:
-        if path.stat().st_size > QUICK_CHECK_MAX_BYTES:
-            return False
         if _fingerprint.matches(path):
             return True
         rows = conn.execute("PRAGMA quick_check(5)").fetchall()
@@ -158,6 +164,26 @@ def _check_pages(conn: sqlite3.Connection, path: Path) -> bool:
         return False
     _fingerprint.record(path)
     return True
+
+
+def _session(conn: sqlite3.Connection, path: Path, *, created: bool) -> _fingerprint.Session | None:
+    """Arrange the damage check of a write-capable open of a small store.
+
+    It runs where it costs nothing: before the session's first write (a migration, a record,
+    the outbox's tidying), so a session that only reads never pays it, and no write lands
+    on a file this session has not checked.
+    """
+    try:
+        small = path.stat().st_size <= QUICK_CHECK_MAX_BYTES
+    except OSError as exc:
+        mark_damaged(conn, str(exc))
+        return None
+    if not small:
+        return None
+    session = _fingerprint.Session(conn, path, good=created)
+    if not created:
+        defer_until_write(conn, lambda: session.checked(_check_pages(conn, path)))
+    return session
 
 
 def open_database(
@@ -186,8 +212,7 @@ def open_database(
     try:
         conn = connect(path, new_file=created, inspect=_inspector(path, read_only=False))
         try:
-            good = created or _check_pages(conn, path)
-            session = _fingerprint.Session(conn, path) if good else None
+            session = _session(conn, path, created=created)
             found = migrate(conn, path=path, before_commit=_stamp, on_migrated=on_migrated)
             if found == SCHEMA_VERSION:
                 _stamp(conn, path)
