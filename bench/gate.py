@@ -31,7 +31,9 @@ median, relatively, the highest of the ten runs went, capped at 15 % for a ratio
 for an excess; the gate only fails on a value above its bound, so only the upward noise
 counts). The gate fails, exit 1, when
 a value exceeds ``bound * (1 + band)``, naming the figure, its value, bound and band.
-``--calibrate N`` runs the gate N times and prints bounds and bands to paste into the file.
+A value over its limit is measured again in a second full run, and the gate fails only on
+the values over their limits in both runs (a neighbour's burst of load passes; a slower
+path does not). ``--calibrate N`` runs the gate N times and prints bounds and bands.
 
 ``ANNEAL_GATE_SLOWDOWN=0.3`` (bench only, never read by the package) makes every one of
 our calls burn 30 % more CPU time than it took (in process: a busy loop inside the timed
@@ -400,6 +402,16 @@ def main() -> int:
         return 0
     gated, ratios = one_run(args.quick)
     failures = judge(gated, bounds)
+    first_failures: list[str] = []
+    again: dict[str, float] = {}
+    if failures:
+        # A loaded neighbour can push one run over a band; a slower path fails every run.
+        # So a value fails the gate only if a second run puts it over its limit again.
+        log("over a limit: running once more, a value must fail both runs")
+        first_failures = failures
+        again, _ = one_run(args.quick)
+        failed_first = {line.split(":", 1)[0] for line in failures}
+        failures = [line for line in judge(again, bounds) if line.split(":", 1)[0] in failed_first]
     summary = {
         "bench": "gate",
         "machine": machine_facts(),
@@ -408,12 +420,16 @@ def main() -> int:
         "gated": gated,
         "limits": {k: round(v["bound"] * (1 + v["band"]), 3) for k, v in bounds.items()},
         "failures": failures,
+        "failures_of_the_first_run": first_failures,
+        "second_run": again,
         "wall_s": round(time.time() - started, 1),
     }
     emit(summary, args.out)
     for name, value in gated.items():
         limit = summary["limits"].get(name)
         print(f"gate: {name:<15} {value:8.3f}  limit {limit}", file=sys.stderr)
+    for name, value in again.items():
+        print(f"gate: second run {name:<15} {value:8.3f}", file=sys.stderr)
     for line in failures:
         print(f"gate: FAILED {line}", file=sys.stderr)
     if not failures:
