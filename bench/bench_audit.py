@@ -5,8 +5,9 @@ Phases
   verify   a 10,000-entry trail (record-shaped entries, one file) is written once; our
            ``AuditTrail.verify`` walks it --reps times (best and median entries/s). With
            ``--upstream-python`` (default /work/venv-upstream/bin/python, skipped if absent)
-           anneal-memory 1.0.2's ``AuditTrail.verify`` walks the SAME files in a subprocess
-           that times itself.
+           anneal-memory 1.0.2's ``AuditTrail.verify`` walks the SAME files in a worker
+           subprocess that times itself, one walk per request, interleaved with ours (the
+           order flips every round), so load hits both alike.
   record   p50 of ``Store.record`` with the audit on, interleaved call by call with a raw
            floor: INSERT + COMMIT on SQLite (WAL, synchronous=FULL) plus one SHA-256-chained
            JSONL line written and fsynced (the floor's table has the store's FTS5 index and
@@ -37,13 +38,12 @@ from anneal_memory.audit._events import AuditEvent, encode_entry
 UPSTREAM_WORKER = r"""
 import json, sys, time
 from anneal_memory import AuditTrail
-best = []
-for _ in range(int(sys.argv[2])):
+for line in sys.stdin:  # one walk per line, so the caller interleaves them with its own
     t = time.perf_counter()
     r = AuditTrail.verify(sys.argv[1])
-    best.append(time.perf_counter() - t)
-print(json.dumps({"valid": r.valid, "total": r.total_entries, "seconds": best,
-                  "error": getattr(r, "error", None)}))
+    took = time.perf_counter() - t
+    print(json.dumps({"valid": r.valid, "total": r.total_entries, "seconds": took,
+                      "error": getattr(r, "error", None)}), flush=True)
 """
 
 
@@ -69,39 +69,65 @@ def write_trail(db: Path, entries: int) -> None:
 
 
 def bench_verify(db: Path, entries: int, reps: int, upstream: str | None) -> dict[str, object]:
+    """Our walks and 1.0.2's alternate (the order flips every round), on the same files."""
     write_trail(db, entries)
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        result = AuditTrail.verify(db)
-        times.append(time.perf_counter() - start)
-        assert result.valid, result
-        assert result.total_entries == entries, result
-    out: dict[str, object] = {
-        "entries": entries,
-        "ours_entries_per_s_best": round(entries / min(times)),
-        "ours_entries_per_s_median": round(entries / statistics.median(times)),
-    }
+    worker = None
     if upstream and Path(upstream).exists():
-        proc = subprocess.run(
-            [upstream, "-c", UPSTREAM_WORKER, str(db), str(reps)],
-            capture_output=True,
+        worker = subprocess.Popen(
+            [upstream, "-c", UPSTREAM_WORKER, str(db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=False,
             cwd=tempfile.gettempdir(),
         )
-        if proc.returncode == 0:
-            got = json.loads(proc.stdout)
-            out["upstream_valid"] = got["valid"]
-            out["upstream_total_entries"] = got["total"]
-            out["upstream_entries_per_s_best"] = round(entries / min(got["seconds"]))
-            out["upstream_entries_per_s_median"] = round(
-                entries / statistics.median(got["seconds"])
+    ours: list[float] = []
+    theirs: list[dict[str, object]] = []
+
+    def walk_ours() -> None:
+        start = time.perf_counter()
+        result = AuditTrail.verify(db)
+        ours.append(time.perf_counter() - start)
+        assert result.valid, result
+        assert result.total_entries == entries, result
+
+    def walk_theirs() -> None:
+        assert worker is not None
+        assert worker.stdin is not None
+        assert worker.stdout is not None
+        worker.stdin.write("walk\n")
+        worker.stdin.flush()
+        line = worker.stdout.readline()
+        if not line:
+            raise RuntimeError(
+                f"1.0.2's worker died: {worker.stderr.read() if worker.stderr else ''}"
             )
-            if not got["valid"]:
-                out["upstream_error"] = got["error"]
-        else:
-            out["upstream_error"] = proc.stderr.strip().splitlines()[-1:]
+        theirs.append(json.loads(line))
+
+    for i in range(reps):
+        order = [walk_ours, walk_theirs] if worker is not None else [walk_ours]
+        for walk in order if i % 2 == 0 else order[::-1]:
+            walk()
+    out: dict[str, object] = {
+        "entries": entries,
+        "interleaved": worker is not None,
+        "ours_entries_per_s_best": round(entries / min(ours)),
+        "ours_entries_per_s_median": round(entries / statistics.median(ours)),
+    }
+    if worker is not None:
+        assert worker.stdin is not None
+        worker.stdin.close()
+        worker.wait(timeout=60)
+        seconds = [float(str(t["seconds"])) for t in theirs]
+        out["upstream_valid"] = all(t["valid"] for t in theirs)
+        out["upstream_total_entries"] = theirs[0]["total"]
+        out["upstream_entries_per_s_best"] = round(entries / min(seconds))
+        out["upstream_entries_per_s_median"] = round(entries / statistics.median(seconds))
+        out["ratio_ours_to_upstream_median"] = round(
+            statistics.median(seconds) / statistics.median(ours), 3
+        )
+        if not out["upstream_valid"]:
+            out["upstream_error"] = theirs[0]["error"]
     else:
         out["upstream"] = "skipped: no upstream interpreter"
     return out

@@ -15,6 +15,14 @@ are medians over --reps rounds. The baseline is ``python -c "import sqlite3, jso
 Each store is created by its ``init`` first and starts with --prefill episodes recorded
 through the CLI, so search has rows to rank. Texts and words come from the seeded corpus.
 
+Then, per size of --sizes (100,000 and 1,000,000; ``--quick``: 2,000), ``status`` and
+``stats`` on a store of that many episodes (filled as bench_store.py fills, kept in
+--cache when given): ours, and 1.0.2's up to 100,000 (--upstream-max-size), interleaved,
+--big-reps rounds, wall medians in seconds beside the goals (status <= 0.15 s, stats <= 1 s).
+
+Children run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed, a cache folder
+of their own), as an installed CLI runs from its second start on; one untimed warm-up.
+
 Usage:
   .venv/bin/python bench/bench_cli.py [--cli .venv/bin/anneal-memory]
       [--upstream-python /work/venv-upstream/bin/python] [--reps 20] [--out f.json]
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +42,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import Corpus, emit, log, machine_facts, ratio, rotate, summarize
+from bench_store import Ours, Remote
 
 
 def run(argv: list[str], env: dict) -> float:
@@ -44,6 +54,57 @@ def run(argv: list[str], env: dict) -> float:
     if p.returncode != 0:
         raise RuntimeError(f"{argv[:5]} ... rc={p.returncode}: {p.stderr.decode()[-400:]}")
     return dt
+
+
+def _filled(kind: str, python: str | None, folder: str, corpus: Corpus, size: int) -> str:
+    """A store of ``size`` episodes in ``folder`` (reused when already there); its path."""
+    db = os.path.join(folder, "memory.db")
+    if os.path.exists(os.path.join(folder, "filled")):
+        return db
+    os.makedirs(folder, exist_ok=True)
+    log(f"filling {kind} to {size:,} in {folder}")
+    target = Remote("upstream", python) if kind == "upstream" and python else Ours()
+    target.open(folder)
+    target.fill(corpus.texts(0, size))
+    target.close()
+    with open(os.path.join(folder, "filled"), "w", encoding="utf-8") as f:
+        f.write(str(size))
+    return db
+
+
+def big_stores(args: argparse.Namespace, clis: dict, corpus: Corpus, env: dict, tmp: str) -> dict:
+    """``status`` and ``stats`` wall time on large stores, ours and 1.0.2's, interleaved."""
+    out: dict = {}
+    root = args.cache or os.path.join(tmp, "big")
+    for size in [int(x) for x in args.sizes.split(",") if x]:
+        jobs: dict[str, list[str]] = {}
+        for name, cli in clis.items():
+            if name == "upstream" and size > args.upstream_max_size:
+                continue
+            python = args.upstream_python if name == "upstream" else None
+            # A baseline CLI of ours reads our store (same files, same format).
+            kind = "upstream" if name == "upstream" else "ours"
+            db = _filled(kind, python, os.path.join(root, f"{kind}-{size}"), corpus, size)
+            jobs[f"{name}_status"] = [*cli, "--db", db, "status"]
+            jobs[f"{name}_stats"] = [*cli, "--db", db, "stats"]
+        jobs["python_import"] = [args.python, "-c", "import sqlite3, json, hashlib"]
+        for argv in jobs.values():
+            run(argv, env)  # warm-up: page cache and bytecode
+        times: dict[str, list[float]] = {j: [] for j in jobs}
+        for r in range(args.big_reps):
+            for j in rotate(list(jobs), r):
+                times[j].append(run(jobs[j], env))
+        cell: dict = {j: round(statistics.median(xs), 4) for j, xs in times.items()}
+        cell["ratios_to_python_import"] = {
+            j: ratio(v, cell["python_import"]) for j, v in cell.items() if j != "python_import"
+        }
+        cell["goals"] = {
+            "ours_status <= 0.15 s": cell["ours_status"] <= 0.15,
+            "ours_stats <= 1 s": cell["ours_stats"] <= 1.0,
+        }
+        out[str(size)] = {"wall_median_s": cell}
+        log(f"status/stats @ {size:,}: {cell}")
+    return out
 
 
 def main() -> None:
@@ -60,10 +121,22 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--tmpdir", default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--baseline-cli",
+        action="append",
+        default=[],
+        metavar="NAME=ARGV",
+        help="another CLI run side by side (e.g. before=/tmp/before/anneal-memory; a command "
+        "line split on spaces); repeatable",
+    )
+    ap.add_argument("--sizes", default="100000,1000000", help="status/stats store sizes")
+    ap.add_argument("--big-reps", type=int, default=5)
+    ap.add_argument("--upstream-max-size", type=int, default=100_000)
+    ap.add_argument("--cache", default=None, help="keep the status/stats stores here")
     ap.add_argument("--quick", action="store_true", help="3 reps, 3 prefilled (CI smoke run)")
     args = ap.parse_args()
     if args.quick:
-        args.reps, args.prefill = 3, 3
+        args.reps, args.prefill, args.sizes, args.big_reps = 3, 3, "2000", 2
     upstream_cli = args.upstream_cli or (
         os.path.join(os.path.dirname(args.upstream_python), "anneal-memory")
         if args.upstream_python
@@ -74,11 +147,15 @@ def main() -> None:
     texts = corpus.texts(7_000_000, 2 * (args.reps + args.prefill))
     words = corpus.query_words("common") + corpus.query_words("mid")
     tmp = tempfile.mkdtemp(prefix="bench-cli-", dir=args.tmpdir)
-    env = dict(os.environ, HOME=tmp)
-    env.pop("ANNEAL_MEMORY_DB", None)
+    env = dict(os.environ, HOME=tmp, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"))
+    for name in ("ANNEAL_MEMORY_DB", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
     clis = {"ours": [args.cli]}
     if upstream_cli:
         clis["upstream"] = [upstream_cli]
+    for spec in args.baseline_cli:
+        name, _, argv = spec.partition("=")
+        clis[name] = argv.split()
     res: dict = {
         "bench": "cli_wall_time",
         "machine": machine_facts(),
@@ -106,6 +183,7 @@ def main() -> None:
             jobs[f"{name}_search"] = ("search", [*cli, "--db", db])
         times: dict[str, list[float]] = {j: [] for j in jobs}
         names = list(jobs)
+        run([args.python, "-c", "pass"], env)  # warm-up: bytecode written
         for r in range(args.reps):
             for j in rotate(names, r):
                 spec = jobs[j]
@@ -124,6 +202,7 @@ def main() -> None:
             for j in names
             if j not in ("python_import",)
         }
+        res["big"] = big_stores(args, clis, corpus, env, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     res["wall_s"] = round(time.time() - t0, 1)

@@ -26,7 +26,9 @@ Phases
            upstream: Store.record inside its private _batch() with audit off), then
            recall:  our recall(keyword, limit=10) and upstream's vs the raw FTS5 top-10
                     ``MATCH '"w"' ORDER BY rank LIMIT 10``, 5 words per band
-                    (common ~1.3 % of rows, mid ~0.5 %, rare ~0.05 %) x --reps;
+                    (common ~1.3 % of rows, mid ~0.5 %, rare ~0.05 %) x --reps, and
+                    five 8-word natural questions (``question``: a common, a mid and a
+                    rare word in an everyday frame; the raw floor ORs the 8 words);
            open:    close + open (raw: close + sqlite3.connect + the same PRAGMAs; ours:
                     close + Store(path); upstream: close + Store(path)).
 
@@ -53,6 +55,37 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import BANDS, Corpus, emit, log, machine_facts, ratio, rotate, summarize
+
+# The single-word bands, then 8-word natural questions (``questions``).
+QUERY_BANDS = (*BANDS, "question")
+
+
+def questions(corpus: Corpus) -> list[str]:
+    """Five 8-word natural questions: three seeded corpus words each (a common, a mid and a
+    rare one) in an everyday frame, the shape an agent passes to recall."""
+    c, m, r = (corpus.query_words(b) for b in BANDS)
+    frames = (
+        "what did we decide about {} {} {}",
+        "why did the {} fail with {} {}",
+        "when was the {} {} {} last changed",
+        "who asked about {} and {} during {}",
+        "how should we handle {} {} or {}",
+    )
+    return [f.format(c[i], m[i], r[i]) for i, f in enumerate(frames)]
+
+
+_STOP = frozenset(
+    {"what", "did", "we", "about", "why", "the", "with", "when", "was", "who", "and"}
+    | {"during", "how", "should", "or", "last"}
+)
+
+
+def raw_match(query: str) -> str:
+    """The raw floor's FTS5 expression: a word as a phrase; a question as its words OR-ed,
+    common English function words left out (as any keyword search would)."""
+    words = query.split()
+    return " OR ".join(f'"{w}"' for w in words if len(words) == 1 or w not in _STOP)
+
 
 pc = time.perf_counter
 _BASE_TS = 1_700_000_000
@@ -140,9 +173,9 @@ class Raw:
 
     def recall(self, word: str) -> tuple[float, int, int]:
         s = pc()
-        rows = self.conn.execute(RAW_TOP10, (f'"{word}"',)).fetchall()
+        rows = self.conn.execute(RAW_TOP10, (raw_match(word),)).fetchall()
         dt = pc() - s
-        total = self.conn.execute(RAW_COUNT, (f'"{word}"',)).fetchone()[0]
+        total = self.conn.execute(RAW_COUNT, (raw_match(word),)).fetchone()[0]
         return dt, len(rows), total
 
     def reopen(self) -> float:
@@ -335,10 +368,11 @@ def phase_record(targets: list, texts: list[str]) -> dict:
 def phase_recall(targets: list, corpus: Corpus, reps: int) -> dict:
     out: dict = {}
     i = 0
-    for band in BANDS:
+    for band in QUERY_BANDS:
         times: dict[str, list[float]] = {t.name: [] for t in targets}
         matches: dict[str, list] = {t.name: [] for t in targets}
-        for w in corpus.query_words(band):
+        words = questions(corpus) if band == "question" else corpus.query_words(band)
+        for w in words:
             for r in range(reps):
                 for t in rotate(targets, i):
                     dt, n, total = t.recall(w)
@@ -347,7 +381,7 @@ def phase_recall(targets: list, corpus: Corpus, reps: int) -> dict:
                         matches[t.name].append([n, total])
                 i += 1
         out[band] = {name: summarize(xs) for name, xs in times.items()}
-        out[band]["_words"] = corpus.query_words(band)
+        out[band]["_words"] = words
         out[band]["_returned_and_total"] = matches
     return out
 
@@ -370,7 +404,7 @@ def ratios(res: dict) -> dict:
             )
             r[f"record_p99:{name}/raw_floor"] = ratio(rec[name]["p99_ms"], rec["raw"]["p99_ms"])
     for size, st in res.get("scaling", {}).items():
-        for band in BANDS:
+        for band in QUERY_BANDS:
             q = st["recall"][band]
             for name in ("ours", "upstream"):
                 if name in q:

@@ -54,3 +54,25 @@ def test_episode_stats_count_by_source_and_day_and_measure_bytes(store: Store) -
     assert (stats.content_bytes, stats.largest_bytes) == (10, 5)  # "café" is 5 UTF-8 bytes
     assert (stats.first_at or "").startswith("2026-02-27T10:00")
     assert (stats.last_at or "").startswith("2026-02-28T11:00")
+
+
+def test_episode_stats_recent_days_match_grouping_every_row(store: Store) -> None:
+    stamps = [
+        "2026-01-03T23:59:59.999999Z",
+        "2026-01-04T00:00:00Z",
+        "2026-01-04T12:00:00Z",
+        "2026-01-09T08:00:00Z",
+        "2026-02-01T00:00:00Z",
+        "2026-02-01T00:00:01Z",
+        "2026-02-01T23:00:00Z",
+    ]
+    for i, ts in enumerate(stamps):
+        store.record(f"note {i}", "context", timestamp=ts)
+    with store.reading("test") as reader:
+        grouped = reader.conn.execute(
+            "SELECT substr(ts, 1, 10) AS day, count(*) FROM episodes GROUP BY day ORDER BY day DESC"
+        ).fetchall()
+    expected = tuple((str(d), int(n)) for d, n in grouped)
+    assert expected[0] == ("2026-02-01", 3)
+    for days in (1, 2, 4, 5, 100):
+        assert episode_stats(store, days=days).by_day == expected[:days]

@@ -117,10 +117,10 @@ def status_text(status: StoreStatus) -> str:
     )
 
 
-def _waiting_by_scope(store: Any) -> tuple[dict[str, int], int]:
+def _waiting_by_scope(store: Any, total: int) -> tuple[dict[str, int], int]:
     from anneal_memory.continuity import unwrapped_scopes
 
-    return unwrapped_scopes(store, limit=20)
+    return unwrapped_scopes(store, limit=20, total=total)
 
 
 def run_status(ctx: Context, args: argparse.Namespace) -> int:
@@ -130,7 +130,7 @@ def run_status(ctx: Context, args: argparse.Namespace) -> int:
     store = ctx.store(read_only=True)
     status = store.status()
     schema = current_schema(store).name
-    by_scope, more = _waiting_by_scope(store)
+    by_scope, more = _waiting_by_scope(store, status.episodes_since_wrap)
     text = f"{status_text(status)}\nSection schema:   {schema}"
     if by_scope and set(by_scope) != {""}:
         from anneal_memory.cli._render import safe

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from anneal_memory._clock import format_timestamp
 from anneal_memory._wrap_gate import authorize_cancel
 from anneal_memory.continuity._file import wrap_scope
-from anneal_memory.continuity._prepare import validate_session_id
-from anneal_memory.continuity._results import CancelResult
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.store import Store, location_of
 from anneal_memory.store.wraps import (
@@ -20,6 +20,9 @@ from anneal_memory.store.wraps import (
     unwrapped_count,
 )
 from anneal_memory.store.wraps import wrap_history as _wrap_history
+
+if TYPE_CHECKING:
+    from anneal_memory.continuity._results import CancelResult
 
 __all__ = [
     "pattern_history",
@@ -64,6 +67,10 @@ def wrap_cancel(
         WrapTokenMismatchError: ``wrap_token`` is not the open wrap's.
         GateError: The gate does not let ``session_id`` cancel this wrap.
     """
+    # Imported here: the counts below (``status``) need none of the wrap machinery.
+    from anneal_memory.continuity._prepare import validate_session_id
+    from anneal_memory.continuity._results import CancelResult
+
     session_id = validate_session_id(session_id)
     scope = None if scope is None else wrap_scope(scope)
     if not isinstance(force, bool):
@@ -119,8 +126,14 @@ def unwrapped_in_scope(store: Store, scope: str = "") -> int:
         return unwrapped_count(reader.conn, scope)
 
 
-def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], int]:
+def unwrapped_scopes(
+    store: Store, *, limit: int = 50, total: int | None = None
+) -> tuple[dict[str, int], int]:
     """The ``limit`` scopes with the most episodes waiting for a wrap, and how many more.
+
+    ``total``: the waiting episodes of every scope together, when the caller has them
+    (``store.status().episodes_since_wrap``); a store with one scope is then not counted
+    again.
 
     Returns:
         Scope -> waiting episodes (most first, then by scope), and the number of other
@@ -128,7 +141,7 @@ def unwrapped_scopes(store: Store, *, limit: int = 50) -> tuple[dict[str, int], 
     """
     _check_limit(limit)
     with store.reading("unwrapped") as reader:
-        counts = unwrapped_by_scope(reader.conn)
+        counts = unwrapped_by_scope(reader.conn, total=total)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return dict(ranked[:limit]), max(0, len(ranked) - limit)
 

@@ -12,6 +12,7 @@ from anneal_memory.store._params import SQLITE_INT_MAX, check_days, prune_cutoff
 from anneal_memory.store.provenance._evidence import citing_crystals_before
 
 if TYPE_CHECKING:
+    from anneal_memory.store._contract import SqlConnection
     from anneal_memory.store._store import Store
 
 __all__ = ["EpisodeStats", "PrunePreview", "episode_stats", "prune_preview"]
@@ -68,6 +69,34 @@ class EpisodeStats:
     last_at: str | None
 
 
+def _recent_days(conn: SqlConnection, days: int) -> list[tuple[str, int]]:
+    """``(YYYY-MM-DD, count)`` of the ``days`` most recent active days, newest first.
+
+    Walks the ``ts`` index down a day at a time: the newest timestamp below the last day
+    found names the next day, and a range count gives its episodes. Same result as grouping
+    every row by ``substr(ts, 1, 10)``; the ``ts`` columns compare bytewise on both backends.
+    """
+    found: list[tuple[str, int]] = []
+    upper: str | None = None
+    while len(found) < days:
+        if upper is None:
+            row = conn.execute("SELECT max(ts) FROM episodes").fetchone()
+        else:
+            row = conn.execute("SELECT max(ts) FROM episodes WHERE ts < ?", (upper,)).fetchone()
+        if row is None or row[0] is None:
+            break
+        day = str(row[0])[:10]
+        if upper is None:
+            n = conn.execute("SELECT count(*) FROM episodes WHERE ts >= ?", (day,)).fetchone()
+        else:
+            n = conn.execute(
+                "SELECT count(*) FROM episodes WHERE ts >= ? AND ts < ?", (day, upper)
+            ).fetchone()
+        found.append((day, int(n[0])))
+        upper = day
+    return found
+
+
 def episode_stats(store: Store, *, days: int) -> EpisodeStats:
     """Episodes by source and by day (the ``days`` most recent active days), and their sizes."""
     with store.reading("stats") as reader:
@@ -75,12 +104,11 @@ def episode_stats(store: Store, *, days: int) -> EpisodeStats:
         by_source = conn.execute(
             "SELECT source, count(*) AS n FROM episodes GROUP BY source ORDER BY n DESC, source"
         ).fetchall()
-        by_day = conn.execute(
-            "SELECT substr(ts, 1, 10) AS day, count(*) FROM episodes "
-            "GROUP BY day ORDER BY day DESC LIMIT ?",
-            (min(days, SQLITE_INT_MAX),),
-        ).fetchall()
-        first, last = conn.execute("SELECT min(ts), max(ts) FROM episodes").fetchone()
+        by_day = _recent_days(conn, min(days, SQLITE_INT_MAX))
+        # One aggregate per SELECT: each is a single probe of the ``ts`` index.
+        first, last = conn.execute(
+            "SELECT (SELECT min(ts) FROM episodes), (SELECT max(ts) FROM episodes)"
+        ).fetchone()
         total, largest = reader.dialect.content_bytes()
     return EpisodeStats(
         by_source=tuple((str(key), int(n)) for key, n in by_source),

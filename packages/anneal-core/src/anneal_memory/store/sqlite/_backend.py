@@ -27,7 +27,12 @@ from anneal_memory.store.sqlite import _files
 from anneal_memory.store.sqlite._connection import read_guard, write_transaction
 from anneal_memory.store.sqlite._dialect import SqliteDialect
 from anneal_memory.store.sqlite._erase import checkpoint_wal
-from anneal_memory.store.sqlite._open import open_database, remove_orphaned_temp_files
+from anneal_memory.store.sqlite._fingerprint import Session
+from anneal_memory.store.sqlite._open import (
+    close_database,
+    open_database,
+    remove_orphaned_temp_files,
+)
 from anneal_memory.store.sqlite._outbox import StoreAuditSink
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 from anneal_memory.store.wraps._place import FilePlace, read_file
@@ -82,12 +87,14 @@ class SqliteBackend:
             self._audit_trail = AuditTrail(path, clock=clock, on_event=on_audit_event)
             self._outbox = StoreAuditSink(self, self._audit_trail)
         self._conn: sqlite3.Connection | None = None
+        self._session: Session | None = None
         opened = open_database(
             path,
             read_only=read_only,
             on_migrated=lambda conn, found: self._on_migrated(conn, found, gate_on_create),
         )
         self._conn = opened.conn
+        self._session = opened.session
         self._dialect = SqliteDialect(opened.conn)
         self._created = opened.created
         self._created_dirs = opened.created_dirs
@@ -362,7 +369,7 @@ class SqliteBackend:
             if self._conn is not None:
                 if self._outbox is not None:
                     self._outbox.close()
-                self._conn.close()
+                close_database(self._conn, self._session)
                 self._conn = None
             if self._audit_trail is not None:
                 self._audit_trail.close()

@@ -36,12 +36,15 @@ from anneal_memory.errors import StoreDatabaseError
 __all__ = [
     "BUSY_TIMEOUT_MS",
     "WRITE_ATTEMPTS",
+    "check_before_writing",
     "connect",
     "damage_of",
     "database_error",
+    "defer_until_write",
     "is_corruption",
     "mark_damaged",
     "read_guard",
+    "write_pending_check",
     "write_transaction",
 ]
 
@@ -62,9 +65,37 @@ _PRAGMAS = (
 
 
 class _Connection(sqlite3.Connection):
-    """A connection that remembers SQLite reported its file damaged (writes are refused)."""
+    """A connection that remembers damage and the check its first write must run first.
+
+    ``damaged``: SQLite reported the file damaged (writes are refused).
+    ``before_first_write``: the deferred damage check (``defer_until_write``).
+    """
 
     damaged: str | None = None
+    before_first_write: Callable[[], None] | None = None
+
+
+def defer_until_write(conn: sqlite3.Connection, check: Callable[[], None]) -> None:
+    """Run ``check`` just before this connection's first write (at once on a plain one)."""
+    if isinstance(conn, _Connection):
+        conn.before_first_write = check
+    else:
+        check()
+
+
+def check_before_writing(conn: sqlite3.Connection) -> None:
+    """Run the deferred damage check now, if it has not run (every write path calls this)."""
+    if not isinstance(conn, _Connection):
+        return
+    check = conn.before_first_write
+    if check is not None:
+        conn.before_first_write = None
+        check()
+
+
+def write_pending_check(conn: sqlite3.Connection) -> bool:
+    """True while a deferred damage check has not run: this connection has not written."""
+    return isinstance(conn, _Connection) and conn.before_first_write is not None
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -187,6 +218,7 @@ def write_transaction(
     Raises:
         StoreDatabaseError: SQLite failed, or the database stayed locked through every attempt.
     """
+    check_before_writing(conn)
     damage = damage_of(conn)
     if damage is not None:
         raise StoreDatabaseError(

@@ -14,7 +14,7 @@ from anneal_memory.store._episodes import tombstone_count
 from anneal_memory.store.sqlite._outbox import read_failure_count
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
 from anneal_memory.store.sqlite._watermarks import counts_by_type
-from anneal_memory.store.wraps._rows import unwrapped_count
+from anneal_memory.store.wraps._rows import unwrapped_count, wrapped_through
 from anneal_memory.types import EpisodeType, StoreStatus
 
 __all__ = ["export_json", "export_markdown", "export_trail", "status"]
@@ -25,11 +25,36 @@ _LAST_WRITE = (
 )
 
 
+# The lowest and highest scope and the highest seq: one index probe each (SQLite's min/max
+# optimisation needs one aggregate per SELECT).
+_SPAN = (
+    "SELECT (SELECT min(scope) FROM episodes), (SELECT max(scope) FROM episodes),"
+    " (SELECT max(seq) FROM episodes)"
+)
+
+
+def _unwrapped(conn: sqlite3.Connection, live: int) -> int:
+    """Episodes waiting for a wrap, in every scope.
+
+    With one scope, the smaller side of its wrap boundary is counted: the episodes above
+    it, or (when the boundary is in the lower half of the seqs) ``live`` minus the ones at
+    or below it, so a large store that was never wrapped is not counted row by row.
+    """
+    low, high, top = conn.execute(_SPAN).fetchone()
+    if low is None or low != high:
+        return unwrapped_count(conn)
+    through = wrapped_through(conn, str(low))
+    if through * 2 >= int(top):
+        return unwrapped_count(conn, str(low))
+    row = conn.execute("SELECT count(*) FROM episodes WHERE seq <= ?", (through,)).fetchone()
+    return live - int(row[0])
+
+
 def status(conn: sqlite3.Connection, path: Path) -> StoreStatus:
     """Counts by type, deletions, unwrapped episodes, file sizes and the last write."""
     counts = {t.value: 0 for t in EpisodeType}
     counts.update(counts_by_type(conn))
-    unwrapped = unwrapped_count(conn)
+    unwrapped = _unwrapped(conn, sum(counts.values()))
     # Records do not touch `meta` (one page less per commit); other writes stamp it.
     last = conn.execute(_LAST_WRITE).fetchone()
     wal = path.with_name(path.name + "-wal")

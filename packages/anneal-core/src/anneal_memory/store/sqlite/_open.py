@@ -24,7 +24,15 @@ from pathlib import Path
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.errors import StoreDatabaseError, StoreVersionError
-from anneal_memory.store.sqlite._connection import connect, database_error, mark_damaged
+from anneal_memory.store.sqlite import _fingerprint
+from anneal_memory.store.sqlite._connection import (
+    check_before_writing,
+    connect,
+    damage_of,
+    database_error,
+    defer_until_write,
+    mark_damaged,
+)
 from anneal_memory.store.sqlite._identity import (
     APPLICATION_ID,
     StoreKind,
@@ -37,6 +45,7 @@ __all__ = [
     "ORPHAN_AGE_SECONDS",
     "QUICK_CHECK_MAX_BYTES",
     "Opened",
+    "close_database",
     "discard_created",
     "open_database",
     "orphaned_temp_files",
@@ -60,12 +69,15 @@ class Opened:
         created: True when this open created the database file.
         created_dirs: Folders this open created (outermost first).
         found_version: The schema version before migrating (0 for a new store).
+        session: For a small store known good at open (checked, unchanged since, or new):
+            what its close needs to record the file as known good again (``_fingerprint``).
     """
 
     conn: sqlite3.Connection
     created: bool
     created_dirs: tuple[Path, ...]
     found_version: int
+    session: _fingerprint.Session | None = None
 
 
 def _refuse_non_regular(path: Path) -> None:
@@ -129,28 +141,53 @@ def _inspector(path: Path, *, read_only: bool) -> Callable[[sqlite3.Connection],
 def _stamp(conn: sqlite3.Connection, path: Path) -> None:
     try:
         if int(conn.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+            check_before_writing(conn)
             conn.execute(f"PRAGMA application_id={APPLICATION_ID:d}")
     except sqlite3.Error as exc:
         raise database_error(exc, operation="open", path=path) from exc
 
 
-def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
-    """On a write-capable open of a small store, look for damaged pages before writing.
+def _check_pages(conn: sqlite3.Connection, path: Path) -> bool:
+    """Before the first write to a small store, look for damaged pages.
 
     A damaged store still opens (to read and export what survives) but refuses writes.
     Larger stores are checked by ``anneal-memory check``; any write or read that meets a
-    damaged page also marks the store damaged.
+    damaged page also marks the store damaged. A file byte-for-byte as a checked state
+    left it (``_fingerprint``) is not walked again. True when the file is known good.
     """
     try:
-        if path.stat().st_size > QUICK_CHECK_MAX_BYTES:
-            return
+        if _fingerprint.matches(path):
+            return True
         rows = conn.execute("PRAGMA quick_check(5)").fetchall()
     except (OSError, sqlite3.Error) as exc:
         mark_damaged(conn, str(exc))
-        return
+        return False
     problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
     if problems:
         mark_damaged(conn, "; ".join(problems)[:300])
+        return False
+    _fingerprint.record(path)
+    return True
+
+
+def _session(conn: sqlite3.Connection, path: Path, *, created: bool) -> _fingerprint.Session | None:
+    """Arrange the damage check of a write-capable open of a small store.
+
+    It runs where it costs nothing: before the session's first write (a migration, a record,
+    the outbox's tidying), so a session that only reads never pays it, and no write lands
+    on a file this session has not checked.
+    """
+    try:
+        small = path.stat().st_size <= QUICK_CHECK_MAX_BYTES
+    except OSError as exc:
+        mark_damaged(conn, str(exc))
+        return None
+    if not small:
+        return None
+    session = _fingerprint.Session(conn, path, good=created)
+    if not created:
+        defer_until_write(conn, lambda: session.checked(_check_pages(conn, path)))
+    return session
 
 
 def open_database(
@@ -179,8 +216,7 @@ def open_database(
     try:
         conn = connect(path, new_file=created, inspect=_inspector(path, read_only=False))
         try:
-            if not created:
-                _check_pages(conn, path)
+            session = _session(conn, path, created=created)
             found = migrate(conn, path=path, before_commit=_stamp, on_migrated=on_migrated)
             if found == SCHEMA_VERSION:
                 _stamp(conn, path)
@@ -191,7 +227,19 @@ def open_database(
         if created:
             discard_created(path, created_dirs)
         raise
-    return Opened(conn=conn, created=created, created_dirs=created_dirs, found_version=found)
+    return Opened(
+        conn=conn, created=created, created_dirs=created_dirs, found_version=found, session=session
+    )
+
+
+def close_database(conn: sqlite3.Connection, session: _fingerprint.Session | None) -> None:
+    """Close ``conn``; a small store known good at open is recorded as known good again."""
+    seal = session is not None and damage_of(conn) is None and session.before_close(conn)
+    conn.close()
+    if seal and session is not None:
+        with contextlib.suppress(OSError):
+            if session.path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
+                session.seal()
 
 
 def orphaned_temp_files(path: Path, *, min_age: float = ORPHAN_AGE_SECONDS) -> list[Path]:

@@ -29,7 +29,11 @@ from anneal_memory.audit._events import parse_event
 from anneal_memory.audit._intents import StagedEntry
 from anneal_memory.audit._trail import AuditTrail
 from anneal_memory.store._audit_scrub import scrub_entry
-from anneal_memory.store.sqlite._connection import damage_of, write_transaction
+from anneal_memory.store.sqlite._connection import (
+    damage_of,
+    write_pending_check,
+    write_transaction,
+)
 
 if TYPE_CHECKING:
     import logging
@@ -249,7 +253,9 @@ class StoreAuditSink:
         try:
             with host.lock:
                 conn = host.sqlite_connection("audit")
-                if damage_of(conn) is not None:
+                if damage_of(conn) is not None or write_pending_check(conn):
+                    # Damaged, or this session wrote nothing (its damage check has not
+                    # run): the rows stay until a session that writes tidies them.
                     return
                 with write_transaction(conn, operation="audit", path=host.path, durable=False):
                     conn.execute("DELETE FROM audit_outbox WHERE id < ?", (self._flushed_through,))

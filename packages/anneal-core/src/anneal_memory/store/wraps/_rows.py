@@ -259,9 +259,16 @@ _SCOPES = (
 )
 
 
-def unwrapped_by_scope(conn: SqlConnection) -> dict[str, int]:
-    """Scope -> how many of its episodes wait for a wrap (scopes with none waiting left out)."""
-    counts = {str(scope): _scope_count(conn, str(scope)) for (scope,) in conn.execute(_SCOPES)}
+def unwrapped_by_scope(conn: SqlConnection, *, total: int | None = None) -> dict[str, int]:
+    """Scope -> how many of its episodes wait for a wrap (scopes with none waiting left out).
+
+    ``total``: every scope's waiting episodes together, when the caller has just counted
+    them (``status``); a store with one scope then needs no second count.
+    """
+    scopes = [str(scope) for (scope,) in conn.execute(_SCOPES)]
+    if total is not None and len(scopes) == 1:
+        return {scopes[0]: total} if total else {}
+    counts = {scope: _scope_count(conn, scope) for scope in scopes}
     return {scope: n for scope, n in counts.items() if n}
 
 
