@@ -18,7 +18,7 @@ A line graduated when it is written at 2x. Run it on two checkouts to compare ru
 (``PYTHONPATH=<checkout>/packages/anneal-core/src``).
 
 Usage: .venv/bin/python bench/bench_corroboration.py ../shared/data/locomo-dev.json
-           [--out f.json]
+           [--out f.json] [--quick]
 Prints ONE JSON summary on stdout (progress on stderr).
 """
 
@@ -136,8 +136,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("locomo", help="locomo-dev.json")
     parser.add_argument("--out")
+    parser.add_argument("--quick", action="store_true", help="the first conversation only (CI)")
     args = parser.parse_args()
     samples = json.loads(Path(args.locomo).read_text(encoding="utf-8"))
+    if args.quick:
+        samples = samples[:1]
     total = {"honest": [0, 0], "incidental": [0, 0]}
     with tempfile.TemporaryDirectory(prefix="bench-corroboration-") as tmp:
         for k, sample in enumerate(samples):
