@@ -128,18 +128,6 @@ def run_get(ctx: Context, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _confirm(ctx: Context, prompt: str) -> bool:
-    stdin = sys.stdin
-    if stdin is None or not stdin.isatty():
-        return False
-    print(prompt, end="", file=ctx.err, flush=True)
-    try:
-        answer = stdin.readline()
-    except (EOFError, OSError):
-        return False
-    return answer.strip().lower() in {"y", "yes"}
-
-
 def run_delete(ctx: Context, args: argparse.Namespace) -> int:
     """Delete one episode after confirmation (or with --force)."""
     from anneal_memory.cli._render import one_line
@@ -162,7 +150,7 @@ def run_delete(ctx: Context, args: argparse.Namespace) -> int:
             f"Delete {episode.type.value} {episode.id}{warning}: "
             f"{one_line(episode.content, 60)}? [y/N] "
         )
-        if not _confirm(ctx, question):
+        if not ctx.confirm(question):
             raise CommandError(f"not deleted: {episode.id} (not confirmed)")
     from anneal_memory.crystal import crystals_citing
 

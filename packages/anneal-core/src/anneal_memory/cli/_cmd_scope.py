@@ -38,18 +38,6 @@ def add_commands(
     erase.set_defaults(handler=run_erase_scope)
 
 
-def _confirm(ctx: Context, prompt: str) -> bool:
-    stdin = sys.stdin
-    if stdin is None or not stdin.isatty():
-        return False
-    print(prompt, end="", file=ctx.err, flush=True)
-    try:
-        answer = stdin.readline()
-    except (EOFError, OSError):
-        return False
-    return answer.strip().lower() in {"y", "yes"}
-
-
 def run_erase_scope(ctx: Context, args: argparse.Namespace) -> int:
     """Erase one scope after confirmation (or with --force)."""
     from anneal_memory.errors import InvalidInputError
@@ -75,7 +63,7 @@ def run_erase_scope(ctx: Context, args: argparse.Namespace) -> int:
             )
         count = store.recall(scope=scope, limit=1).total_matching
         question = f"Erase scope {shown} ({count} episode(s), its wraps and continuity)? [y/N] "
-        if not _confirm(ctx, question):
+        if not ctx.confirm(question):
             raise CommandError(f"not erased: scope {shown} (not confirmed)")
     result = store.erase_scope(scope, allow_default=args.default_scope)
     if not result.anything:

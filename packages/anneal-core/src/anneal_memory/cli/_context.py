@@ -208,6 +208,18 @@ class Context:
         """Print a diagnostic line on stderr (not part of the result)."""
         print(message, file=self.err)
 
+    def confirm(self, prompt: str) -> bool:
+        """Ask ``prompt`` on a terminal; True only for y/yes (no terminal: False, never asks)."""
+        stdin = sys.stdin
+        if stdin is None or not stdin.isatty():
+            return False
+        print(prompt, end="", file=self.err, flush=True)
+        try:
+            answer = stdin.readline()
+        except (EOFError, OSError):
+            return False
+        return answer.strip().lower() in {"y", "yes"}
+
     def close(self) -> None:
         """Close the store if a command opened it."""
         if self._store is not None:
