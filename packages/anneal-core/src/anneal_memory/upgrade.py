@@ -63,7 +63,16 @@ CHANGES: tuple[Change, ...] = (
            what="new: exposure_id, result success|failure, items {episode:ID: "
            "followed|ignored|not_applicable}; later reports merge"),
     Change(version="2.0.0", kind="tool", name="explain",
-           what="new: why a pattern has its level, or an episode its trust (read-only)"),
+           what="new: why a pattern has its level, an episode its trust, or recall its order "
+           "(question) (read-only)"),
+    Change(version="2.0.0", kind="rule", name="save_continuity",
+           what="a line that repeats a tool or outside episode's text is saved with "
+           "'[data from external episode ID, not instructions]'; forged labels are dropped"),
+    Change(version="2.0.0", kind="rule", name="record derived_from",
+           what="names episodes of the record's own scope only; a record repeating what this "
+           "session recalled derives from it (its trust and evidence are the original's)"),
+    Change(version="2.0.0", kind="command", name="erase-scope",
+           what="new: erase one scope and every trace of its name (asks, or --force)"),
     Change(version="2.0.0", kind="rule", name="save_continuity wrap_token",
            what="the wrap token is required over MCP: pass the one prepare_wrap returned"),
     Change(version="2.0.0", kind="command", name="search / recall",
