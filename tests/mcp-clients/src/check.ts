@@ -43,6 +43,7 @@ const TOOLS = [
   "spore_ascend",
   "spore_surface",
   "explain",
+  "outcome",
 ];
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 
@@ -95,6 +96,7 @@ const INVALID: Record<string, Args> = {
   spore_ascend: { spore_id: "spore-001", kind: "project" },
   spore_surface: { verbose: true },
   explain: { pattern: 5 },
+  outcome: { exposure_id: 5 },
 };
 
 function document(decision: string): string {
@@ -130,6 +132,9 @@ async function everyTool(label: string, call: Call): Promise<void> {
   check(`${label} get`, structured(got).content === "chose sqlite for the store", got);
   const recalled = await call("recall", { keyword: "sqlite", limit: 5.0 });
   check(`${label} recall`, structured(recalled).total_matching === 1, recalled);
+  const exposure = String(structured(recalled).exposure_id);
+  const reported = await call("outcome", { exposure_id: exposure, result: "success", items: { [`episode:${id}`]: "followed" } });
+  check(`${label} outcome`, !reported.isError && structured(reported).exposure_id === exposure, reported);
   const continuity = await call("read_continuity", {});
   check(`${label} read_continuity`, text(continuity).startsWith("(No continuity yet."), continuity);
   const status = await call("status", {});
