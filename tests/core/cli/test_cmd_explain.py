@@ -126,7 +126,7 @@ def test_explain_shows_worth_counts_and_probes(
         shown = [f"e:{episode_id}", f"p:{DEMO_GROUNDED}"]
         ident = record_exposure(store, "test", shown)
         assert ident is not None
-        record_outcome(store, ident, result="success", items={k: "followed" for k in shown})
+        record_outcome(store, ident, result="success", items=dict.fromkeys(shown, "followed"))
         probe = add_probe(store, pattern=DEMO_GROUNDED, min_level=2, note="\u202eflipped \x9b")
     capsys.readouterr()
     assert main(["--db", db, "explain", "episode", episode_id]) == 0
