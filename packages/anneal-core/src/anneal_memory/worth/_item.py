@@ -25,6 +25,11 @@ _EXPOSED = (
     "SELECT e.items, o.result, o.labels FROM exposures e"
     " LEFT JOIN outcomes o ON o.exposure = e.id WHERE {column} LIKE ? ESCAPE '\\'"
 )
+_GROUPED = (
+    "SELECT count(*), o.result, o.labels FROM exposures e"
+    " LEFT JOIN outcomes o ON o.exposure = e.id WHERE {column} LIKE ? ESCAPE '\\'"
+    " GROUP BY o.result, o.labels"
+)
 
 
 def _like(text: str) -> str:
@@ -85,20 +90,25 @@ def worth_of(store: Store, kind: ItemKind | str, ref: str) -> WorthRow:
             if same(str(item)):
                 add_counts(totals, {key: decode_counts(str(packed))})
         rows = conn.execute(
-            _EXPOSED.format(column=column),  # a fixed column name; the needle is a parameter
+            # a fixed column name; the needle is a parameter. An exact needle matches a whole
+            # JSON string of the list, so the item is in every row found: count them by outcome.
+            (_GROUPED if exact else _EXPOSED).format(column=column),
             (needle,),
         ).fetchall()
-    for items, result, labels in rows:
-        shown = [i for i in json.loads(str(items)) if same(str(i))]
-        if not shown:
+    for first, result, labels in rows:
+        if not exact and not any(same(str(i)) for i in json.loads(str(first))):
             continue
+        # An outcome labels only items its exposure showed: any label of this item is its own.
         marks = {} if labels is None else json.loads(str(labels))
-        label = next((Label(marks[i]) for i in shown if i in marks), None)
+        label = next((Label(v) for k, v in marks.items() if same(str(k))), None)
+        one: dict[str, dict[str, int]] = {}
         tally(
-            totals,
+            one,
             [key],
             {} if label is None else {key: label},
             Result.UNKNOWN if result is None else Result(str(result)),
         )
+        times = int(first) if exact else 1
+        add_counts(totals, {key: {name: n * times for name, n in one[key].items()}})
     counts = totals.get(key) or decode_counts("{}")
     return WorthRow(kind=wanted_kind, ref=key[2:], counts=counts)
