@@ -109,3 +109,20 @@ def test_the_limit_bounds_the_probes_listed(store: Store) -> None:
     assert len(found.probes) == 2
     assert found.probes_total == 3
     assert "probes (2 of 3):" in render_pattern(found)
+
+
+def test_pruned_exposures_still_count_and_agree_with_the_report(store: Store) -> None:
+    from anneal_memory.worth import prune_exposures
+
+    odd = "p:Ärger_Muster"  # not ASCII: matched by kind in SQL, then case-folded here
+    _expose(store, ["e:0000000a", odd], "failure", {odd: "ignored"})
+    _expose(store, ["e:0000000a", "p:ärger_muster"], "success", {"e:0000000a": "followed"})
+    _expose(store, ["e:0000000a"], None, {})
+    before = dict(worth_of(store, "pattern", "ÄRGER_MUSTER").counts)
+    assert (before["surfaced"], before["ignored_failure"], before["unlabelled"]) == (2, 1, 1)
+    assert prune_exposures(store, keep=1) == 2
+    assert dict(worth_of(store, "pattern", "Ärger_Muster").counts) == before
+    episode = dict(worth_of(store, "episode", "0000000A").counts)
+    report = {(r.kind.value, r.ref): dict(r.counts) for r in worth_report(store)}
+    assert episode == report[("episode", "0000000a")]
+    assert (episode["surfaced"], episode["followed_success"], episode["unlabelled"]) == (3, 1, 2)
