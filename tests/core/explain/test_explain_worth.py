@@ -126,3 +126,12 @@ def test_pruned_exposures_still_count_and_agree_with_the_report(store: Store) ->
     report = {(r.kind.value, r.ref): dict(r.counts) for r in worth_report(store)}
     assert episode == report[("episode", "0000000a")]
     assert (episode["surfaced"], episode["followed_success"], episode["unlabelled"]) == (3, 1, 2)
+
+
+def test_a_name_holding_another_items_key_does_not_count_for_it(store: Store) -> None:
+    crafted = 'p:x","e:0000000b'  # its JSON text holds "e:0000000b" after an escaped quote
+    _expose(store, [crafted], "success", {crafted: "followed"})
+    _expose(store, ["e:0000000b", crafted], None, {})
+    assert worth_of(store, "episode", "0000000b").counts["surfaced"] == 1
+    counts = worth_of(store, "pattern", 'X","E:0000000B').counts
+    assert (counts["surfaced"], counts["followed_success"]) == (2, 1)
