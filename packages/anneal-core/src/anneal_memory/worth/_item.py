@@ -26,10 +26,10 @@ _MATCH = (
     "FROM exposures e LEFT JOIN outcomes o ON o.exposure = e.id WHERE {column} LIKE ? ESCAPE '\\'"
 )
 _EXPOSED = "SELECT e.items, o.result, o.labels " + _MATCH
-_ESCAPED = _EXPOSED + " AND e.items LIKE ? ESCAPE '\\'"
 _GROUPED = (
-    "SELECT count(*), o.result, o.labels " + _MATCH + " AND e.items NOT LIKE ? ESCAPE '\\'"
-    " GROUP BY o.result, o.labels"
+    "SELECT count(*), o.result, o.labels, CASE WHEN e.items LIKE ? ESCAPE '\\' THEN e.items END "
+    + _MATCH
+    + " GROUP BY 2, 3, 4"
 )
 
 
@@ -73,18 +73,17 @@ def _rows(conn: SqlConnection, match: _Match) -> list[_Row]:
 
     A fixed column name; the needles are parameters. In a list without a backslash, an exact
     needle can only match a whole JSON string of it (a quote inside a string is escaped):
-    those rows are counted by outcome in SQL (``items`` None). The others are checked later.
+    those rows are counted by outcome in SQL (``items`` None); the others come with their
+    list, to be checked.
     """
-    backslash = _like("\\")
-    rows: list[_Row] = []
-    if match.exact:
-        grouped = conn.execute(_GROUPED.format(column=match.column), (match.needle, backslash))
-        rows += [(int(n), None, result, labels) for n, result, labels in grouped]
-        escaped = conn.execute(_ESCAPED.format(column=match.column), (match.needle, backslash))
-    else:
-        escaped = conn.execute(_EXPOSED.format(column=match.column), (match.needle,))
-    rows += [(1, str(items), result, labels) for items, result, labels in escaped]
-    return rows
+    if not match.exact:
+        found = conn.execute(_EXPOSED.format(column=match.column), (match.needle,))
+        return [(1, str(items), result, labels) for items, result, labels in found]
+    grouped = conn.execute(_GROUPED.format(column=match.column), (_like("\\"), match.needle))
+    return [
+        (int(n), None if items is None else str(items), result, labels)
+        for n, result, labels, items in grouped
+    ]
 
 
 def worth_of(store: Store, kind: ItemKind | str, ref: str) -> WorthRow:
