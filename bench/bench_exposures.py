@@ -10,7 +10,11 @@ Measures, on a SQLite store pre-filled with ``--episodes`` seeded rows:
   storage    database bytes per exposure (after a WAL checkpoint; pages actually used);
   retention  ``--total`` exposures recorded with the retention on (the newest ``--keep``
              kept, the rest folded into per-item totals): rows left, database size, and the
-             time per exposure including the prunes.
+             time per exposure including the prunes;
+  worth_of   then one item's counts (what ``explain episode`` / ``explain pattern`` and the
+             inspector add): 20 episodes, and the crystal every exposure shows, next to
+             ``raw_like_scan``: bare ``sqlite3`` counting the exposures whose items hold one
+             episode (the scan that lookup rests on).
 The public 1.0.2 has no exposure path to compare with (its outcomes file records only what an
 outcome names).
 
@@ -35,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import Corpus, emit, log, machine_facts, summarize
 from anneal_memory import Store
-from anneal_memory.worth import _exposures, record_exposure, worth_report
+from anneal_memory.worth import _exposures, record_exposure, worth_of, worth_report
 
 
 def _used_bytes(path: Path) -> int:
@@ -68,6 +72,19 @@ def _raw_floor(folder: Path, calls: int, rng: random.Random, ids: list[str]) -> 
                json.dumps(_items(rng, ids)))  # fmt: skip
         t = time.perf_counter()
         con.execute("INSERT INTO exposures VALUES (?, ?, ?, ?, ?, ?)", row)
+        took.append(time.perf_counter() - t)
+    con.close()
+    return summarize(took)
+
+
+def _raw_scan(path: Path, ids: list[str]) -> dict:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    took = []
+    for ident in ids:
+        t = time.perf_counter()
+        con.execute(
+            "SELECT count(*) FROM exposures WHERE items LIKE ?", (f'%"e:{ident}"%',)
+        ).fetchone()
         took.append(time.perf_counter() - t)
     con.close()
     return summarize(took)
@@ -112,6 +129,14 @@ def main() -> None:
         report_s = time.perf_counter() - t
         surfaced = sum(r.counts["surfaced"] for r in report)
         db_bytes = _used_bytes(folder / "memory.db")
+        lookups = []
+        for ident in ids[:20]:
+            t = time.perf_counter()
+            worth_of(store, "episode", ident)
+            lookups.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        every = worth_of(store, "crystal", "POOL_SIZING")
+        every_s = time.perf_counter() - t
     summary = {
         "episodes": args.episodes,
         "exposure": summarize(took),
@@ -127,9 +152,15 @@ def main() -> None:
             "seconds_per_exposure_with_prunes": round(elapsed / max(1, args.total - args.calls), 7),
             "worth_report_seconds": round(report_s, 3),
         },
+        "worth_of": {
+            "episode": summarize(lookups),
+            "crystal_on_every_exposure_seconds": round(every_s, 4),
+            "raw_like_scan": _raw_scan(folder / "memory.db", ids[:20]),
+        },
         "machine": machine_facts(),
     }
     assert surfaced == args.total * 4, "every exposure's items are counted, pruned or not"
+    assert every.counts["surfaced"] == args.total, "one item's counts agree with the report"
     emit(summary, args.out)
 
 

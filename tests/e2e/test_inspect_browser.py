@@ -90,6 +90,15 @@ def _hostile_store(db: Path) -> dict[str, Any]:
         validated_save_continuity(store, text, wrap_token=prepared.wrap_token)
         crystallize(store, "hostile_crystal", level=2, explanation=HOSTILE[1], evidence=ids[:1])
         add_spore(store, type="thought", text=HOSTILE[3], tier="hot")
+        from anneal_memory.probes import add_probe
+        from anneal_memory.worth import record_exposure, record_outcome
+
+        add_probe(store, pattern=DEMO_GROUNDED, min_level=2, note=HOSTILE[1])
+        add_probe(store, fact=HOSTILE[4], section=HOSTILE[2][:60])
+        shown = [f"p:{DEMO_GROUNDED}", f"e:{ids[0]}"]
+        exposure = record_exposure(store, "test", shown)
+        assert exposure is not None
+        record_outcome(store, exposure, result="success", items=dict.fromkeys(shown, "followed"))
         return {"ids": ids, "status": store.status(), "continuity": store.load_continuity()}
 
 
@@ -208,6 +217,13 @@ def test_every_view_loads_and_its_numbers_match_the_store(
     assert page.locator("#level-chart svg circle[data-outcome]").count() == 3
     assert page.locator("#steps .step").count() == 3
     assert page.locator("#steps .step.validated").count() >= 1
+    assert (page.text_content("#worth [data-count=followed]") or "").startswith("1 (1 success")
+    assert page.locator("#pattern-probes tr[data-probe]").count() == 1
+    page = tab.view("#/probes", "probes")
+    assert page.locator("#probes tr[data-probe]").count() == 2
+    assert HOSTILE[4] in (page.text_content("#probes") or "")  # shown as text
+    page = tab.view(f"#/episode?id={served['ids'][0]}", "episode-worth")
+    assert page.text_content("#worth [data-count=surfaced]") == "1"
     page = tab.view("#/wraps", "wraps")
     assert page.locator("main .panel[data-wrap]").count() == 3
     page = tab.view("#/tiers", "tiers")

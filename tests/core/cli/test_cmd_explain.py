@@ -111,3 +111,36 @@ def test_explain_recall_refuses_bad_filters(
     capsys.readouterr()
     assert main(["--db", demo_db, "explain", "recall", "x", "--since", "yesterdayish"]) != 0
     assert "since" in capsys.readouterr().err
+
+
+def test_explain_shows_worth_counts_and_probes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anneal_memory.probes import add_probe
+    from anneal_memory.worth import record_exposure, record_outcome
+
+    db = str(tmp_path / "memory.db")
+    assert main(["--db", db, "demo"]) == 0
+    with Store(db) as store:
+        episode_id = (store.load_continuity() or "").split("[evidence: ", 1)[1][:8]
+        shown = [f"e:{episode_id}", f"p:{DEMO_GROUNDED}"]
+        ident = record_exposure(store, "test", shown)
+        assert ident is not None
+        record_outcome(store, ident, result="success", items=dict.fromkeys(shown, "followed"))
+        probe = add_probe(store, pattern=DEMO_GROUNDED, min_level=2, note="\u202eflipped \x9b")
+    capsys.readouterr()
+    assert main(["--db", db, "explain", "episode", episode_id]) == 0
+    out = capsys.readouterr().out
+    assert "worth: surfaced 1; followed 1 (1 success, 0 failure)" in out
+    assert main(["--db", db, "explain", "pattern", DEMO_GROUNDED, "--no-verify"]) == 0
+    out = capsys.readouterr().out
+    assert "worth: surfaced 1; followed 1 (1 success, 0 failure)" in out
+    assert f"{probe.id} (at least 2x): not checked yet" in out
+    assert "\u202e" not in out  # a probe's note cannot drive the terminal
+    assert "\x9b" not in out
+    assert "\\u202eflipped \\x9b" in out
+    assert main(["--db", db, "--json", "explain", "pattern", DEMO_GROUNDED, "--no-verify"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["worth"]["followed_success"] == 1
+    assert [p["id"] for p in data["probes"]] == [probe.id]
+    assert data["probes_total"] == 1

@@ -144,6 +144,7 @@ def test_the_json_shape_is_stable(store: Store) -> None:
     assert set(data) == {
         "name", "identity", "scope", "found", "level", "max_level", "first_wrap_id",
         "last_wrap_id", "last_grounded", "line", "steps", "more_steps", "crystal", "audit",
+        "worth", "probes", "probes_total",
     }  # fmt: skip
     assert set(data["steps"][0]) == {
         "wrap_id", "day", "completed_at", "line_date", "level", "claimed_level", "outcome",

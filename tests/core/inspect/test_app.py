@@ -105,6 +105,8 @@ def test_filters_scope_trust_and_pages(app: InspectorApp) -> None:
         ("episode", "id=%3Cscript%3E", "eight hex"),
         ("audit", "event=nope", "unknown audit event"),
         ("pattern", "name=" + "x" * 600, "longer than 500"),
+        ("probes", "status=retired", "status must be live or all"),
+        ("probes", "limit=0", "limit must be from 1 to 100"),
     ],
 )
 def test_bad_parameters_are_400_with_the_reason(
@@ -154,7 +156,10 @@ def test_the_page_and_its_files_carry_the_security_headers(app: InspectorApp) ->
     script = request(app, "/static/app.js", headers={"Host": HOST})
     assert script.headers["content-type"].startswith("text/javascript")
     assert script.headers["x-content-type-options"] == "nosniff"
-    for name in ("app.js", "dom.js", "views.js", "views_memory.js", "markdown.js", "graph.js"):
+    for name in (
+        "app.js", "dom.js", "views.js", "views_memory.js", "views_worth.js", "markdown.js",
+        "graph.js",
+    ):  # fmt: skip
         body = request(app, f"/static/{name}", headers={"Host": HOST}).body
         for sink in (
             b"innerHTML",
@@ -242,3 +247,42 @@ def test_search_explains_each_page_and_what_it_left_out(app: InspectorApp, reade
     newest = api(app, "episodes")
     assert newest["explanations"] is None
     assert newest["hidden"] == []
+
+
+def test_worth_counts_and_probes_on_the_episode_and_pattern_views(
+    store: Store, target: str, clock: FrozenClock
+) -> None:
+    from anneal_memory.probes import add_probe, retire_probe
+    from anneal_memory.worth import record_exposure, record_outcome
+
+    record_all(store, SESSION)
+    demo_wrap(store)
+    held = add_probe(store, pattern=DEMO_GROUNDED, min_level=2, note="<img src=x onerror=1>")
+    retired = add_probe(store, fact="the template database", section="Decisions")
+    retire_probe(store, retired.id)
+    add_probe(store, fact="per worker databases", scope="u1")
+    record_all(store, FOLLOW_UP)
+    demo_wrap(store)
+    episode_id = store.recall("parallel pytest", limit=1).episodes[0].id
+    shown = [f"e:{episode_id}", f"p:{DEMO_GROUNDED}"]
+    ident = record_exposure(store, "test", shown)
+    assert ident is not None
+    record_outcome(store, ident, result="success", items=dict.fromkeys(shown, "followed"))
+    record_exposure(store, "test", shown[:1])
+    with Store(target, read_only=True, clock=clock) as opened:
+        app = InspectorApp(SingleStore(opened, TOKEN), InspectSettings())
+        episode = api(app, "episode", id=episode_id)
+        assert episode["worth"]["surfaced"] == 2
+        assert (episode["worth"]["followed_success"], episode["worth"]["unlabelled"]) == (1, 1)
+        pattern = api(app, "pattern", name=DEMO_GROUNDED)
+        assert pattern["worth"]["followed"] == 1
+        assert [p["id"] for p in pattern["probes"]] == [held.id]
+        assert pattern["probes"][0]["last_status"] == "held"
+        assert pattern["probes"][0]["note"] == "<img src=x onerror=1>"  # data; the page escapes
+        live = api(app, "probes")
+        assert [p["id"] for p in live["probes"]] == [held.id, "probe-003"]
+        assert live["total"] == 2
+        every = api(app, "probes", status="all", limit=1, offset=1)
+        assert (every["total"], [p["id"] for p in every["probes"]]) == (3, [retired.id])
+        assert every["probes"][0]["retired_at"] is not None
+        assert [p["id"] for p in api(app, "probes", scope="u1")["probes"]] == ["probe-003"]

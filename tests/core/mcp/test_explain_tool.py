@@ -58,6 +58,29 @@ def test_explain_a_pattern_and_an_episode(server: McpServer, store: Store) -> No
     episode = _call(server, episode_id=episode_id)
     assert episode["structuredContent"]["kind"] == "episode"
     assert episode["structuredContent"]["id"] == episode_id
+    assert episode["structuredContent"]["worth"]["surfaced"] == 0
+
+
+def test_explain_carries_worth_counts_and_probes(server: McpServer, store: Store) -> None:
+    from anneal_memory.probes import add_probe
+    from anneal_memory.worth import record_exposure, record_outcome
+
+    store.record("The parallel pytest workers share one Postgres database", "observation")
+    prepared = prepare_wrap(store)
+    validated_save_continuity(
+        store, demo_compress(prepared.text or ""), wrap_token=prepared.wrap_token
+    )
+    ident = record_exposure(store, "test", [f"p:{DEMO_GROUNDED}"])
+    assert ident is not None
+    record_outcome(store, ident, result="failure", items={f"p:{DEMO_GROUNDED}": "ignored"})
+    probe = add_probe(store, pattern=DEMO_GROUNDED, min_level=2)
+    result = _call(server, pattern=DEMO_GROUNDED)
+    data = result["structuredContent"]
+    assert data["worth"]["ignored_failure"] == 1
+    assert [(p["id"], p["last_status"]) for p in data["probes"]] == [(probe.id, None)]
+    text = result["content"][0]["text"]
+    assert "worth: surfaced 1;" in text
+    assert f"{probe.id} (at least 2x): not checked yet" in text
 
 
 def test_exactly_one_subject(server: McpServer) -> None:

@@ -2,8 +2,8 @@
 
 Reads only: the episode, its place and tombstone, its supersession links and state-key slot
 (``anneal_memory.store.provenance``), the effective trust of it and its sources, the lines of its
-scope's continuity that cite it, the crystals citing it, its association links and the
-audit entries that name it.
+scope's continuity that cite it, the crystals citing it, its association links, the
+audit entries that name it and its worth counts (``anneal_memory.worth``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from anneal_memory.explain._types import (
     PatternUse,
     TrustReport,
 )
+from anneal_memory.explain._worth import worth_counts
 from anneal_memory.store.provenance import (
     episode_place,
     links_touching,
@@ -142,4 +143,5 @@ def explain_episode(
         crystals=crystals_citing(store, [episode_id]),
         associations=tuple(link.to_dict() for link in links),
         audit=_audit(store, episode_id, limit, verify=verify, since=_since(store, episode)),
+        worth=worth_counts(store, "episode", episode_id),
     )

@@ -2,9 +2,9 @@
 
 Assembled from reads only: the pattern's summary and history rows (``anneal_memory.store.wraps``),
 the wraps' snapshots, the current continuity line, the episodes it cites, the crystal of the
-same name and the audit entries of its wraps. The immune system's own word lists and
-thresholds (``immune._grounding``) recompute which words an explanation shares with an
-episode, so the explanation says what the judge saw.
+same name, the audit entries of its wraps, its worth counts and the probes on it. The
+immune system's own word lists and thresholds (``immune._grounding``) recompute which words
+an explanation shares with an episode, so the explanation says what the judge saw.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from anneal_memory.explain._checks import check_limit, check_name, check_scope
 from anneal_memory.explain._cited import cite, episode_facts, grounds
 from anneal_memory.explain._rules import outcome_of, rules_of
 from anneal_memory.explain._types import AuditSlice, CitedEpisode, PatternExplanation, PatternStep
+from anneal_memory.explain._worth import pattern_probes, worth_counts
 from anneal_memory.store.provenance import episode_place
 from anneal_memory.store.wraps import (
     PatternStepRow,
@@ -188,7 +189,8 @@ def explain_pattern(
         store: The store (only read).
         name: The pattern's name (matched case-insensitively, as pattern history keys it).
         scope: The scope whose continuity holds it ("" is the shared one).
-        limit: Explain at most this many of its newest steps (``more_steps`` says if more).
+        limit: Explain at most this many of its newest steps (``more_steps`` says if more)
+            and list at most this many of the probes on it.
         verify: Also walk the audit chain and attach its verdict.
 
     Raises:
@@ -211,6 +213,7 @@ def explain_pattern(
         None if crystal is None else summary.name,
         verify=verify,
     )
+    probes, probes_total = pattern_probes(store, identity, scope, limit)
     return PatternExplanation(
         name=summary.name,
         identity=identity,
@@ -226,4 +229,7 @@ def explain_pattern(
         more_steps=len(rows) > limit,
         crystal=crystal,
         audit=audit,
+        worth=worth_counts(store, "pattern", summary.name),
+        probes=probes,
+        probes_total=probes_total,
     )

@@ -103,6 +103,45 @@ def _audit(audit: AuditSlice) -> list[str]:
     return lines
 
 
+def _worth(counts: dict[str, int] | None) -> list[str]:
+    if counts is None:
+        return []
+    if not counts.get("surfaced"):
+        return ["worth: never shown in a recorded exposure"]
+
+    def after(prefix: str) -> str:
+        return (
+            f"{prefix} {counts[prefix]} ({counts[prefix + '_success']} success, "
+            f"{counts[prefix + '_failure']} failure)"
+        )
+
+    return [
+        f"worth: surfaced {counts['surfaced']}; {after('followed')}; {after('ignored')}; "
+        f"not applicable {counts['not_applicable']}; {after('unlabelled')} (report-only)"
+    ]
+
+
+def _probe(probe: dict[str, Any]) -> str:
+    status = probe.get("last_status") or "not checked yet"
+    wrap = probe.get("last_wrap_id")
+    line = f"  {probe['id']} (at least {probe.get('min_level')}x): {status}"
+    if wrap is not None:
+        line += f" at wrap {wrap}"
+    if probe.get("last_line"):
+        line += f" \u2014 {_short(str(probe['last_line']), 120)}"
+    if probe.get("note"):
+        line += f" [note: {_short(str(probe['note']), 80)}]"
+    return line
+
+
+def _probes(found: PatternExplanation) -> list[str]:
+    if not found.probes_total:
+        return ["probes: none"]
+    lines = [f"probes ({len(found.probes)} of {found.probes_total}):"]
+    lines += [_probe(p) for p in found.probes]
+    return lines
+
+
 def render_pattern(found: PatternExplanation) -> str:
     """The text of a pattern explanation."""
     head = f"pattern {clean(found.name)}" + (
@@ -124,6 +163,8 @@ def render_pattern(found: PatternExplanation) -> str:
             f"  crystal: {crystal['status']} at {crystal['level']}x on "
             f"{crystal['crystallized_on']}, evidence {', '.join(crystal['evidence']) or 'none'}"
         )
+    lines += _worth(found.worth)
+    lines += _probes(found)
     lines.append("Steps, newest first:")
     for step in found.steps:
         lines += _step(step)
@@ -174,6 +215,7 @@ def render_episode(found: EpisodeExplanation) -> str:
         for a in found.associations
     ]
     lines.append(f"associations: {', '.join(links) or 'none'}")
+    lines += _worth(found.worth)
     return "\n".join([*lines, *_audit(found.audit)])
 
 

@@ -144,6 +144,13 @@ class PatternExplanation(_Record):
         crystal: The crystal of the same name (``name``, ``level``, ``status``, ``evidence``,
             ``crystallized_on``), or None.
         audit: The entries of its wraps and its crystal, with the chain's verdict.
+        worth: What the outcomes of its exposures say (``WorthRow`` counts: ``surfaced``,
+            ``followed``, ``ignored``, ``not_applicable``, ``unlabelled`` and the successes
+            and failures after each); all zero when it was never shown. Report-only.
+        probes: The live drift probes on it (``Probe.to_dict``: its ``min_level`` and the
+            ``last_status`` / ``last_line`` / ``last_wrap_id`` of its last check), oldest
+            first, at most the limit asked.
+        probes_total: How many live probes watch it in all.
     """
 
     name: str
@@ -160,6 +167,9 @@ class PatternExplanation(_Record):
     more_steps: bool = False
     crystal: dict[str, Any] | None = None
     audit: AuditSlice = field(default_factory=AuditSlice)
+    worth: dict[str, int] | None = None
+    probes: tuple[dict[str, Any], ...] = ()
+    probes_total: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,6 +220,8 @@ class EpisodeExplanation(_Record):
         crystals: Crystals whose evidence cites it.
         associations: Its links to other episodes (``AssociationLink.to_dict``), strongest first.
         audit: Its audit entries, with the chain's verdict.
+        worth: What the outcomes of its exposures say (the counts of a ``WorthRow``), all
+            zero when it was never shown; None when it is not stored. Report-only.
     """
 
     id: str
@@ -228,6 +240,7 @@ class EpisodeExplanation(_Record):
     crystals: tuple[str, ...] = ()
     associations: tuple[dict[str, Any], ...] = ()
     audit: AuditSlice = field(default_factory=AuditSlice)
+    worth: dict[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

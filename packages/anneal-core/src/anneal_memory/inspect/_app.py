@@ -63,6 +63,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "wraps": _memory.wraps,
     "crystals": _memory.crystals,
     "spores": _memory.spores,
+    "probes": _memory.probes,
     "graph": _memory.graph,
 }
 """Every JSON endpoint: ``/api/<name>`` -> a function of the store and the query."""

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from anneal_memory.document._markers import parse_pattern_line
+from anneal_memory.errors import InvalidInputError
 from anneal_memory.inspect._params import Params, scope_param
 from anneal_memory.store.wraps import count_patterns, patterns_page, wrap_lines
 
 if TYPE_CHECKING:
     from anneal_memory.store import Store
 
-__all__ = ["continuity", "crystals", "graph", "pattern", "patterns", "spores", "wraps"]
+__all__ = ["continuity", "crystals", "graph", "pattern", "patterns", "probes", "spores", "wraps"]
 
 MAX_LINKS = 300
 """The most association links the graph draws."""
@@ -116,6 +117,27 @@ def spores(store: Store, params: Params) -> dict[str, Any]:
     limit, offset = params.page()
     found = list_spores(store, status=params.text("status") or "open")
     return {"total": len(found), "spores": [s.to_dict() for s in found[offset : offset + limit]]}
+
+
+def probes(store: Store, params: Params) -> dict[str, Any]:
+    """A page of drift probes, oldest first: ``status`` live (the default) or all; ``scope``."""
+    from anneal_memory.probes import list_probes
+
+    status = params.text("status") or "live"
+    if status not in {"live", "all"}:
+        raise InvalidInputError(f"status must be live or all, got {status[:40]!r}")
+    limit, offset = params.page()
+    scope = scope_param(params)
+    found = [
+        p for p in list_probes(store, include_retired=status == "all")
+        if scope is None or p.scope == scope
+    ]  # fmt: skip
+    return {
+        "total": len(found),
+        "limit": limit,
+        "offset": offset,
+        "probes": [p.to_dict() for p in found[offset : offset + limit]],
+    }
 
 
 def graph(store: Store, params: Params) -> dict[str, Any]:

@@ -19,6 +19,7 @@ FILES: dict[str, str] = {
     "graph.js": "text/javascript; charset=utf-8",
     "views.js": "text/javascript; charset=utf-8",
     "views_memory.js": "text/javascript; charset=utf-8",
+    "views_worth.js": "text/javascript; charset=utf-8",
     "icon.svg": "image/svg+xml",
 }
 """Every file the page is made of, with its content type."""

@@ -3,10 +3,10 @@
 Every block of memory that reaches a model is an exposure (:func:`record_exposure`): its id
 and the episodes, patterns and crystals it showed. An outcome (:func:`record_outcome`) labels
 an exposure's items followed / ignored / not_applicable and says whether the work succeeded;
-later outcomes merge. :func:`worth_report` adds them up per item. Report-only: nothing
-ranks, decays or retires from these counts (docs/outcomes.md says why). Exposures and
-outcomes live in tables of the store's database; this package imports the store, never
-the reverse.
+later outcomes merge. :func:`worth_report` adds them up per item (:func:`worth_of`: one
+item). Report-only: nothing ranks, decays or retires from these counts (docs/outcomes.md
+says why). Exposures and outcomes live in tables of the store's database; this package
+imports the store, never the reverse.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         prune_exposures,
         record_exposure,
     )
+    from anneal_memory.worth._item import worth_of
     from anneal_memory.worth._items import patterns_in, shown_items
     from anneal_memory.worth._outcomes import get_outcome, record_outcome
     from anneal_memory.worth._report import SORT_KEYS, worth_report
@@ -52,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "record_outcome": "anneal_memory.worth._outcomes",
     "SORT_KEYS": "anneal_memory.worth._report",
     "worth_report": "anneal_memory.worth._report",
+    "worth_of": "anneal_memory.worth._item",
     "COUNT_FIELDS": _TYPES,
     "Exposure": _TYPES,
     "ItemKind": _TYPES,
@@ -79,6 +81,7 @@ __all__ = [
     "record_exposure",
     "record_outcome",
     "shown_items",
+    "worth_of",
     "worth_report",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -164,6 +164,7 @@
           return [n ? ", " : "", link("episode", {id: other}, other), " " + a.strength.toFixed(2)];
         }) : "none"],
       ]),
+      h("h2", null, "Worth (report-only: what the outcomes of its exposures say)"), window.AM.worthTable(data.worth),
       auditList(data.audit));
   }
 

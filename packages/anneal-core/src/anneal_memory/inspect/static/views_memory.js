@@ -60,6 +60,8 @@
         h("div", {class: "mono"}, data.line || "(the current continuity no longer holds it)"),
         h("p", {class: "muted"}, "highest " + data.max_level + "x; first written by wrap " + data.first_wrap_id + ", last by wrap " + data.last_wrap_id + "; last grounded " + (data.last_grounded || "never")),
         data.crystal ? h("p", null, badge("crystal: " + data.crystal.status, "ok"), " at " + data.crystal.level + "x on " + data.crystal.crystallized_on + ", evidence ", ids(data.crystal.evidence)) : null),
+      h("h2", null, "Worth (report-only: what the outcomes of its exposures say)"), window.AM.worthTable(data.worth),
+      h("h2", null, "Drift probes on it (" + data.probes.length + " of " + data.probes_total + ")"), window.AM.probeTable(data.probes, "pattern-probes"),
       h("h2", null, "Level over the wraps"), h("div", {class: "panel", id: "level-chart"}, levelChart(data.series), legend),
       h("h2", null, "Steps, newest first"), h("div", {id: "steps"}, data.steps.map(step)),
       data.more_steps ? h("p", {class: "muted"}, "Older steps are left out.") : null,
