@@ -31,10 +31,13 @@ def second_hop(
     others = sorted({other for _, other in strengths})
     if not others:
         return scores
-    marks = ",".join("?" * len(others))
+    # The ids drive the lookup (CROSS JOIN keeps them the outer loop): the planner would
+    # otherwise walk a filter's index, every episode of the scope, for a few ids (#26).
+    rows = ",".join(["(?)"] * len(others))
     reached = dict(
         conn.execute(
-            f"SELECT e.id, e.seq FROM episodes AS e {filters.where(f'e.id IN ({marks})')}",  # noqa: S608
+            f"WITH wanted(id) AS (VALUES {rows}) SELECT e.id, e.seq FROM wanted "  # noqa: S608
+            f"CROSS JOIN episodes AS e ON e.id = wanted.id {filters.where()}",
             (*others, *filters.params),
         ).fetchall()
     )

@@ -68,10 +68,13 @@ class Ranking:
 
 
 def _fts_query(filters: RecallFilters, select: str, tail: str) -> str:
+    # CROSS JOIN keeps the FTS5 matches the outer loop (SQLite never reorders it): left to
+    # itself the planner walks a filter's index (a scope's episodes) and runs the MATCH once
+    # per episode, which at 10k episodes in 20 scopes cost 40x an unscoped recall (#26).
     if filters.clauses:
         return (
             f"SELECT {select} FROM episodes_fts AS f "  # noqa: S608
-            "JOIN episodes AS e ON e.seq = f.rowid "
+            "CROSS JOIN episodes AS e ON e.seq = f.rowid "
             f"{filters.where('episodes_fts MATCH ?')} {tail}"
         )
     return f"SELECT {select} FROM episodes_fts AS f WHERE episodes_fts MATCH ? {tail}"  # noqa: S608
