@@ -98,11 +98,11 @@ def _refuse_newer_schema(db_path: Path) -> None:
     The server opens its store on the first call; without this a client would be told so
     only on every call.
     """
+    if not db_path.is_file():
+        return  # nothing to refuse: the store is neither imported nor opened (start-up speed)
     from anneal_memory.errors import StoreError, StoreVersionError
     from anneal_memory.store import Store
 
-    if not db_path.is_file():
-        return
     try:
         Store(db_path, read_only=True).close()
     except StoreVersionError:

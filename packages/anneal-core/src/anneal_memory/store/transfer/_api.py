@@ -10,7 +10,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import set_meta
-from anneal_memory.store.transfer._episodes import import_document, parse_export
 from anneal_memory.types import ImportReport, ImportResult, Trust
 
 if TYPE_CHECKING:
@@ -54,6 +53,8 @@ class TransferMixin:
         Raises:
             ImportFormatError: Not a valid export, or an id clash; nothing was written.
         """
+        from anneal_memory.store.transfer._episodes import import_document, parse_export
+
         parsed = parse_export(document)
         written: list[tuple[ContinuityPlace, str]] = []
         try:
