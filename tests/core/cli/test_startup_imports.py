@@ -39,11 +39,13 @@ NOT_FOR_SEARCH = (
 NOT_FOR_RECORD = (
     *NOT_FOR_SEARCH,
     "anneal_memory._hebbian",
+    "anneal_memory._result_types",
     "anneal_memory.continuity",
     "anneal_memory.document",
     "anneal_memory.store.recall",
     "anneal_memory.store._scope_erase",
     "anneal_memory.store.provenance._evidence",
+    "anneal_memory.store.provenance._supersession",
     "anneal_memory.worth",
 )
 

@@ -38,15 +38,13 @@ from anneal_memory.store.transfer._api import TransferMixin
 from anneal_memory.types import (
     Episode,
     EpisodeType,
-    PruneResult,
-    RecallResult,
-    StoreStatus,
     Trust,
 )
 
 if TYPE_CHECKING:
     from anneal_memory.store._scope_erase import ScopeErasure
     from anneal_memory.store.recall._trace import RecallTrace
+    from anneal_memory.types import PruneResult, RecallResult, StoreStatus
 
 # Start-up speed (issue #25): recall, erasure and the evidence lookups are imported by the
 # methods that use them, so ``anneal-memory record`` loads neither the ranking nor the wraps.
@@ -397,6 +395,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
                 tx.audit("prune", actor="agent", data=data)
         if deleted:
             self._backend.after_erase()
+        from anneal_memory.types import PruneResult
+
         return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
     def erase_scope(self, scope: str, *, allow_default: bool = False) -> ScopeErasure:
