@@ -46,6 +46,7 @@ NOT_FOR_RECORD = (
     "anneal_memory.store._scope_erase",
     "anneal_memory.store.provenance._evidence",
     "anneal_memory.store.provenance._supersession",
+    "anneal_memory.store.wraps",
     "anneal_memory.worth",
 )
 
