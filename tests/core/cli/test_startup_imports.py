@@ -22,6 +22,7 @@ print("\\n" + json.dumps({"code": code, "loaded": loaded}))
 
 # Rooms no search needs (it does read the continuity's durable facts and write an exposure).
 NOT_FOR_SEARCH = (
+    "anneal_memory._result_types",
     "anneal_memory.agent",
     "anneal_memory.crystal",
     "anneal_memory.explain",
@@ -39,7 +40,6 @@ NOT_FOR_SEARCH = (
 NOT_FOR_RECORD = (
     *NOT_FOR_SEARCH,
     "anneal_memory._hebbian",
-    "anneal_memory._result_types",
     "anneal_memory.continuity",
     "anneal_memory.document",
     "anneal_memory.store.recall",
