@@ -30,6 +30,7 @@ NOT_FOR_SEARCH = (
     "anneal_memory.inspect",
     "anneal_memory.mcp",
     "anneal_memory.spores",
+    "anneal_memory.store.recall._trace",
     "anneal_memory.store.sqlite._check",
     "anneal_memory.store.transfer._apply",
     "anneal_memory.store.transfer._episodes",
