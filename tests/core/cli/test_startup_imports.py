@@ -94,3 +94,11 @@ def test_serve_answers_tools_list_without_importing_the_store_when_there_is_none
     loaded = _loaded(tmp_path, "serve", stdin=line)
     assert "anneal_memory.mcp._server" in loaded
     assert _offending(loaded, ("anneal_memory.store._store", "anneal_memory.audit._trail")) == []
+
+
+def test_serve_checks_an_existing_store_without_loading_the_store_facade(tmp_path: Path) -> None:
+    _loaded(tmp_path, "record", "a plain note", "--type", "observation")
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + "\n"
+    loaded = _loaded(tmp_path, "serve", stdin=line)
+    assert "anneal_memory.store.sqlite._open" in loaded  # the version was checked
+    assert _offending(loaded, ("anneal_memory.store._store", "anneal_memory.audit._trail")) == []
