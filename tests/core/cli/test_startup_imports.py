@@ -2,7 +2,8 @@
 
 Each test runs the real command in a fresh interpreter and lists the ``anneal_memory``
 modules it loaded; a later eager import of a room a command does not need (the wrap
-pipeline, import/export, explain, the inspector, the ranking for a ``record``) fails here.
+pipeline, import/export, explain, the inspector, the ranking for a ``record``) fails here
+(the e2e tier: real processes).
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e  # each test starts a fresh interpreter (docs/testing.md)
 
 _DRIVER = """
 import json, sys
