@@ -25,11 +25,13 @@ loaded = sorted(m for m in sys.modules if m.startswith("anneal_memory"))
 print("\\n" + json.dumps({"code": code, "loaded": loaded}))
 """
 
-# Rooms no search needs (it does read the continuity's durable facts and write an exposure).
+# Rooms no search needs (it does read the continuity's durable facts and write an exposure;
+# with no continuity file, as here, it does not parse a document).
 NOT_FOR_SEARCH = (
     "anneal_memory._result_types",
     "anneal_memory.agent",
     "anneal_memory.crystal",
+    "anneal_memory.document",
     "anneal_memory.explain",
     "anneal_memory.immune",
     "anneal_memory.inspect",
@@ -47,7 +49,6 @@ NOT_FOR_RECORD = (
     *NOT_FOR_SEARCH,
     "anneal_memory._hebbian",
     "anneal_memory.continuity",
-    "anneal_memory.document",
     "anneal_memory.store.recall",
     "anneal_memory.store._scope_erase",
     "anneal_memory.store.provenance._evidence",
