@@ -26,7 +26,8 @@ PACKAGE = "anneal_memory"
 LAYERS: tuple[tuple[str, ...], ...] = (
     (  # leaves: the error tree, public types, time, files, small shared helpers
         "anneal_memory._sidefile", "anneal_memory._staging",
-        "anneal_memory.errors", "anneal_memory.types", "anneal_memory._clock",
+        "anneal_memory.errors", "anneal_memory.types", "anneal_memory._result_types",
+        "anneal_memory._clock",
         "anneal_memory._fsio", "anneal_memory._locks", "anneal_memory._lazy",
         "anneal_memory._fields", "anneal_memory._hebbian", "anneal_memory._owner",
         "anneal_memory._scope_files", "anneal_memory.redaction", "anneal_memory._asgi",

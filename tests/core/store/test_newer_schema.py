@@ -104,3 +104,29 @@ def test_serve_refuses_a_newer_sqlite_store_before_serving(tmp_path: Path) -> No
     run = cli_runner(tmp_path, db, in_process=True)
     result = run("serve", "--skip-integrity", stdin="")
     assert _message(supported, found) in result.assert_error(1)
+
+
+def test_refuse_newer_schema_checks_only_the_version(tmp_path: Path) -> None:
+    # Issue #25: the server's pre-check without the Store facade; it raises exactly where a
+    # read-only open raises StoreVersionError and leaves every other problem to that open.
+    from anneal_memory.store import refuse_newer_schema
+
+    refuse_newer_schema(tmp_path / "missing.db")  # no file: nothing to refuse
+    (tmp_path / "other.db").write_bytes(b"not a database at all" * 100)
+    refuse_newer_schema(tmp_path / "other.db")  # not a store: the open reports it
+    current = tmp_path / "current.db"
+    Store(current).close()
+    refuse_newer_schema(current)
+    older = tmp_path / "older.db"
+    Store(older).close()
+    raw = sqlite3.connect(older)
+    raw.execute("PRAGMA user_version=1")
+    raw.commit()
+    raw.close()
+    refuse_newer_schema(older)  # older: the write-capable open migrates it
+    newer = tmp_path / "newer.db"
+    supported, found = _bump(str(newer))
+    before = newer.read_bytes()
+    with pytest.raises(StoreVersionError, match=re.escape(_message(supported, found))):
+        refuse_newer_schema(newer)
+    assert newer.read_bytes() == before  # read only: nothing written

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 from anneal_memory import Store
-from anneal_memory.store.recall._intent import MAX_PRIOR_FACTOR, Intent, read_intent
+from anneal_memory.store.recall._intent import (
+    _WORDS,
+    MAX_PRIOR_FACTOR,
+    Intent,
+    _date_patterns,
+    _dates_in,
+    read_intent,
+)
 from anneal_memory.testing import FrozenClock
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
@@ -79,6 +86,26 @@ def test_times_a_question_names(question: str, since: str | None, until: str | N
 def test_no_time_is_read_where_none_is_named(question: str) -> None:
     intent = read_intent(question, NOW)
     assert intent is None or not intent.timed or question.startswith("on February")
+
+
+@pytest.mark.parametrize(
+    ("question", "tried"),
+    [
+        ("what did we decide about the queue?", False),
+        ("which plan did we choose", False),
+        ("what happened on may 3", True),
+        ("anything in 2025?", True),
+        ("notes from sept. about rollout", True),
+    ],
+)
+def test_date_expressions_are_tried_only_on_a_digit_or_a_month_word(
+    question: str, tried: bool
+) -> None:
+    # Issue #25: the eight date expressions compile on the first question that could name a
+    # date; a question without a digit or a month word cannot match any of them.
+    words = set(_WORDS.findall(question))
+    assert bool(_dates_in(question, words)) is tried
+    assert not any(p.search(question) for p in _date_patterns()) or tried
 
 
 def test_the_priors_are_bounded() -> None:

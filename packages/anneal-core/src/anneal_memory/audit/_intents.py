@@ -8,7 +8,6 @@ entries reached it: the ones at or below it.
 
 from __future__ import annotations
 
-import gzip
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -72,6 +71,8 @@ def newest_intent(paths: AuditPaths, active: bytes, manifest: Manifest) -> int:
     found = _newest_in(active)
     if found is not None:
         return found
+    import gzip  # sealed weeks only: a plain record never loads it (start-up speed, #25)
+
     for sealed in manifest.files[-1:]:
         try:
             raw = read_trail_file(paths.beside(sealed.filename), limit=SEALED_MAX_BYTES)

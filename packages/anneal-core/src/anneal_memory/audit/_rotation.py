@@ -7,7 +7,6 @@ at any point leaves a state the next append or ``verify`` recognises.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 from dataclasses import replace
 
@@ -31,6 +30,8 @@ def seal_week(paths: AuditPaths, data: bytes, manifest: Manifest, period: str) -
     sealed_path = paths.sealed(label)
     if label >= period or any(f.filename == sealed_path.name for f in manifest.files):
         return None
+    import gzip  # sealing a week only: start-up speed (#25)
+
     gz = gzip.compress(data, compresslevel=6, mtime=0)
     atomic_write_bytes(sealed_path, gz)
     sealed = SealedFile.describe(sealed_path.name, label, lines, hashlib.sha256(gz).hexdigest())

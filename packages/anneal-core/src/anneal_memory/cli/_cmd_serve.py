@@ -98,17 +98,13 @@ def _refuse_newer_schema(db_path: Path) -> None:
     The server opens its store on the first call; without this a client would be told so
     only on every call.
     """
-    from anneal_memory.errors import StoreError, StoreVersionError
-    from anneal_memory.store import Store
-
     if not db_path.is_file():
-        return
-    try:
-        Store(db_path, read_only=True).close()
-    except StoreVersionError:
-        raise
-    except StoreError:
-        return  # an older schema (the write-capable open migrates it) or damage: served later
+        return  # nothing to refuse, nothing imported (start-up speed, #25)
+    # Only the version check of a read-only open, without loading the Store (#25); an older
+    # schema (the write-capable open migrates it) or damage is reported by the first call.
+    from anneal_memory.store import refuse_newer_schema
+
+    refuse_newer_schema(db_path)
 
 
 def run_serve(ctx: Context, args: argparse.Namespace) -> int:

@@ -13,13 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anneal_memory.document import _document
-from anneal_memory.document._durable import parse_facts
-from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.errors import BackendNotSupportedError
 from anneal_memory.store.recall import tokenize
 
 if TYPE_CHECKING:
+    from anneal_memory.document._schema import SectionSchema
     from anneal_memory.store import Store
 
 __all__ = ["MAX_CUED_FACTS", "CuedFact", "cued_facts", "match_facts", "parse_cued_facts"]
@@ -45,6 +43,8 @@ class CuedFact:
 
 def parse_cued_facts(lines: Sequence[str]) -> list[CuedFact]:
     """The facts of a durable section's lines that carry a cue tail."""
+    from anneal_memory.document._durable import parse_facts  # with a continuity only (#25)
+
     out: list[CuedFact] = []
     for fact in parse_facts(lines):
         head = fact.lines[0]
@@ -70,6 +70,9 @@ def match_facts(facts: Sequence[CuedFact], query: str, limit: int = MAX_CUED_FAC
 
 
 def _durable_lines(text: str, schema: SectionSchema) -> list[str]:
+    from anneal_memory.document import _document  # with a continuity only (#25)
+    from anneal_memory.document._schema import SectionRole
+
     document = _document.parse(_document.canonical_text(text))
     found, _problems = _document.match_sections(document, schema)
     lines: list[str] = []

@@ -6,6 +6,7 @@ generated secret from a word, a number or a placeholder such as ``<your-key>``.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -13,15 +14,19 @@ from collections import Counter
 __all__ = ["char_classes", "is_placeholder", "looks_generated", "shannon_entropy"]
 
 # Values that stand for a secret without being one: templates, masks, examples, markers.
-_PLACEHOLDER = re.compile(
-    r"""(?ix)
+# Compiled on first use (a key-name rule's match): a plain record never pays for it (#25).
+_PLACEHOLDER_SOURCE = r"""(?ix)
     (?: x{3,} | \*{3,} | \.{3,} | -{3,} | _{3,} | \#{3,}
       | <[^>]*> | \[[^\]]*\] | \{\{.*\}\} | \$\{?[a-z_][a-z0-9_]*\}? | %\(?[a-z_]*\)?s
       | (?:your|my|the|some|example|sample|dummy|fake|test)[_-][a-z0-9_-]*
       | changeme | placeholder | redacted | secret | password | passwd | token | none | null
       | undefined | true | false | string )
     """
-)
+
+
+@functools.cache
+def _placeholder() -> re.Pattern[str]:
+    return re.compile(_PLACEHOLDER_SOURCE)
 
 
 def shannon_entropy(value: str) -> float:
@@ -44,7 +49,7 @@ def char_classes(value: str) -> int:
 
 def is_placeholder(value: str) -> bool:
     """True for a template, mask or example value (``${TOKEN}``, ``<key>``, ``xxxx``)."""
-    return bool(_PLACEHOLDER.fullmatch(value)) or len(set(value)) <= 2
+    return bool(_placeholder().fullmatch(value)) or len(set(value)) <= 2
 
 
 def looks_generated(value: str, *, min_length: int, min_entropy: float) -> bool:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from anneal_memory.store._target import database_url, is_database_url, location_of
     from anneal_memory.store._validate import MAX_CONTENT_BYTES, MAX_SOURCE_CHARS, validate_scope
     from anneal_memory.store.sqlite._check import CheckProblem, CheckReport
-    from anneal_memory.store.sqlite._open import discard_created
+    from anneal_memory.store.sqlite._open import discard_created, refuse_newer_schema
 
 _EXPORTS: dict[str, str] = {
     "CheckProblem": "anneal_memory.store.sqlite._check",
@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "is_database_url": "anneal_memory.store._target",
     "location_of": "anneal_memory.store._target",
     "prune_preview": "anneal_memory.store._reports",
+    "refuse_newer_schema": "anneal_memory.store.sqlite._open",
     "set_meta": "anneal_memory.store._episodes",
     "validate_scope": "anneal_memory.store._validate",
     "write_policy": "anneal_memory.store._policy",
@@ -78,6 +79,7 @@ __all__ = [
     "is_database_url",
     "location_of",
     "prune_preview",
+    "refuse_newer_schema",
     "set_meta",
     "validate_scope",
     "write_policy",

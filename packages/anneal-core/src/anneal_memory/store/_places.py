@@ -92,14 +92,15 @@ class PlacesMixin:
         ``continuity_restored``). Returns how many files were put back.
         """
         from anneal_memory._scope_files import interrupted_save_files
-        from anneal_memory.store.wraps._place import restore_interrupted
 
         local = self._backend.local
         if local is None or self._read_only:
             return 0
         files = set(interrupted_save_files(local.path))
         if not files:
-            return 0
+            return 0  # the common case: the wraps room is not even imported (#25)
+        from anneal_memory.store.wraps._place import restore_interrupted
+
         with self._backend.reading("continuity scopes") as reader:
             rows = reader.conn.execute("SELECT DISTINCT scope FROM wraps").fetchall()
         restored = 0

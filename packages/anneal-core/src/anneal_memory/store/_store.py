@@ -11,12 +11,12 @@ import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
 from anneal_memory.audit._trail import EventCallback
 from anneal_memory.errors import InvalidEpisodeError, InvalidInputError, InvalidQueryError
-from anneal_memory.store import _episodes, _redaction, _scope_erase
+from anneal_memory.store import _episodes, _redaction
 from anneal_memory.store._arguments import guard_text_arguments
 from anneal_memory.store._audit_api import AuditMixin
 from anneal_memory.store._backends import open_backend, refuse_options
@@ -24,10 +24,8 @@ from anneal_memory.store._contract import Backend, Tx
 from anneal_memory.store._params import check_days, prune_cutoff
 from anneal_memory.store._places import PlacesMixin
 from anneal_memory.store._redaction import Redactor
-from anneal_memory.store._scope_erase import ScopeErasure
 from anneal_memory.store._unit import UnitOfWork
 from anneal_memory.store._validate import validate_episode, validate_scope
-from anneal_memory.store.provenance import _supersession
 from anneal_memory.store.provenance._api import (
     ProvenanceMixin,
     RecordProvenance,
@@ -36,18 +34,20 @@ from anneal_memory.store.provenance._api import (
     check_record_provenance,
 )
 from anneal_memory.store.provenance._checks import parse_trust
-from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
-from anneal_memory.store.recall import _recall
-from anneal_memory.store.recall._trace import RecallTrace
 from anneal_memory.store.transfer._api import TransferMixin
 from anneal_memory.types import (
     Episode,
     EpisodeType,
-    PruneResult,
-    RecallResult,
-    StoreStatus,
     Trust,
 )
+
+if TYPE_CHECKING:
+    from anneal_memory.store._scope_erase import ScopeErasure
+    from anneal_memory.store.recall._trace import RecallTrace
+    from anneal_memory.types import PruneResult, RecallResult, StoreStatus
+
+# Start-up speed (issue #25): recall, erasure and the evidence lookups are imported by the
+# methods that use them, so ``anneal-memory record`` loads neither the ranking nor the wraps.
 
 __all__ = ["DEFAULT_PROJECT_NAME", "Store"]
 
@@ -304,6 +304,9 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         Raises:
             InvalidQueryError: A filter, ``limit`` or ``offset`` is invalid.
         """
+        from anneal_memory.store.provenance import _supersession
+        from anneal_memory.store.recall import _recall
+
         filters = _recall.build_filters(
             episode_type=episode_type,
             since=since,
@@ -346,6 +349,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         Returns:
             True if it was deleted, False if no such episode exists (in ``scope``).
         """
+        from anneal_memory.store.provenance._evidence import citing_crystals
+
         ident = str(episode_id)
         wanted = None if scope is None else validate_scope(scope)
         with self._backend.writing("delete", shared=True) as tx:
@@ -373,6 +378,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         Raises:
             InvalidInputError: ``older_than_days`` is negative or not a number.
         """
+        from anneal_memory.store.provenance._evidence import citing_crystals_before
+
         days = check_days(older_than_days, "older_than_days")
         moment = self._clock.now()
         cutoff, now = prune_cutoff(moment, days), format_timestamp(moment)
@@ -388,6 +395,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
                 tx.audit("prune", actor="agent", data=data)
         if deleted:
             self._backend.after_erase()
+        from anneal_memory.types import PruneResult
+
         return PruneResult(deleted=deleted, cutoff=cutoff, crystals_losing_evidence=losing)
 
     def erase_scope(self, scope: str, *, allow_default: bool = False) -> ScopeErasure:
@@ -400,6 +409,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         Raises:
             InvalidInputError: Not a scope, or ``""`` without ``allow_default``.
         """
+        from anneal_memory.store import _scope_erase
+
         result = _scope_erase.erase_scope(self, scope, allow_default=allow_default)
         if result.episodes:
             self._backend.after_erase()

@@ -13,15 +13,18 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import json
-import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from anneal_memory._clock import format_timestamp
 from anneal_memory.errors import AnnealMemoryError, ExposureNotFoundError, InvalidOutcomeError
 from anneal_memory.store import SqlConnection, Store, Tx
 from anneal_memory.worth._tally import add_counts, decode_counts, encode_counts, tally
 from anneal_memory.worth._types import Exposure, Label, Result
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "MAX_EXPOSURES",
@@ -40,7 +43,14 @@ PRUNE_EVERY = 512
 MAX_ITEMS = 64
 """At most this many items per exposure are kept (a block shows far fewer)."""
 
-_logger = logging.getLogger("anneal_memory")
+
+def _logger() -> logging.Logger:
+    """The package's logger, imported when something is logged (start-up speed, #25)."""
+    import logging
+
+    return logging.getLogger("anneal_memory")
+
+
 _counter = itertools.count(1)
 _ID_CHARS = frozenset("0123456789abcdef")
 
@@ -118,7 +128,7 @@ def expose(
             store, via, items, scope=scope, session_id=session_id, defer_prune=defer_prune
         )
     except AnnealMemoryError as exc:
-        _logger.debug("exposure not recorded (%s): %s", via, exc)
+        _logger().debug("exposure not recorded (%s): %s", via, exc)
         return None
 
 
@@ -237,7 +247,7 @@ def prune_quietly(store: Store) -> None:
     try:
         prune_exposures(store)
     except AnnealMemoryError as exc:
-        _logger.warning("anneal-memory: exposures not pruned: %s", exc)
+        _logger().warning("anneal-memory: exposures not pruned: %s", exc)
 
 
 def prune_exposures(

@@ -22,7 +22,6 @@ from anneal_memory.errors import (
 from anneal_memory.store._contract import Reader, SqlConnection, Tx
 from anneal_memory.store._episodes import fetch_by_id
 from anneal_memory.store._params import check_days
-from anneal_memory.store.provenance import _supersession as _links
 from anneal_memory.store.provenance._checks import (
     effective_trusts,
     episode_scope,
@@ -31,7 +30,10 @@ from anneal_memory.store.provenance._checks import (
     parse_trust,
     write_provenance,
 )
-from anneal_memory.types import Episode, StateSlot, SupersessionLink, Trust
+from anneal_memory.types import Episode, Trust
+
+if TYPE_CHECKING:
+    from anneal_memory.types import StateSlot, SupersessionLink
 
 __all__ = [
     "ProvenanceMixin",
@@ -116,6 +118,8 @@ def apply_record_provenance(
         SupersessionError: A ``supersedes`` link is invalid (the caller rolls back).
         InvalidEpisodeError: A ``derived_from`` id does not exist.
     """
+    from anneal_memory.store.provenance import _supersession as _links
+
     write_provenance(
         conn,
         episode.id,
@@ -171,6 +175,8 @@ class ProvenanceMixin:
         Raises:
             SupersessionError: The link breaks a rule (see ``docs/updates.md``); nothing written.
         """
+        from anneal_memory.store.provenance import _supersession as _links
+
         old, new = str(old_id).strip().lower(), str(new_id).strip().lower()
         with self.writing("supersede") as tx:
             added = _links.add_link(tx.conn, old, new, via=_links.VIA_EXPLICIT, now=self._now())
@@ -181,6 +187,8 @@ class ProvenanceMixin:
 
     def unsupersede(self, old_id: str, new_id: str) -> bool:
         """Remove the link "``old_id`` replaced by ``new_id``"; False when there was none."""
+        from anneal_memory.store.provenance import _supersession as _links
+
         old, new = str(old_id).strip().lower(), str(new_id).strip().lower()
         with self.writing("unsupersede") as tx:
             removed = _links.remove_link(tx.conn, old, new)
@@ -190,11 +198,15 @@ class ProvenanceMixin:
 
     def supersession_links(self, ids: Sequence[str] | None = None) -> list[SupersessionLink]:
         """Explicit and wrap links (all, or those touching ``ids``), oldest first."""
+        from anneal_memory.store.provenance import _supersession as _links
+
         with self.reading("supersession_links") as reader:
             return _links.links_of(reader.conn, ids)
 
     def state_key_report(self, key: str | None = None) -> list[StateSlot]:
         """Every state key (or ``key``) with its current episode and the ones it replaced."""
+        from anneal_memory.store.provenance import _supersession as _links
+
         wanted = normalise_state_key(key)
         with self.reading("state_key_report") as reader:
             return _links.slot_report(reader, wanted)
@@ -220,6 +232,8 @@ class ProvenanceMixin:
             TrustError: A less trusted episode would replace a more trusted one in the slot
                 (see ``docs/updates.md``); nothing was written.
         """
+        from anneal_memory.store.provenance import _supersession as _links
+
         wanted = normalise_state_key(key)
         with self.writing("set_state_key") as tx:
             conn = tx.conn

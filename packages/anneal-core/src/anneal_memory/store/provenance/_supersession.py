@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from anneal_memory.errors import SupersessionError, TrustError
 from anneal_memory.store._contract import Reader, SqlConnection
 from anneal_memory.store.provenance._checks import effective_trusts
-from anneal_memory.types import StateSlot, SupersessionLink
+
+if TYPE_CHECKING:
+    from anneal_memory.types import StateSlot, SupersessionLink
 
 __all__ = [
     "VIA_EXPLICIT",
@@ -212,6 +215,8 @@ def refresh_slot(conn: SqlConnection, key: str, scope: str) -> None:
 
 def slot_report(reader: Reader, key: str | None = None) -> list[StateSlot]:
     """Every state key (or the one given), per scope, with its current and replaced episodes."""
+    from anneal_memory.types import StateSlot  # built on first use: recall never needs it (#25)
+
     conn, hint = reader.conn, reader.dialect.indexed_by("episodes_state_key")
     where, params = ("WHERE state_key = ?", (key,)) if key is not None else ("", ())
     rows = conn.execute(
@@ -230,6 +235,8 @@ def slot_report(reader: Reader, key: str | None = None) -> list[StateSlot]:
 
 def links_of(conn: SqlConnection, ids: Sequence[str] | None = None) -> list[SupersessionLink]:
     """Explicit links (all of them, or those touching ``ids``), oldest first."""
+    from anneal_memory.types import SupersessionLink  # built on first use (#25)
+
     rows = conn.execute(
         "SELECT old_id, new_id, via FROM supersessions ORDER BY created_at, old_id, new_id"
     ).fetchall()

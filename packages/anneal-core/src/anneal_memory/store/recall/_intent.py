@@ -25,6 +25,7 @@ Pure: the time is passed in; the stores apply the priors.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -139,18 +140,17 @@ _SIDE = r"(?:(?P<side>before|after|since|until|till|by)\s+(?:the\s+)?)?"
 # Without a year, a date needs a word in front ("on March 3", "in May", "before the 3rd of
 # May"), so "we may 5x it" names no date.
 _LEAD = r"\b(?:(?P<side>before|after|since|until|till|by)|on|in)\s+(?:the\s+)?"
-_DATES = tuple(
-    re.compile(pattern)
-    for pattern in (
-        _SIDE + r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b",
-        _SIDE + rf"\b{_DAYNUM}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b",
-        _SIDE + rf"\b{_MONTH}\s+{_DAYNUM},?\s+{_YEAR}\b",
-        _SIDE + rf"\b{_MONTH},?\s+{_YEAR}\b",
-        _LEAD + rf"{_DAYNUM}\s+(?:of\s+)?{_MONTH}\b",
-        _LEAD + rf"{_MONTH}\s+{_DAYNUM}\b",
-        _LEAD + rf"{_MONTH}\b(?!\s*\d)",
-        _LEAD + rf"{_YEAR}\b",
-    )
+# Compiled on the first question that could name a date (a digit or a month word): most
+# questions never pay for these eight expressions (start-up speed, #25).
+_DATE_SOURCES = (
+    _SIDE + r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b",
+    _SIDE + rf"\b{_DAYNUM}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b",
+    _SIDE + rf"\b{_MONTH}\s+{_DAYNUM},?\s+{_YEAR}\b",
+    _SIDE + rf"\b{_MONTH},?\s+{_YEAR}\b",
+    _LEAD + rf"{_DAYNUM}\s+(?:of\s+)?{_MONTH}\b",
+    _LEAD + rf"{_MONTH}\s+{_DAYNUM}\b",
+    _LEAD + rf"{_MONTH}\b(?!\s*\d)",
+    _LEAD + rf"{_YEAR}\b",
 )
 _NUMBERS = {
     "a": 1,
@@ -267,10 +267,25 @@ def _ago(match: re.Match[str], now: _dt.datetime) -> tuple[_dt.datetime, _dt.dat
     return middle - slack, middle + slack
 
 
-def _time(text: str, now: _dt.datetime) -> tuple[str | None, str | None]:
+@functools.cache
+def _date_patterns() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(source) for source in _DATE_SOURCES)
+
+
+def _dates_in(text: str, words: set[str]) -> tuple[re.Pattern[str], ...]:
+    """The date expressions to try: none when ``text`` has no digit and no month word.
+
+    Every one of them needs a digit (a day or a year) or a month name standing as a word.
+    """
+    if words.isdisjoint(_MONTHS) and not any(c.isdigit() for c in text):
+        return ()
+    return _date_patterns()
+
+
+def _time(text: str, now: _dt.datetime, words: set[str]) -> tuple[str | None, str | None]:
     found: tuple[_dt.datetime, _dt.datetime] | None = None
     side = None
-    for pattern in _DATES:
+    for pattern in _dates_in(text, words):
         if (match := pattern.search(text)) and (found := _named(match, now)):
             side = match.group("side")
             break
@@ -298,9 +313,10 @@ def _time(text: str, now: _dt.datetime) -> tuple[str | None, str | None]:
 def read_intent(keyword: str, now: _dt.datetime) -> Intent | None:
     """The priors ``keyword`` asks for at time ``now``; None when it asks for none."""
     lowered = keyword.lower()
-    types = _types(lowered, set(_WORDS.findall(lowered)))
+    words = set(_WORDS.findall(lowered))
+    types = _types(lowered, words)
     try:
-        since, until = _time(lowered, now)
+        since, until = _time(lowered, now, words)
     except (OverflowError, ValueError):
         since, until = None, None
     if not types and since is None and until is None:

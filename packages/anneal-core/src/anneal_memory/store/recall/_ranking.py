@@ -33,12 +33,15 @@ import datetime as _dt
 import heapq
 import sqlite3
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from anneal_memory.store.recall._hop import second_hop
 from anneal_memory.store.recall._intent import Intent
 from anneal_memory.store.recall._priors import favoured, with_priors
 from anneal_memory.store.recall._search import COORDINATION_BONUS, RecallFilters, SearchPlan
-from anneal_memory.store.recall._trace import RecallTrace
+
+if TYPE_CHECKING:
+    from anneal_memory.store.recall._trace import RecallTrace
 
 __all__ = [
     "CANDIDATE_BUDGET",

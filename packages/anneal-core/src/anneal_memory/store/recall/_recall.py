@@ -9,15 +9,17 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from collections.abc import Iterator
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._validate import validate_scope
 from anneal_memory.store.recall._intent import read_intent
 from anneal_memory.store.recall._search import RecallFilters, plan_search
-from anneal_memory.store.recall._trace import RecallTrace
 from anneal_memory.types import EpisodeType, RecallResult
+
+if TYPE_CHECKING:
+    from anneal_memory.store.recall._trace import RecallTrace
 
 __all__ = [
     "MAX_RECALL_LIMIT",

@@ -12,10 +12,13 @@ import dataclasses
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from anneal_memory.store.recall._intent import Intent
-from anneal_memory.store.recall._trace import RecallTrace
 from anneal_memory.store.recall._wordforms import word_forms
+
+if TYPE_CHECKING:
+    from anneal_memory.store.recall._trace import RecallTrace
 
 __all__ = [
     "COORDINATION_BONUS",

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from anneal_memory._hebbian import DECAY
-from anneal_memory.store.recall._trace import RecallTrace
+
+if TYPE_CHECKING:
+    from anneal_memory.store.recall._trace import RecallTrace
 
 __all__ = ["HOP_SHARE", "LENDERS", "Loans", "link_strengths"]
 

@@ -22,11 +22,8 @@ from anneal_memory.audit._trail import AuditTrail, EventCallback
 from anneal_memory.errors import StoreClosedError
 from anneal_memory.store._policy import write_policy
 from anneal_memory.store._unit import Reader, Tx
-from anneal_memory.store.recall._fts5 import Fts5Ranker
-from anneal_memory.store.sqlite import _files
 from anneal_memory.store.sqlite._connection import read_guard, write_transaction
 from anneal_memory.store.sqlite._dialect import SqliteDialect
-from anneal_memory.store.sqlite._erase import checkpoint_wal
 from anneal_memory.store.sqlite._fingerprint import Session
 from anneal_memory.store.sqlite._open import (
     close_database,
@@ -35,7 +32,6 @@ from anneal_memory.store.sqlite._open import (
 )
 from anneal_memory.store.sqlite._outbox import StoreAuditSink
 from anneal_memory.store.sqlite._schema import SCHEMA_VERSION
-from anneal_memory.store.wraps._place import FilePlace, read_file
 
 if TYPE_CHECKING:
     import sqlite3
@@ -43,7 +39,9 @@ if TYPE_CHECKING:
     from anneal_memory._clock import Clock
     from anneal_memory.audit._search import TrailPage
     from anneal_memory.audit._verify import AuditVerifyResult
+    from anneal_memory.store.recall._fts5 import Fts5Ranker
     from anneal_memory.store.sqlite._check import CheckReport
+    from anneal_memory.store.wraps._place import FilePlace
     from anneal_memory.types import ImportReport, StoreStatus, Trust
 
 __all__ = ["SqliteBackend"]
@@ -230,16 +228,22 @@ class SqliteBackend:
     @contextlib.contextmanager
     def recalling(self, operation: str) -> Iterator[tuple[Reader, Fts5Ranker]]:
         """One read transaction (one committed state) and the FTS5 ranker on it."""
+        from anneal_memory.store.recall._fts5 import Fts5Ranker  # recall only: start-up speed
+
         with self._snapshot(operation) as conn:
             yield Reader(conn, self._dialect, operation), Fts5Ranker(conn)
 
     def after_erase(self) -> None:
         """Checkpoint and truncate the ``-wal``, which still holds the deleted text."""
+        from anneal_memory.store.sqlite._erase import checkpoint_wal
+
         with self._lock:
             checkpoint_wal(self.sqlite_connection("delete"))
 
     def status(self) -> StoreStatus:
         """Counts by type, deletions, unwrapped episodes, file sizes and the last write."""
+        from anneal_memory.store.sqlite import _files
+
         with self._lock:
             conn = self.sqlite_connection("status")
             with read_guard(conn, operation="status", path=self._path):
@@ -247,6 +251,8 @@ class SqliteBackend:
 
     def export_json(self, out: IO[str], *, exported_at: str) -> int:
         """Write the export document from one read transaction; the episode count."""
+        from anneal_memory.store.sqlite import _files
+
         with self._snapshot("export") as conn:
             return _files.export_json(
                 conn, out, exported_at=exported_at, continuity_of=self.load_continuity
@@ -254,6 +260,8 @@ class SqliteBackend:
 
     def export_markdown(self, out: IO[str], *, project_name: str, exported_at: str) -> int:
         """Write the readable dump from one read transaction; the episode count."""
+        from anneal_memory.store.sqlite import _files
+
         continuity = self.load_continuity("")
         with self._snapshot("export") as conn:
             return _files.export_markdown(
@@ -305,10 +313,14 @@ class SqliteBackend:
 
     def continuity_place(self, scope: str) -> FilePlace:
         """``scope``'s continuity file beside the database."""
+        from anneal_memory.store.wraps._place import FilePlace
+
         return FilePlace(self.sidecar(continuity_suffix(scope)), scope)
 
     def load_continuity(self, scope: str) -> str | None:
         """``scope``'s continuity file's text (replaced atomically: no lock needed)."""
+        from anneal_memory.store.wraps._place import read_file
+
         return read_file(self.sidecar(continuity_suffix(scope)))
 
     # -- the audit trail ---------------------------------------------------------------------
@@ -361,6 +373,8 @@ class SqliteBackend:
 
     def export_audit(self, out: IO[str]) -> int:
         """Write the trail's complete lines, oldest first; the line count."""
+        from anneal_memory.store.sqlite import _files
+
         return _files.export_trail(self._path, out)
 
     def close(self) -> None:

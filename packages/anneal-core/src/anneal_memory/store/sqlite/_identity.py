@@ -11,7 +11,6 @@ file that is not SQLite at all, or one of our stores whose tables have vanished.
 from __future__ import annotations
 
 import enum
-import shlex
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -162,6 +161,8 @@ def _refusal(found: Identity, path: Path) -> str | None:
             "Restore it from a backup or an export; run 'anneal-memory check' for details"
         )
     if kind is StoreKind.PUBLIC_102:
+        import shlex  # this message only: start-up speed (#25)
+
         return (
             f"{path} is a database of the public anneal-memory 1.0.2 (tables "
             f"{_list(found.tables)}), a format this version does not open in place; nothing was "

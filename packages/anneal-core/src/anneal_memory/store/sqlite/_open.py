@@ -23,7 +23,7 @@ from glob import escape as glob_escape
 from pathlib import Path
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
-from anneal_memory.errors import StoreDatabaseError, StoreVersionError
+from anneal_memory.errors import StoreDatabaseError, StoreError, StoreVersionError
 from anneal_memory.store.sqlite import _fingerprint
 from anneal_memory.store.sqlite._connection import (
     check_before_writing,
@@ -230,6 +230,29 @@ def open_database(
     return Opened(
         conn=conn, created=created, created_dirs=created_dirs, found_version=found, session=session
     )
+
+
+def refuse_newer_schema(path: str | os.PathLike[str]) -> None:
+    """Raise ``StoreVersionError`` when the store at ``path`` has a schema newer than this code.
+
+    The check a read-only ``Store`` open makes, without loading the rest of the store (the
+    MCP server runs it before answering its first request): one read-only connection,
+    nothing created, migrated or written. Anything else (no file, an older schema, damage,
+    not a store) is left for the open that follows to report.
+
+    Raises:
+        StoreVersionError: The store was written by a newer anneal-memory.
+    """
+    target = Path(path).expanduser().absolute()
+    if not target.is_file():
+        return
+    try:
+        opened = open_database(target, read_only=True)
+    except StoreVersionError:
+        raise
+    except StoreError:
+        return
+    opened.conn.close()
 
 
 def close_database(conn: sqlite3.Connection, session: _fingerprint.Session | None) -> None:

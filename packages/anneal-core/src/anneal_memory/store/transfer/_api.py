@@ -10,12 +10,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._episodes import set_meta
-from anneal_memory.store.transfer._episodes import import_document, parse_export
-from anneal_memory.types import ImportReport, ImportResult, Trust
+from anneal_memory.types import Trust
 
 if TYPE_CHECKING:
     from anneal_memory._clock import Clock
     from anneal_memory.store._contract import Backend, ContinuityPlace, LocalFiles, Tx
+    from anneal_memory.types import ImportReport, ImportResult
 
 __all__ = ["TransferMixin"]
 
@@ -54,6 +54,8 @@ class TransferMixin:
         Raises:
             ImportFormatError: Not a valid export, or an id clash; nothing was written.
         """
+        from anneal_memory.store.transfer._episodes import import_document, parse_export
+
         parsed = parse_export(document)
         written: list[tuple[ContinuityPlace, str]] = []
         try:

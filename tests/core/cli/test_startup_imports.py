@@ -1,0 +1,110 @@
+"""The CLI starts fast: a command imports only the rooms it runs (issue #25).
+
+Each test runs the real command in a fresh interpreter and lists the ``anneal_memory``
+modules it loaded; a later eager import of a room a command does not need (the wrap
+pipeline, import/export, explain, the inspector, the ranking for a ``record``) fails here
+(the e2e tier: real processes).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e  # each test starts a fresh interpreter (docs/testing.md)
+
+_DRIVER = """
+import json, sys
+from anneal_memory.cli import main
+code = main(sys.argv[1:])
+loaded = sorted(m for m in sys.modules if m.startswith("anneal_memory"))
+print("\\n" + json.dumps({"code": code, "loaded": loaded}))
+"""
+
+# Rooms no search needs (it does read the continuity's durable facts and write an exposure;
+# with no continuity file, as here, it does not parse a document).
+NOT_FOR_SEARCH = (
+    "anneal_memory._result_types",
+    "anneal_memory.agent",
+    "anneal_memory.crystal",
+    "anneal_memory.document",
+    "anneal_memory.explain",
+    "anneal_memory.immune",
+    "anneal_memory.inspect",
+    "anneal_memory.mcp",
+    "anneal_memory.spores",
+    "anneal_memory.store.recall._trace",
+    "anneal_memory.store.sqlite._check",
+    "anneal_memory.store.transfer._apply",
+    "anneal_memory.store.transfer._episodes",
+    "anneal_memory.store.transfer._restore",
+    "anneal_memory.store.wraps._rows",
+)
+# A record loads none of the above, nor the ranking, the wrap pipeline or the worth room.
+NOT_FOR_RECORD = (
+    *NOT_FOR_SEARCH,
+    "anneal_memory._hebbian",
+    "anneal_memory.continuity",
+    "anneal_memory.store.recall",
+    "anneal_memory.store._scope_erase",
+    "anneal_memory.store.provenance._evidence",
+    "anneal_memory.store.provenance._supersession",
+    "anneal_memory.store.wraps",
+    "anneal_memory.worth",
+)
+
+
+def _loaded(tmp_path: Path, *argv: str, stdin: str | None = None) -> list[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _DRIVER, "--db", str(tmp_path / "memory.db"), *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    report = json.loads(proc.stdout.rstrip().rsplit("\n", 1)[-1])
+    assert report["code"] == 0, proc.stderr
+    return list(report["loaded"])
+
+
+def _offending(loaded: list[str], rooms: tuple[str, ...]) -> list[str]:
+    return [m for m in loaded if any(m == r or m.startswith(r + ".") for r in rooms)]
+
+
+def test_record_imports_neither_recall_nor_the_wrap_import_or_explain_rooms(
+    tmp_path: Path,
+) -> None:
+    loaded = _loaded(tmp_path, "record", "a plain note", "--type", "observation")
+    assert "anneal_memory.store._store" in loaded  # the check sees what the command loads
+    assert _offending(loaded, NOT_FOR_RECORD) == []
+
+
+def test_search_imports_the_ranking_but_not_the_wrap_import_or_explain_rooms(
+    tmp_path: Path,
+) -> None:
+    _loaded(tmp_path, "record", "a plain note", "--type", "observation")
+    loaded = _loaded(tmp_path, "search", "note")
+    assert "anneal_memory.store.recall._fts5" in loaded
+    assert _offending(loaded, NOT_FOR_SEARCH) == []
+
+
+def test_serve_answers_tools_list_without_importing_the_store_when_there_is_none(
+    tmp_path: Path,
+) -> None:
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + "\n"
+    loaded = _loaded(tmp_path, "serve", stdin=line)
+    assert "anneal_memory.mcp._server" in loaded
+    assert _offending(loaded, ("anneal_memory.store._store", "anneal_memory.audit._trail")) == []
+
+
+def test_serve_checks_an_existing_store_without_loading_the_store_facade(tmp_path: Path) -> None:
+    _loaded(tmp_path, "record", "a plain note", "--type", "observation")
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + "\n"
+    loaded = _loaded(tmp_path, "serve", stdin=line)
+    assert "anneal_memory.store.sqlite._open" in loaded  # the version was checked
+    assert _offending(loaded, ("anneal_memory.store._store", "anneal_memory.audit._trail")) == []
