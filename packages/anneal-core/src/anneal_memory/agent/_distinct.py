@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from anneal_memory.store.provenance import is_copy, text_words
+from anneal_memory.store.provenance import copies_one_another, without_copies
 from anneal_memory.store.recall import tokenize
 from anneal_memory.types import Episode
 
@@ -39,28 +39,8 @@ def distinct_episodes(episodes: Iterable[Episode], limit: int) -> list[Episode]:
         these = frozenset(tokenize(episode.content))
         if any(_overlap(these, seen) >= NEAR_DUPLICATE_OVERLAP for seen in words):
             continue
-        if any(_recalled_copies(episode, other) for other in kept):
+        if any(copies_one_another(episode, other) for other in kept):
             continue
         kept.append(episode)
         words.append(these)
     return kept
-
-
-def _recalled_copies(a: Episode, b: Episode) -> bool:
-    """One of them is derived (a recalled copy is) and one repeats the other."""
-    if not (a.derived_from or b.derived_from):
-        return False
-    mine, theirs = text_words(a.content), text_words(b.content)
-    return is_copy(mine, theirs) or is_copy(theirs, mine)
-
-
-def without_copies(episodes: Iterable[Episode]) -> tuple[list[Episode], int]:
-    """``episodes`` in order without the recalled copies of one listed before; how many went."""
-    kept: list[Episode] = []
-    gone = 0
-    for episode in episodes:
-        if any(_recalled_copies(episode, other) for other in kept):
-            gone += 1
-        else:
-            kept.append(episode)
-    return kept, gone

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from anneal_memory.errors import InvalidEpisodeError
-from anneal_memory.store.provenance import is_copy, text_words
+from anneal_memory.store.provenance import is_copy, text_words, write_copy
 from anneal_memory.types import Episode
 
 __all__ = ["SURFACED_LIMIT", "SurfacedEpisodes", "write_copy"]
@@ -64,17 +63,3 @@ class SurfacedEpisodes:
                     root = self._roots.get(ident)
                     return [ident] if root is None or root == ident else [ident, root]
         return None
-
-
-def write_copy(write: Callable[..., Episode], shown: list[str] | None) -> Episode:
-    """Call ``write`` (a ``Store.record`` with ``derived_from=shown`` when ``shown``).
-
-    The shown episode may be gone since, or of another scope (recall across scopes): then
-    the text is written without the link.
-    """
-    try:
-        return write()
-    except InvalidEpisodeError as exc:
-        if shown is None or "derived_from" not in str(exc):
-            raise
-        return write(derived_from=None)

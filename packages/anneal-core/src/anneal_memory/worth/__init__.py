@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from anneal_memory.worth._echoes import exposed_source
     from anneal_memory.worth._exposures import (
         MAX_EXPOSURES,
         RETENTION_DAYS,
@@ -54,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "SORT_KEYS": "anneal_memory.worth._report",
     "worth_report": "anneal_memory.worth._report",
     "worth_of": "anneal_memory.worth._item",
+    "exposed_source": "anneal_memory.worth._echoes",
     "COUNT_FIELDS": _TYPES,
     "Exposure": _TYPES,
     "ItemKind": _TYPES,
@@ -74,6 +76,7 @@ __all__ = [
     "Result",
     "WorthRow",
     "expose",
+    "exposed_source",
     "get_exposure",
     "get_outcome",
     "patterns_in",

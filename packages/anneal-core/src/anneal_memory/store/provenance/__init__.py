@@ -12,7 +12,15 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory.store.provenance._checks import cap_trust, effective_trusts, parse_trust
-    from anneal_memory.store.provenance._echo import is_copy, recalled_copies, text_words
+    from anneal_memory.store.provenance._echo import (
+        copies_one_another,
+        copy_source,
+        is_copy,
+        recalled_copies,
+        text_words,
+        without_copies,
+        write_copy,
+    )
     from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
     from anneal_memory.store.provenance._reads import (
         EpisodePlace,
@@ -33,10 +41,14 @@ _EXPORTS: dict[str, str] = {
     "check_link": "anneal_memory.store.provenance._supersession",
     "citing_crystals": "anneal_memory.store.provenance._evidence",
     "citing_crystals_before": "anneal_memory.store.provenance._evidence",
+    "copies_one_another": "anneal_memory.store.provenance._echo",
+    "copy_source": "anneal_memory.store.provenance._echo",
     "effective_trusts": "anneal_memory.store.provenance._checks",
     "is_copy": "anneal_memory.store.provenance._echo",
     "recalled_copies": "anneal_memory.store.provenance._echo",
     "text_words": "anneal_memory.store.provenance._echo",
+    "without_copies": "anneal_memory.store.provenance._echo",
+    "write_copy": "anneal_memory.store.provenance._echo",
     "episode_place": "anneal_memory.store.provenance._reads",
     "links_touching": "anneal_memory.store.provenance._reads",
     "scopes_of": "anneal_memory.store.provenance._reads",
@@ -55,6 +67,8 @@ __all__ = [
     "check_link",
     "citing_crystals",
     "citing_crystals_before",
+    "copies_one_another",
+    "copy_source",
     "effective_trusts",
     "episode_place",
     "is_copy",
@@ -65,6 +79,8 @@ __all__ = [
     "slot_members",
     "text_words",
     "tombstone",
+    "without_copies",
+    "write_copy",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

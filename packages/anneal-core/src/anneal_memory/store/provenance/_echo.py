@@ -15,17 +15,31 @@ source (room for a wrapper such as ``web_fetch -> `` or "I recall that").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
+from anneal_memory.errors import InvalidEpisodeError
 from anneal_memory.store._contract import SqlConnection
 from anneal_memory.store._params import in_chunks
 from anneal_memory.store.provenance._checks import derived_sources
+from anneal_memory.types import Episode
 
-__all__ = ["COPY_OF_SOURCE", "COPY_OWN_WORDS", "is_copy", "recalled_copies", "text_words"]
+__all__ = [
+    "COPY_OF_SOURCE",
+    "COPY_OWN_WORDS",
+    "copies_one_another",
+    "copy_source",
+    "is_copy",
+    "recalled_copies",
+    "text_words",
+    "without_copies",
+    "write_copy",
+]
 
 COPY_OF_SOURCE = 0.9
 COPY_OWN_WORDS = 0.75
 _WORD = re.compile(r"[^\W_]+")
+_T = TypeVar("_T")
 
 
 def text_words(text: str) -> frozenset[str]:
@@ -68,3 +82,59 @@ def recalled_copies(conn: SqlConnection, snapshot: Mapping[str, str]) -> dict[st
                 out[ident] = source
                 break
     return out
+
+
+def copy_source(conn: SqlConnection, text: str, shown: Sequence[str]) -> list[str] | None:
+    """The ``derived_from`` of a record of ``text`` that repeats a live episode of ``shown``.
+
+    ``shown`` lists episode ids, the most recently shown first; the first live one ``text``
+    repeats (:func:`is_copy`) is named, then the last source that one derives from (a copy
+    of a copy names the original too, as ``AgentMemory`` does). None: no such episode.
+    """
+    wanted = set(shown)
+    if not wanted:
+        return None
+    mine = text_words(text)
+    if not mine:
+        return None
+    texts = _texts(conn, wanted)
+    for ident in dict.fromkeys(shown):
+        if ident in texts and is_copy(mine, text_words(texts[ident])):
+            sources = derived_sources(conn, [ident]).get(ident, ())
+            root = sources[-1] if sources else None
+            return [ident] if root is None or root == ident else [ident, root]
+    return None
+
+
+def write_copy(write: Callable[..., _T], shown: list[str] | None) -> _T:
+    """Call ``write`` (a ``Store.record`` with ``derived_from=shown`` when ``shown``).
+
+    The shown episode may be gone since, or of another scope (recall across scopes): then
+    the text is written without the link.
+    """
+    try:
+        return write()
+    except InvalidEpisodeError as exc:
+        if shown is None or "derived_from" not in str(exc):
+            raise
+        return write(derived_from=None)
+
+
+def copies_one_another(a: Episode, b: Episode) -> bool:
+    """One of them is derived (a recalled copy is) and one repeats the other."""
+    if not (a.derived_from or b.derived_from):
+        return False
+    mine, theirs = text_words(a.content), text_words(b.content)
+    return is_copy(mine, theirs) or is_copy(theirs, mine)
+
+
+def without_copies(episodes: Iterable[Episode]) -> tuple[list[Episode], int]:
+    """``episodes`` in order without the recalled copies of one listed before; how many went."""
+    kept: list[Episode] = []
+    gone = 0
+    for episode in episodes:
+        if any(copies_one_another(episode, other) for other in kept):
+            gone += 1
+        else:
+            kept.append(episode)
+    return kept, gone
