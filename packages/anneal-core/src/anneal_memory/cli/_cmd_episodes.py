@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from anneal_memory.cli._args import EPISODE_TYPES, json_object, non_negative_float
 from anneal_memory.cli._cmd_provenance import is_operator
+from anneal_memory.cli._cmd_recall import add_session_id, session_id
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
 from anneal_memory.cli._files import RECORD_STDIN_MAX_BYTES, read_user_text
 from anneal_memory.cli._provenance_args import add_provenance_flags, provenance_kwargs
+
+if TYPE_CHECKING:
+    from anneal_memory.types import Episode
 
 __all__ = ["add_commands", "read_stdin_text"]
 
@@ -88,6 +93,11 @@ def _add_record(
         metavar="KEY",
         help="retrying with the same key returns the first episode instead of a second",
     )
+    add_session_id(
+        record,
+        "the session recording it: a text that repeats an episode a search of this "
+        "session showed in the last hour is recorded derived from it",
+    )
     add_provenance_flags(record)
     record.set_defaults(handler=run_record)
 
@@ -105,14 +115,30 @@ def run_record(ctx: Context, args: argparse.Namespace) -> int:
         text = read_stdin_text().removesuffix("\n").removesuffix("\r")
     source = args.source or ctx.env.get(SOURCE_ENV) or "cli"
     ceiling = "operator" if is_operator(args, ctx.env) else "agent"
-    episode = ctx.store(trust_ceiling=ceiling).record(
-        text,
-        args.type,
-        source=source,
-        metadata=args.metadata,
-        idempotency_key=args.idempotency_key,
-        **provenance_kwargs(args),
-    )
+    store = ctx.store(trust_ceiling=ceiling)
+    kwargs = provenance_kwargs(args)
+    shown = None
+    if not kwargs["derived_from"]:
+        from anneal_memory.worth._echoes import exposed_source
+
+        # A text that repeats an episode a recent exposure showed (a search in another
+        # process) derives from it: the self-feeding loop creates no new evidence.
+        shown = exposed_source(store, text, session_id=session_id(ctx, args))
+        kwargs["derived_from"] = shown
+
+    def write(**override: Any) -> Episode:
+        return store.record(
+            text,
+            args.type,
+            source=source,
+            metadata=args.metadata,
+            idempotency_key=args.idempotency_key,
+            **{**kwargs, **override},
+        )
+
+    from anneal_memory.store.provenance import write_copy
+
+    episode = write_copy(write, shown)
     ctx.emit(episode.to_dict(), f"Recorded {episode.type.value} {episode.id}")
     return ExitCode.OK
 

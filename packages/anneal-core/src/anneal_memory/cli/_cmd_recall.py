@@ -12,7 +12,15 @@ from anneal_memory.cli._context import Context, ExitCode
 if TYPE_CHECKING:
     from anneal_memory.types import RecallResult
 
-__all__ = ["add_commands", "add_no_exposure", "exposure_line", "recall_data", "recall_text"]
+__all__ = [
+    "add_commands",
+    "add_no_exposure",
+    "add_session_id",
+    "exposure_line",
+    "recall_data",
+    "recall_text",
+    "session_id",
+]
 
 
 def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None:
@@ -62,6 +70,7 @@ def add_commands(
     search.add_argument("query", metavar="QUERY", help="a question or keywords")
     _add_filters(search, default_limit=20)
     add_no_exposure(search)
+    add_session_id(search, "the session the exposure is recorded for")
     search.set_defaults(handler=run_search)
 
     episodes = subparsers.add_parser(
@@ -103,14 +112,17 @@ def recall_data(
     }
 
 
-def recall_text(result: RecallResult, *, offset: int, empty: str) -> str:
-    """Listing lines plus a footer that says how to page on."""
+def recall_text(result: RecallResult, *, offset: int, empty: str, page: int | None = None) -> str:
+    """Listing lines plus a footer that says how to page on.
+
+    ``page``: how many rows the page held when fewer are listed (recalled copies left out).
+    """
     from anneal_memory.cli._render import episode_line
 
     if not result.episodes:
         return empty if not offset else f"{empty} (offset {offset} of {result.total_matching})"
     lines = [episode_line(episode) for episode in result.episodes]
-    last = offset + len(result.episodes)
+    last = offset + (len(result.episodes) if page is None else page)
     footer = f"{offset + 1}-{last} of {result.total_matching}"
     if last < result.total_matching:
         footer += f" (more with --offset {last})"
@@ -118,19 +130,38 @@ def recall_text(result: RecallResult, *, offset: int, empty: str) -> str:
     return "\n".join(lines)
 
 
+def _copies_note(result: RecallResult, listed: RecallResult) -> str:
+    gone = len(result.episodes) - len(listed.episodes)
+    if not gone:
+        return ""
+    return (
+        f"\n({gone} recalled copies of the episodes above not listed: each repeats one and"
+        " derives from it; --json lists them)"
+    )
+
+
 def run_search(ctx: Context, args: argparse.Namespace) -> int:
-    """Rank episodes by relevance to the query."""
+    """Rank episodes by relevance to the query (one listing per recalled text)."""
     from anneal_memory.continuity._cues import cued_facts
+    from anneal_memory.store.provenance import without_copies
+    from anneal_memory.types import RecallResult
     from anneal_memory.worth._exposures import expose
 
     result = _recall(ctx, args, args.query)
+    session = session_id(ctx, args)
     store = ctx.store(create=False)
     facts = cued_facts(store, args.query)
-    text = recall_text(result, offset=args.offset, empty="No episodes match.")
+    kept, _gone = without_copies(result.episodes)
+    listed = RecallResult(episodes=tuple(kept), total_matching=result.total_matching)
+    text = recall_text(
+        listed, offset=args.offset, empty="No episodes match.", page=len(result.episodes)
+    )
+    if listed.episodes:
+        text += _copies_note(result, listed)
     if facts:
         text += "\nDurable facts:\n" + "\n".join(f"- {fact}" for fact in facts)
-    shown = [] if args.no_exposure else [f"e:{episode.id}" for episode in result.episodes]
-    exposure = expose(store, "cli search", shown)
+    shown = [] if args.no_exposure else [f"e:{episode.id}" for episode in listed.episodes]
+    exposure = expose(store, "cli search", shown, session_id=session)
     data = recall_data(result, query=args.query, offset=args.offset, facts=facts)
     data["exposure_id"] = exposure  # None: nothing shown, --no-exposure, or not writable
     if exposure is not None:
@@ -147,6 +178,26 @@ def add_no_exposure(parser: argparse.ArgumentParser) -> None:
         help="do not record this listing as an exposure (an operator's look: the command "
         "then writes nothing)",
     )
+
+
+def add_session_id(parser: argparse.ArgumentParser, what: str) -> None:
+    """The ``--session-id`` flag of ``search`` and ``record`` (default: the environment)."""
+    from anneal_memory.cli._cmd_serve import SESSION_ENV
+
+    parser.add_argument(
+        "--session-id", metavar="NAME", help=f"{what} (default: ${SESSION_ENV}, else none)"
+    )
+
+
+def session_id(ctx: Context, args: argparse.Namespace) -> str | None:
+    """The session id of ``--session-id`` or the environment (None: not given).
+
+    Raises:
+        CommandError: Not 1-128 printable characters.
+    """
+    from anneal_memory.cli._cmd_serve import SESSION_ENV, check_session_id
+
+    return check_session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
 
 
 def exposure_line(exposure: str) -> str:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from anneal_memory.mcp._tools import Tool
 
-__all__ = ["MAX_SESSION_ID", "SESSION_ENV", "add_commands"]
+__all__ = ["MAX_SESSION_ID", "SESSION_ENV", "add_commands", "check_session_id"]
 
 SESSION_ENV = "ANNEAL_MEMORY_SESSION_ID"
 MAX_SESSION_ID = 128
@@ -56,7 +56,12 @@ def add_commands(
     serve.set_defaults(handler=run_serve)
 
 
-def _session_id(value: str | None) -> str | None:
+def check_session_id(value: str | None) -> str | None:
+    """``value`` as a session id (None stays None).
+
+    Raises:
+        CommandError: Not 1-128 printable characters.
+    """
     # The same rule as ``anneal_memory.gate.validate_session_id`` (a test keeps them equal),
     # checked here without importing the gate so the server starts fast.
     if value is not None and (
@@ -132,7 +137,7 @@ def run_serve(ctx: Context, args: argparse.Namespace) -> int:
         return run_http(ctx, args, tools)
     from anneal_memory.mcp._server import McpServer, ServerConfig, serve_stdio
 
-    session_id = _session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
+    session_id = check_session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
     config = ServerConfig(
         db_path=ctx.db_path,
         project_name=ctx.project_name,
