@@ -44,7 +44,8 @@ NOT_FOR_SEARCH = (
     "anneal_memory.store.transfer._restore",
     "anneal_memory.store.wraps._rows",
 )
-# A record loads none of the above, nor the ranking, the wrap pipeline or the worth room.
+# A record loads none of the above, nor the ranking or the wrap pipeline; of the worth room only
+# the bounded look at recent exposures (``worth._echoes``, the self-feeding loop, issue 30).
 NOT_FOR_RECORD = (
     *NOT_FOR_SEARCH,
     "anneal_memory._hebbian",
@@ -54,7 +55,13 @@ NOT_FOR_RECORD = (
     "anneal_memory.store.provenance._evidence",
     "anneal_memory.store.provenance._supersession",
     "anneal_memory.store.wraps",
-    "anneal_memory.worth",
+    "anneal_memory.worth._exposures",
+    "anneal_memory.worth._item",
+    "anneal_memory.worth._items",
+    "anneal_memory.worth._outcomes",
+    "anneal_memory.worth._report",
+    "anneal_memory.worth._tally",
+    "anneal_memory.worth._types",
 )
 
 
