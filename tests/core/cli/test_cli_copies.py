@@ -31,7 +31,7 @@ def _record(cli, text: str, *args: str) -> dict:
     return cli("--json", "record", text, *args).json()
 
 
-def test_a_shown_text_recorded_again_derives_from_it_and_its_trust_is_capped(cli, target):
+def test_a_shown_text_recorded_again_derives_from_it_and_its_trust_is_capped(cli, target):  # noqa: F811
     original = _record(cli, NOTE, "--trust", "tool")
     shown = cli("--json", "search", "deploy script VPN").json()
     assert [e["id"] for e in shown["episodes"]] == [original["id"]]
@@ -51,7 +51,7 @@ def test_a_different_text_is_not_derived(cli):
     assert other["derived_from"] == []
 
 
-def test_an_exposure_older_than_the_window_is_not_looked_at(cli, target):
+def test_an_exposure_older_than_the_window_is_not_looked_at(cli, target):  # noqa: F811
     _record(cli, NOTE)
     cli("search", "deploy script VPN")
     with Store(target) as store, store.writing("test: age the exposures") as tx:
