@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from anneal_memory.cli._cmd_serve import MAX_SESSION_ID, _session_id
+from anneal_memory.cli._cmd_serve import MAX_SESSION_ID, check_session_id
 from anneal_memory.cli._context import CommandError
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.gate import validate_session_id
@@ -31,7 +31,7 @@ def test_session_id_rule_matches_the_gate(value: str) -> None:
     else:
         gate_ok = True
     try:
-        _session_id(value)
+        check_session_id(value)
     except CommandError:
         serve_ok = False
     else:
@@ -40,7 +40,7 @@ def test_session_id_rule_matches_the_gate(value: str) -> None:
 
 
 def test_no_session_id_is_allowed() -> None:
-    assert _session_id(None) is None
+    assert check_session_id(None) is None
 
 
 def test_max_chars_floor_matches_the_library() -> None:
