@@ -111,7 +111,11 @@ def test_an_interrupted_import_removes_its_staging(tmp_path: Path, private_tmp: 
     source = _export(tmp_path / "export.json", _EPISODES)
     child = _importer(db, source, private_tmp)
     _wait_for_staging(db, child)
+    # Stopped the moment its staging is seen, so a loaded machine cannot let the import finish
+    # before the interrupt lands; the interrupt is delivered as it continues.
+    child.send_signal(signal.SIGSTOP)
     child.send_signal(signal.SIGINT)
+    child.send_signal(signal.SIGCONT)
     _out, err = child.communicate(timeout=300)
     assert child.returncode == 130, err
     assert _staging(db) == []
