@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from anneal_memory.cli._args import EPISODE_TYPES, add_scope_arg, positive_int
+from anneal_memory.cli._args import add_scope_arg, positive_int
+from anneal_memory.cli._cmd_recall import add_recall_filters
 from anneal_memory.cli._context import Context, ExitCode
 
 __all__ = ["add_commands"]
@@ -86,25 +87,16 @@ def _add_recall(
         "and why (superseded, an older value of a state key, another scope).",
     )
     recall.add_argument("question", metavar="QUESTION", help="a question or keywords")
-    recall.add_argument("-t", "--type", choices=EPISODE_TYPES, help="only this episode type")
-    recall.add_argument("--since", metavar="WHEN", help="not before (as `search --since`)")
-    recall.add_argument("--until", metavar="WHEN", help="not after (as `search --until`)")
-    recall.add_argument("--source", help="only episodes recorded by this source")
+    add_recall_filters(
+        recall,
+        default_limit=10,
+        paging=False,
+        limit_help="explain the best N results (10; at most 1000)",
+    )
     recall.add_argument(
         "--scope",
         metavar="S",
         help="only episodes of scope S ('' is the shared one; default: every scope, as search)",
-    )
-    recall.add_argument(
-        "--include-superseded", action="store_true", help="let replaced episodes in"
-    )
-    recall.add_argument(
-        "-n",
-        "--limit",
-        type=positive_int,
-        default=10,
-        metavar="N",
-        help="explain the best N results (10; at most 1000)",
     )
     recall.set_defaults(handler=run_recall)
 

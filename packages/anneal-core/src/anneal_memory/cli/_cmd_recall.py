@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "add_commands",
     "add_no_exposure",
+    "add_recall_filters",
     "add_session_id",
     "exposure_line",
     "recall_data",
@@ -23,7 +24,14 @@ __all__ = [
 ]
 
 
-def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None:
+def add_recall_filters(
+    parser: argparse.ArgumentParser,
+    *,
+    default_limit: int,
+    paging: bool = True,
+    limit_help: str | None = None,
+) -> None:
+    """Recall's filters (type, time, source, superseded) and its page size (and offset)."""
     parser.add_argument("-t", "--type", choices=EPISODE_TYPES, help="only this episode type")
     parser.add_argument(
         "--since",
@@ -42,11 +50,13 @@ def _add_filters(parser: argparse.ArgumentParser, *, default_limit: int) -> None
         "--limit",
         type=positive_int,
         default=default_limit,
-        help=f"at most this many (default: {default_limit}; more than 1000 give 1000)",
+        help=limit_help
+        or f"at most this many (default: {default_limit}; more than 1000 give 1000)",
     )
-    parser.add_argument(
-        "--offset", type=non_negative_int, default=0, help="skip this many first (paging)"
-    )
+    if paging:
+        parser.add_argument(
+            "--offset", type=non_negative_int, default=0, help="skip this many first (paging)"
+        )
     parser.add_argument(
         "--include-superseded",
         action="store_true",
@@ -68,7 +78,7 @@ def add_commands(
         "of its words (full-text, stemmed). Any text is a valid query.",
     )
     search.add_argument("query", metavar="QUERY", help="a question or keywords")
-    _add_filters(search, default_limit=20)
+    add_recall_filters(search, default_limit=20)
     add_no_exposure(search)
     add_session_id(search, "the session the exposure is recorded for")
     search.set_defaults(handler=run_search)
@@ -81,7 +91,7 @@ def add_commands(
         "best matches for it are listed, newest first.",
     )
     episodes.add_argument("-k", "--keyword", help="only episodes matching these words")
-    _add_filters(episodes, default_limit=50)
+    add_recall_filters(episodes, default_limit=50)
     episodes.set_defaults(handler=run_episodes)
 
 
