@@ -14,7 +14,6 @@ is always left to the walk's full parse.
 from __future__ import annotations
 
 import hashlib
-import operator
 from itertools import repeat
 
 from anneal_memory.audit._chain import ChainTip
@@ -51,7 +50,7 @@ def _intents(lines: list[bytes]) -> list[int] | None:
         kept = [(raw, at) for raw, at in zip(lines, starts, strict=True) if at >= key]
         lines, starts = [raw for raw, _ in kept], [at for _, at in kept]
     ends = map(bytes.find, lines, repeat(b","), starts)
-    values = list(map(operator.getitem, lines, map(slice, starts, ends)))
+    values = [raw[at:end] for raw, at, end in zip(lines, starts, ends, strict=True)]
     if not all(map(bytes.isdigit, values)):
         return None
     return list(map(int, values))
