@@ -7,7 +7,6 @@ once, here, then delegates to its backend (``store/_contract.Backend``): a SQLit
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Mapping
@@ -242,8 +241,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             timestamp=timestamp,
             idempotency_key=idempotency_key,
             clock=self._clock,
+            scope=scope,
         )
-        item = dataclasses.replace(item, scope=validate_scope(scope))
         prov = check_record_provenance(
             trust=trust,
             state_key=state_key,
