@@ -58,6 +58,8 @@ def _same(lines: Lines, start: ChainTip | None = None) -> tuple[object, ...]:
     begin = start or ChainTip(next_seq=0, prev_hash=GENESIS_HASH)
     both = _outcome(walk_lines, lines, begin)
     assert both == _outcome(_walk_each, lines, begin)
+    whole = b"".join(line + b"\n" for line in lines)  # the file, as verify hands it over
+    assert both == _outcome(lambda *a: walk_lines(*a, text=whole), lines, begin)
     return both
 
 

@@ -56,17 +56,20 @@ def _intents(lines: list[bytes]) -> list[int] | None:
     return list(map(int, values))
 
 
-def fast_links(lines: list[bytes], start: ChainTip) -> FastWalk | None:
+def fast_links(lines: list[bytes], start: ChainTip, text: bytes | None = None) -> FastWalk | None:
     """Check that ``lines`` link from ``start`` as the walk would; None to walk them.
 
     Returns the tip after the last of ``lines`` and the ``intent`` of each line that carries
     one, in order, when every line's last ``"prev_hash":"`` key is followed by the hash of
     the line before and the next ``seq`` (canonical digits), and no line reports dropped
-    entries. None otherwise: the caller walks the lines one by one.
+    entries. None otherwise: the caller walks the lines one by one. ``text``: bytes that
+    hold every line (the file they were split from), searched once for keys any line might
+    hold; more than the lines only costs the bulk pass, never a verdict.
     """
     if not lines or not start.prev_hash.startswith(_HASH_PREFIX):
         return None
-    text = b"\n".join(lines)
+    if text is None:
+        text = b"\n".join(lines)
     if _DROPPED_KEY in text:
         return None
     sha256 = hashlib.sha256

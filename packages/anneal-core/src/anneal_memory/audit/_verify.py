@@ -170,14 +170,15 @@ def _verify_sealed(paths: AuditPaths, sealed: SealedFile, tip: ChainTip, walk: W
     _check_anchor(tip, sealed.first_seq, sealed.first_prev_hash, sealed.filename, sealed.filename)
     if sealed.set_aside is not None:
         return ChainTip(next_seq=sealed.last_seq + 1, prev_hash=sealed.last_hash)
-    lines, torn = split_complete(_read_sealed(paths, sealed))
+    data = _read_sealed(paths, sealed)
+    lines, torn = split_complete(data)
     if torn:
         raise ChainBreakError(
             f"sealed week {sealed.filename} ends without a line end",
             seq=None,
             file=sealed.filename,
         )
-    after = walk_lines(lines, tip, sealed.filename, walk)
+    after = walk_lines(lines, tip, sealed.filename, walk, data)
     described = (
         len(lines),
         after.prev_hash,
@@ -222,7 +223,7 @@ def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: W
     if lines and manifest.files and _already_sealed(paths, manifest, lines, data):
         walk.files += 1
         return
-    walk_lines(lines, tip, name, walk)
+    walk_lines(lines, tip, name, walk, data)
     walk.files += 1
 
 

@@ -109,16 +109,23 @@ def _mismatch(
     )
 
 
-def walk_lines(lines: list[bytes], start: ChainTip, filename: str, walk: Walk) -> ChainTip:
+def walk_lines(
+    lines: list[bytes],
+    start: ChainTip,
+    filename: str,
+    walk: Walk,
+    text: bytes | None = None,
+) -> ChainTip:
     """Check each line links to the one before; return the tip after the last line.
 
-    All lines but the last are first checked in bulk (``_fastwalk``); when that pass cannot
-    vouch for them, they are walked one by one (:func:`_walk_each`), which names the break.
+    All lines but the last are first checked in bulk (``_fastwalk``; ``text``, the file the
+    lines were split from, spares it joining them); when that pass cannot vouch for them,
+    they are walked one by one (:func:`_walk_each`), which names the break.
 
     Raises:
         ChainBreakError: The first line that fails, named by its expected seq and line number.
     """
-    fast = fast_links(lines[:-1], start) if len(lines) > 1 else None
+    fast = fast_links(lines[:-1], start, text) if len(lines) > 1 else None
     if fast is None:
         return _walk_each(lines, start, filename, walk)
     walk.saw_numbers(fast.intents)
