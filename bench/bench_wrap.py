@@ -16,11 +16,18 @@ Phase ``wrap`` (interleaved call by call, rotating order):
   By design ours commits twice (prepare: the open-wrap marker with its frozen snapshot range;
   save: completion), so it pays one more durable commit than the floor.
 
+  baseline  with ``--baseline-src NAME=DIR`` (repeatable): ``NAME`` and ``NAME+audit`` run
+         the same round on our ``Store`` from another source tree (``git archive <commit>
+         packages/anneal-core/src | tar -x -C /tmp/before``), each in a worker process that
+         times itself, interleaved with the others; compare two workers (``before=...`` and
+         ``after=packages/anneal-core/src``) with each other.
+
 Phase ``history``: ``prepare_wrap`` (then ``wrap_cancel``, untimed) with 50 unwrapped episodes
-on an empty store vs on a store holding 100,000 older, already wrapped episodes.
+on an empty store vs on a store holding 100,000 older, already wrapped episodes
+(``--history 0`` leaves the phase out).
 
 Usage: .venv/bin/python bench/bench_wrap.py [--rounds 30] [--history 100000] [--quick]
-       [--out f.json]
+       [--baseline-src [NAME=]DIR ...] [--out f.json]
 Prints ONE JSON summary on stdout (progress on stderr).
 """
 
@@ -28,8 +35,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
+import os
 import re
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -136,11 +146,62 @@ class RawFloor:
         return time.perf_counter() - t0 - model
 
 
-def phase_wrap(rounds: int, folder: Path, corpus: Corpus) -> dict:
+class Worker:
+    """Our wrap round from another source tree, in a process of its own (``--worker``)."""
+
+    def __init__(self, src: str, audit: bool, folder: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": src}
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", "on" if audit else "off", str(folder)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def round(self, index: int) -> float:
+        """Record the round's episodes, then time one prepare + save (the worker times it)."""
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write(f"{index}\n")
+        self.proc.stdin.flush()
+        return float(json.loads(self.proc.stdout.readline()))
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def worker(mode: str, folder: str) -> None:
+    """``--worker on|off DIR``: one store in DIR; per input line N, fill round N, time it."""
+    store = Store(Path(folder) / "worker.db", audit=mode == "on")
+    corpus = Corpus(seed=42)
+    for line in sys.stdin:
+        _fill(store, corpus, int(line) * EPISODES)
+        print(json.dumps(_ours_round(store)), flush=True)
+    store.close()
+
+
+def _baselines(specs: list[str], folder: Path) -> dict[str, Worker]:
+    workers: dict[str, Worker] = {}
+    for spec in specs:
+        name, _, src = spec.rpartition("=")
+        name = name or Path(src).name
+        for audit in (False, True):
+            where = folder / f"{name}{'+audit' if audit else ''}"
+            where.mkdir()
+            workers[f"{name}+audit" if audit else name] = Worker(src, audit, where)
+    return workers
+
+
+def phase_wrap(rounds: int, folder: Path, corpus: Corpus, baselines: list[str]) -> dict:
     ours = Store(folder / "ours.db", audit=False)
     audited = Store(folder / "audited.db")
     raw = RawFloor(folder)
+    workers = _baselines(baselines, folder)
     times: dict[str, list[float]] = {"ours": [], "ours+audit": [], "raw": []}
+    times.update({name: [] for name in workers})
     runners = {
         "ours": lambda: _ours_round(ours),
         "ours+audit": lambda: _ours_round(audited),
@@ -148,7 +209,12 @@ def phase_wrap(rounds: int, folder: Path, corpus: Corpus) -> dict:
     }
     stores = {"ours": ours, "ours+audit": audited, "raw": raw.store}
     for i in range(rounds + 2):
-        for name in rotate(list(runners), i):
+        for name in rotate([*runners, *workers], i):
+            if name in workers:
+                elapsed = workers[name].round(i)
+                if i >= 2:
+                    times[name].append(elapsed)
+                continue
             _fill(stores[name], corpus, i * EPISODES)
             elapsed = runners[name]()
             if i >= 2:  # two warm-up rounds give the patterns a history
@@ -158,11 +224,15 @@ def phase_wrap(rounds: int, folder: Path, corpus: Corpus) -> dict:
     for s in (ours, audited, raw.store):
         s.close()
     raw.conn.close()
+    for w in workers.values():
+        w.close()
     out = {name: summarize(xs) for name, xs in times.items()}
     out["ratio_ours_to_raw_p50"] = ratio(out["ours"]["median_ms"], out["raw"]["median_ms"])
     out["ratio_ours_audit_to_raw_p50"] = ratio(
         out["ours+audit"]["median_ms"], out["raw"]["median_ms"]
     )
+    for name in workers:
+        out[f"ratio_{name}_to_raw_p50"] = ratio(out[name]["median_ms"], out["raw"]["median_ms"])
     return out
 
 
@@ -227,7 +297,15 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=100_000)
     parser.add_argument("--out")
     parser.add_argument("--quick", action="store_true", help="3 rounds, 2,000 history (CI)")
+    parser.add_argument(
+        "--baseline-src", action="append", default=[], metavar="[NAME=]DIR",
+        help="also run the round on the Store of this source tree, in a worker (repeatable)",
+    )  # fmt: skip
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(*args.worker)
+        return
     if args.quick:
         args.rounds, args.history = 3, 2_000
     corpus = Corpus(seed=42)
@@ -238,9 +316,10 @@ def main() -> None:
             "machine": machine_facts(),
             "episodes_per_wrap": EPISODES,
             "citations": CITED,
-            "wrap": phase_wrap(args.rounds, folder, corpus),
-            "history": phase_history(args.rounds, folder, corpus, args.history),
+            "wrap": phase_wrap(args.rounds, folder, corpus, args.baseline_src),
         }
+        if args.history:
+            summary["history"] = phase_history(args.rounds, folder, corpus, args.history)
     emit(summary, args.out)
 
 

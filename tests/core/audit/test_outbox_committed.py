@@ -128,3 +128,36 @@ def test_a_non_durable_write_is_flushed_to_disk_before_the_trail_gets_its_entry(
         assert log_syncs == ["wal"]
         assert [e["event"] for e in iter_entries(db_path)][-1] == "section_schema_set"
     assert AuditTrail.verify(db_path).pending_entries == 0
+
+
+def test_the_entries_of_one_write_reach_the_disk_with_one_flush(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import os
+
+    from anneal_memory.audit import _trail
+
+    active = AuditPaths.for_db(db_path).active
+    trail_syncs: list[int] = []
+    real = _trail._fdatasync
+
+    def fdatasync(fd: int) -> None:  # the OS call, counted for the trail's file
+        if os.fstat(fd).st_ino == active.stat().st_ino:
+            trail_syncs.append(fd)
+        real(fd)
+
+    with Store(db_path) as store:
+        store.record("warm up", "observation")
+        monkeypatch.setattr(_trail, "_fdatasync", fdatasync)
+        with store.writing("test") as tx:
+            for name in ("default", "project", "partnership"):
+                tx.audit("section_schema_set", actor="operator", data={"schema": name})
+        assert len(trail_syncs) == 1  # after the third line: each counts once it is on disk
+        store.record("one more", "observation")
+        assert len(trail_syncs) == 2
+    events = [e["event"] for e in iter_entries(db_path)]
+    assert events[-4:] == ["section_schema_set"] * 3 + ["record"]
+    result = AuditTrail.verify(db_path)
+    assert result.valid
+    assert result.pending_entries == 0
+    assert result.complete

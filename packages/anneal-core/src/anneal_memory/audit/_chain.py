@@ -97,8 +97,6 @@ def line_info(raw_line: bytes) -> LineInfo:
 
 def split_complete(data: bytes) -> tuple[list[bytes], bytes]:
     """Split file bytes into complete lines (without newlines) and a torn tail (maybe empty)."""
-    cut = data.rfind(b"\n") + 1
-    body, tail = data[:cut], data[cut:]
-    lines = body.split(b"\n")
-    lines.pop()  # the empty string after the final newline
+    lines = data.split(b"\n")
+    tail = lines.pop()  # after the final newline: empty, or a line cut short
     return lines, tail

@@ -36,7 +36,7 @@ from anneal_memory.audit._files import (
     read_trail_file,
     write_manifest,
 )
-from anneal_memory.audit._verify import _ChainBreakError, _Walk, walk_lines
+from anneal_memory.audit._walk import ChainBreakError, Walk, walk_lines
 from anneal_memory.errors import AuditRepairRefusedError, UnsafeFileError
 
 __all__ = ["AuditRepairResult", "repair_trail"]
@@ -209,8 +209,8 @@ def _check_sealed(
         try:
             lines, _sha = _load_sealed_lines(paths, sealed.filename, sealed.sha256)
             start = ChainTip(next_seq=sealed.first_seq, prev_hash=sealed.first_prev_hash)
-            walk_lines(lines, start, sealed.filename, _Walk())
-        except _ChainBreakError as broken:
+            walk_lines(lines, start, sealed.filename, Walk())
+        except ChainBreakError as broken:
             reason = broken.error
         except _Unusable as bad:
             if bad.unreadable and not set_aside_unreadable:

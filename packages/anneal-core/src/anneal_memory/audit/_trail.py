@@ -225,7 +225,9 @@ class AuditTrail:
     ) -> dict[str, Any]:
         now = self._clock.now()
         with self._lock:
-            return self._write(self._sync(now), now, kind, actor, data, None)
+            entry = self._write(self._sync(now), now, kind, actor, data, None)
+            _fdatasync(self._require_fd())
+            return entry
 
     def _write(  # noqa: PLR0917 - one entry's fields plus where it goes
         self,
@@ -249,9 +251,7 @@ class AuditTrail:
             dropped_before=self._pending_drops,
             intent=intent,
         )
-        fd = self._require_fd()
-        write_all(fd, line + b"\n")
-        _fdatasync(fd)
+        write_all(self._require_fd(), line + b"\n")  # the caller syncs, once per batch
         self._pending_drops = 0
         ino, size, msig = state.key
         state.key = (ino, size + len(line) + 1, msig)
@@ -286,6 +286,11 @@ class AuditTrail:
                     state = self._state or state
                     appended.append(entry)
                     mark = staged.intent
+                if appended:
+                    # One flush to disk for the batch: an entry counts as appended (and its
+                    # outbox row may go) only once this returns, so a crash before it leaves
+                    # every entry of the batch staged (appended again, by intent, at most once).
+                    _fdatasync(self._require_fd())
         except _FAILURES as exc:
             self._state = None
             raise AuditError(f"audit append to {self._paths.active} failed: {exc}") from exc

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory._locks import file_lock
-from anneal_memory.audit._chain import GENESIS_HASH, ChainTip, parse_line, split_complete
+from anneal_memory.audit._chain import GENESIS_HASH, ChainTip, split_complete
 from anneal_memory.audit._files import (
     ACTIVE_MAX_BYTES,
     SEALED_MAX_BYTES,
@@ -28,6 +28,7 @@ from anneal_memory.audit._files import (
     load_manifest,
     read_trail_file,
 )
+from anneal_memory.audit._walk import ChainBreakError, Walk, walk_lines
 from anneal_memory.errors import LockUnavailableError, UnsafeFileError
 
 __all__ = ["AuditVerifyResult", "verify_trail"]
@@ -124,128 +125,6 @@ def _plain(value: object) -> object:
     return list(value) if isinstance(value, tuple) else value
 
 
-class _ChainBreakError(Exception):
-    def __init__(self, error: str, *, seq: int | None, file: str, line: int | None = None):
-        super().__init__(error)
-        self.error = error
-        self.seq = seq
-        self.file = file
-        self.line = line
-
-
-@dataclass(slots=True)
-class _Walk:
-    entries: int = 0
-    files: int = 0
-    skipped: int = 0
-    dropped: int = 0
-    last_intent: int | None = None
-    missing: int = 0
-    repeated: int = 0
-
-    def saw_intent(self, raw: bytes) -> None:
-        """Follow the ``intent`` numbers: each should be one more than the one before."""
-        at = raw.rfind(_INTENT_KEY)
-        if at == -1:
-            return
-        start = at + len(_INTENT_KEY)
-        digits = raw[start : raw.find(b",", start)]
-        if not digits.isdigit():
-            return
-        intent = int(digits)
-        last = self.last_intent
-        if last is not None:
-            if intent <= last:
-                self.repeated += 1
-                return
-            self.missing += intent - last - 1
-        self.last_intent = intent
-
-
-_PREV_KEY = b'"prev_hash":"'
-_SEQ_KEY = b'","seq":'
-_DROPPED_KEY = b'"dropped_before":'
-_INTENT_KEY = b'"intent":'
-
-
-def _parsed_fields(raw: bytes, number: int, seq: int, filename: str) -> tuple[bytes, int, int]:
-    """``prev_hash``, ``seq`` and ``dropped_before`` from a full parse of one line."""
-    try:
-        entry = parse_line(raw)
-        return entry["prev_hash"].encode(), entry["seq"], int(entry.get("dropped_before", 0))
-    except (ValueError, TypeError, KeyError, AttributeError, UnicodeError):
-        raise _ChainBreakError(
-            f"line {number} is not a well-formed audit entry",
-            seq=seq,
-            file=filename,
-            line=number,
-        ) from None
-
-
-def _mismatch(
-    got_prev: bytes, got_seq: int, prev: bytes, seq: int, *, filename: str, number: int
-) -> _ChainBreakError:
-    if got_prev != prev:
-        return _ChainBreakError(
-            f"Hash mismatch at seq {seq}: expected {prev[:20].decode()}..., got "
-            f"{got_prev[:20].decode(errors='replace')}... (the entry before it was "
-            "altered or removed, or this one was)",
-            seq=seq,
-            file=filename,
-            line=number,
-        )
-    return _ChainBreakError(
-        f"Sequence mismatch: expected seq {seq}, got {got_seq!r} (an entry was "
-        "inserted, removed, duplicated or reordered)",
-        seq=seq,
-        file=filename,
-        line=number,
-    )
-
-
-def walk_lines(lines: list[bytes], start: ChainTip, filename: str, walk: _Walk) -> ChainTip:
-    """Check each line links to the one before; return the tip after the last line.
-
-    Each link is checked on the raw bytes: with sorted keys ``prev_hash`` and ``seq`` are the
-    last top-level keys, and JSON strings cannot hold ``"prev_hash":"`` unescaped, so the
-    last occurrence is the real key. The last line, which no later hash covers, and any line
-    that does not look canonical are parsed in full.
-
-    Raises:
-        _ChainBreakError: The first line that fails, named by its expected seq and line number.
-    """
-    prev, seq = start.prev_hash.encode(), start.next_seq
-    sha256, last = hashlib.sha256, len(lines)
-    key_len, seq_len = len(_PREV_KEY), len(_SEQ_KEY)
-    for number, raw in enumerate(lines, start=1):
-        begin = raw.rfind(_PREV_KEY) + key_len
-        end = raw.find(b'"', begin)
-        digits = raw[end + seq_len : raw.find(b",", end + seq_len)]
-        if (
-            number == last
-            or begin < key_len
-            or raw[end : end + seq_len] != _SEQ_KEY
-            or not digits.isdigit()
-            or _DROPPED_KEY in raw
-        ):
-            try:
-                got_prev, got_seq, dropped = _parsed_fields(raw, number, seq, filename)
-            except _ChainBreakError:
-                walk.entries += number - 1
-                raise
-            walk.dropped += dropped
-        else:
-            got_prev, got_seq = raw[begin:end], int(digits)
-        if got_prev != prev or got_seq != seq:
-            walk.entries += number - 1
-            raise _mismatch(got_prev, got_seq, prev, seq, filename=filename, number=number)
-        walk.saw_intent(raw)
-        prev = b"sha256:" + sha256(raw).hexdigest().encode()
-        seq += 1
-    walk.entries += last
-    return ChainTip(next_seq=seq, prev_hash=prev.decode())
-
-
 def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
     path = paths.beside(sealed.filename)
     try:
@@ -253,15 +132,15 @@ def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
         if raw is None:
             raise FileNotFoundError(errno.ENOENT, "No such file or directory")
     except OSError as exc:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"sealed week {sealed.filename} cannot be read: {exc.strerror or exc}",
             seq=sealed.first_seq,
             file=sealed.filename,
         ) from None
     except UnsafeFileError as exc:
-        raise _ChainBreakError(str(exc), seq=sealed.first_seq, file=sealed.filename) from None
+        raise ChainBreakError(str(exc), seq=sealed.first_seq, file=sealed.filename) from None
     if hashlib.sha256(raw).hexdigest() != sealed.sha256:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"sealed week {sealed.filename} does not match the sha256 in the manifest",
             seq=sealed.first_seq,
             file=sealed.filename,
@@ -269,7 +148,7 @@ def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as exc:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"sealed week {sealed.filename} is not valid gzip: {exc}",
             seq=sealed.first_seq,
             file=sealed.filename,
@@ -278,7 +157,7 @@ def _read_sealed(paths: AuditPaths, sealed: SealedFile) -> bytes:
 
 def _check_anchor(expected: ChainTip, seq: int, prev_hash: str, what: str, file: str) -> None:
     if seq != expected.next_seq or prev_hash != expected.prev_hash:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"the manifest's anchor for {what} does not continue the chain (expected seq "
             f"{expected.next_seq} after {expected.prev_hash[:20]}...): a week is missing or the "
             "manifest was edited",
@@ -287,18 +166,19 @@ def _check_anchor(expected: ChainTip, seq: int, prev_hash: str, what: str, file:
         )
 
 
-def _verify_sealed(paths: AuditPaths, sealed: SealedFile, tip: ChainTip, walk: _Walk) -> ChainTip:
+def _verify_sealed(paths: AuditPaths, sealed: SealedFile, tip: ChainTip, walk: Walk) -> ChainTip:
     _check_anchor(tip, sealed.first_seq, sealed.first_prev_hash, sealed.filename, sealed.filename)
     if sealed.set_aside is not None:
         return ChainTip(next_seq=sealed.last_seq + 1, prev_hash=sealed.last_hash)
-    lines, torn = split_complete(_read_sealed(paths, sealed))
+    data = _read_sealed(paths, sealed)
+    lines, torn = split_complete(data)
     if torn:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"sealed week {sealed.filename} ends without a line end",
             seq=None,
             file=sealed.filename,
         )
-    after = walk_lines(lines, tip, sealed.filename, walk)
+    after = walk_lines(lines, tip, sealed.filename, walk, data)
     described = (
         len(lines),
         after.prev_hash,
@@ -308,7 +188,7 @@ def _verify_sealed(paths: AuditPaths, sealed: SealedFile, tip: ChainTip, walk: _
     )
     recorded = (sealed.entries, sealed.last_hash, sealed.last_seq, sealed.first_ts, sealed.last_ts)
     if described != recorded:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"the manifest's record of {sealed.filename} (entries, last hash, seqs or times) "
             "does not match the file: the manifest was edited",
             seq=sealed.first_seq,
@@ -322,7 +202,7 @@ def _ts(raw: bytes) -> str:
     return str(json.loads(raw)["ts"])
 
 
-def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: _Walk) -> None:
+def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: Walk) -> None:
     name = paths.active.name
     _check_anchor(
         tip, manifest.active_first_seq, manifest.active_first_prev_hash, "the active file", name
@@ -330,7 +210,7 @@ def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: _
     try:
         data = read_trail_file(paths.active, limit=ACTIVE_MAX_BYTES)
     except (OSError, UnsafeFileError) as exc:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"the active file cannot be read: {getattr(exc, 'strerror', None) or exc}",
             seq=manifest.active_first_seq,
             file=name,
@@ -343,7 +223,7 @@ def _verify_active(paths: AuditPaths, manifest: Manifest, tip: ChainTip, walk: _
     if lines and manifest.files and _already_sealed(paths, manifest, lines, data):
         walk.files += 1
         return
-    walk_lines(lines, tip, name, walk)
+    walk_lines(lines, tip, name, walk, data)
     walk.files += 1
 
 
@@ -367,14 +247,14 @@ def _load(paths: AuditPaths) -> Manifest | None:
     try:
         manifest = load_manifest(paths.manifest)
     except (OSError, ValueError, UnsafeFileError) as exc:
-        raise _ChainBreakError(
+        raise ChainBreakError(
             f"the audit manifest is unreadable or corrupt ({exc}); "
             "run 'anneal-memory audit-repair'",
             seq=None,
             file=paths.manifest.name,
         ) from None
     if manifest is None and paths.sealed_on_disk():
-        raise _ChainBreakError(
+        raise ChainBreakError(
             "the audit manifest is missing while sealed weeks exist; run "
             "'anneal-memory audit-repair'",
             seq=None,
@@ -384,7 +264,7 @@ def _load(paths: AuditPaths) -> Manifest | None:
 
 
 def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
-    walk = _Walk()
+    walk = Walk()
     set_aside: tuple[str, ...] = ()
     untracked: tuple[str, ...] = ()
     try:
@@ -397,7 +277,7 @@ def _verify_once(paths: AuditPaths) -> AuditVerifyResult:
             tip = _verify_sealed(paths, sealed, tip, walk)
         _verify_active(paths, manifest, tip, walk)
         staged = _staged(paths, walk.last_intent or 0)
-    except _ChainBreakError as broken:
+    except ChainBreakError as broken:
         return AuditVerifyResult(
             valid=False,
             total_entries=walk.entries,

@@ -19,7 +19,7 @@ from anneal_memory.continuity._file import wrap_scope
 from anneal_memory.document._schema import schema_by_name
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.gate import check_save
-from anneal_memory.store.provenance import effective_trusts, recalled_copies
+from anneal_memory.store.provenance import recalled_copies, trusts_and_sources
 from anneal_memory.store.wraps import (
     ContinuityPlace,
     WrapRecord,
@@ -139,14 +139,15 @@ def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
     others = cited - in_snapshot
     exists = existing_ids(conn, others, ctx.wrap.scope) if others else frozenset()
     prior = load_prior(conn, {line.identity for line in lines}, ctx.last_wrap_id, ctx.wrap.scope)
+    trusts, sources = trusts_and_sources(conn, sorted(set(citable) | set(ctx.snapshot)))
     return Facts(
         links=links,
         citable=citable,
         superseded=superseded,
         prior=prior,
         exists=exists | in_snapshot,
-        trusts=effective_trusts(conn, sorted(set(citable) | set(ctx.snapshot))),
-        copies=recalled_copies(conn, ctx.snapshot),
+        trusts=trusts,
+        copies=recalled_copies(conn, ctx.snapshot, sources),
     )
 
 

@@ -113,6 +113,8 @@ class _Index:
 
     def grounded_only_in_data(self, text: str, snapshot: frozenset[str]) -> DataSource | None:
         """A pattern line whose cited episodes of this wrap are all tool or outside ones."""
+        if not self.by_id:  # no such episode in this wrap: no line can be grounded only in them
+            return None
         parsed = parse_pattern_line(text)
         if parsed is None:
             return None
@@ -122,6 +124,8 @@ class _Index:
         return self.by_id[cited[0]]
 
     def reproduced(self, text: str) -> DataSource | None:
+        if not self.holders:  # nothing to reproduce (the common wrap: the agent's own notes)
+            return None
         mine = shingles(text)
         if not mine:
             return None

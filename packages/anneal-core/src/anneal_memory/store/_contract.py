@@ -126,6 +126,15 @@ class Dialect(Protocol):
         """After an import wrote ``rows`` episodes: let the planner know."""
         ...
 
+    def data_version(self) -> object:
+        """Inside a transaction: a token that changes when another connection commits.
+
+        Equal to an earlier token of this connection only while no other connection has
+        committed since, so values read then are still current. An engine that cannot tell
+        returns a new token on every call.
+        """
+        ...
+
 
 class Reader(Protocol):
     """Reads inside ``store.reading(operation)``."""

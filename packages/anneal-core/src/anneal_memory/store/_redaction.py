@@ -31,14 +31,17 @@ if TYPE_CHECKING:
 __all__ = [
     "PERSONAL_KEY",
     "POLICY_KEY",
+    "Redacted",
     "RedactionOption",
     "Redactor",
+    "SettingsCache",
     "audit_note",
     "count_kinds",
     "open_option",
     "read_settings",
     "redact_episode",
     "redact_imported",
+    "redact_in",
     "redact_parsed",
     "write_settings",
 ]
@@ -109,10 +112,38 @@ def audit_note(kinds: tuple[str, ...]) -> dict[str, list[str]]:
     return {"redacted": list(kinds)} if kinds else {}
 
 
+class SettingsCache:
+    """A store's redaction settings as last read, and when (issue #25: no read per record).
+
+    A record redacts with :attr:`settings` before its transaction, then :meth:`current`
+    checks them inside it: unchanged unless another connection has committed since they
+    were read (``Dialect.data_version``) or this store changed them (:meth:`forget`).
+    """
+
+    __slots__ = ("_version", "settings")
+
+    def __init__(self) -> None:
+        self.settings: RedactionSettings | None = None
+        self._version: object = None
+
+    def current(self, tx: Tx) -> RedactionSettings:
+        """The settings committed as of ``tx``'s snapshot, read again only when they may differ."""
+        version = tx.dialect.data_version()
+        if self.settings is None or version != self._version:
+            self.settings = read_settings(tx.conn)
+            self._version = version
+        return self.settings
+
+    def forget(self) -> None:
+        """This store is changing the settings: the next record reads them again."""
+        self.settings = None
+
+
 class Redactor:
     """``Store.redaction_settings()`` and ``Store.set_redaction()``, on both backends."""
 
     if TYPE_CHECKING:
+        _redaction_cache: SettingsCache
 
         def reading(self, operation: str) -> contextlib.AbstractContextManager[Reader]: ...
         def writing(
@@ -149,6 +180,7 @@ class Redactor:
                 personal=was.personal if personal is None else bool(personal),
             )
             if new != was:
+                self._redaction_cache.forget()  # inside the transaction: no record between
                 write_settings(tx.conn, new)
                 data = {**new.to_dict(), "was": was.to_dict()}
                 tx.audit("redaction_policy_set", actor=actor, data=data)
@@ -188,14 +220,49 @@ def _cleaned(item: EpisodeInput, settings: RedactionSettings) -> EpisodeInput:
     )
 
 
-def redact_episode(store: Redactor, item: EpisodeInput) -> EpisodeInput:
-    """The record step: ``item`` under the store's settings (its ``redacted`` kinds set).
+Redacted = tuple[EpisodeInput | None, RedactionSettings | None]
+"""What :func:`redact_episode` hands to :func:`redact_in`: the item and the settings used."""
+
+
+def redact_episode(store: Redactor, item: EpisodeInput) -> Redacted:
+    """The record step before its transaction: ``item`` under the store's settings.
+
+    Returns the redacted item (its ``redacted`` kinds set) and the settings used. With the
+    store's cached settings (:func:`redact_in` checks them in the transaction) a refusal
+    is not final: the item comes back as None, to be judged again there under the
+    settings then current.
 
     Raises:
-        SecretRefusedError: The policy is ``refuse`` and the episode holds a secret.
+        SecretRefusedError: The policy, just read, is ``refuse`` and the episode holds a
+            secret.
         InvalidEpisodeError: The redacted episode no longer fits the size limits.
     """
-    settings = store.redaction_settings()
+    cached = store._redaction_cache.settings
+    if cached is None:
+        settings = store.redaction_settings()
+        return _redacted(item, settings), settings
+    try:
+        return _redacted(item, cached), cached
+    except InvalidEpisodeError:  # SecretRefusedError included: decided in the transaction
+        return None, None
+
+
+def redact_in(tx: Tx, cache: SettingsCache, raw: EpisodeInput, done: Redacted) -> EpisodeInput:
+    """The record step inside its transaction: ``done`` when its settings are still current.
+
+    Otherwise ``raw`` (the validated item) is redacted again under the settings committed
+    as of ``tx``; so a policy another process set just before this write applies to it.
+
+    Raises:
+        SecretRefusedError: See :func:`redact_episode` (the transaction then rolls back).
+        InvalidEpisodeError: See :func:`redact_episode`.
+    """
+    item, used = done
+    current = cache.current(tx)
+    return item if item is not None and current == used else _redacted(raw, current)
+
+
+def _redacted(item: EpisodeInput, settings: RedactionSettings) -> EpisodeInput:
     if settings.policy is RedactionPolicy.OFF:
         return item
     return _cleaned(item, settings)

@@ -7,7 +7,6 @@ once, here, then delegates to its backend (``store/_contract.Backend``): a SQLit
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Mapping
@@ -129,6 +128,7 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
                 "read_only=True to use them"
             )
         self.project_name = project_name
+        self._redaction_cache = _redaction.SettingsCache()
         self._clock: Clock = clock or SystemClock()
         self._read_only = read_only
         self._backend: Backend = open_backend(
@@ -241,8 +241,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             timestamp=timestamp,
             idempotency_key=idempotency_key,
             clock=self._clock,
+            scope=scope,
         )
-        item = dataclasses.replace(item, scope=validate_scope(scope))
         prov = check_record_provenance(
             trust=trust,
             state_key=state_key,
@@ -250,9 +250,10 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             derived_from=derived_from,
             ceiling=self._trust_ceiling,
         )
-        item = _redaction.redact_episode(self, item)  # issue 30: secrets never get written
+        done = _redaction.redact_episode(self, item)  # issue 30: secrets never get written
         # Provenance changes other episodes' rows: the store's exclusive write, not a shared one.
         with self._backend.writing("record", shared=prov.is_default) as tx:
+            item = _redaction.redact_in(tx, self._redaction_cache, item, done)
             episode, new = _episodes.insert_episode(tx.conn, tx.dialect, item)
             if new:  # not an idempotent retry
                 episode = self._stage_record(tx, episode, prov, item.redacted)

@@ -159,8 +159,9 @@ def validate_episode(
     timestamp: _dt.datetime | str | None,
     idempotency_key: object,
     clock: Clock,
+    scope: object = "",
 ) -> EpisodeInput:
-    """Validate and normalise one episode.
+    """Validate and normalise one episode (``scope``: see :func:`validate_scope`).
 
     Raises:
         InvalidEpisodeError: Any field is unusable; the message names the field and the fix.
@@ -176,4 +177,5 @@ def validate_episode(
         metadata_json=_metadata(metadata),
         timestamp=_timestamp(timestamp, clock),
         idempotency_key=_idempotency_key(idempotency_key),
+        scope="" if scope == "" else validate_scope(scope),
     )

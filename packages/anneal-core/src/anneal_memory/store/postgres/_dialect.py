@@ -90,3 +90,7 @@ class PgDialect:
     def after_bulk_write(self, rows: int) -> None:
         """Refresh the planner's statistics after a large import (``_stats``)."""
         refresh_after_bulk_write(self._conn.raw, rows)
+
+    def data_version(self) -> object:
+        """A new token every call: other sessions' commits are not visible as a counter."""
+        return object()

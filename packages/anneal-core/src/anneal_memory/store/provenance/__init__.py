@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from anneal_memory.store.provenance._checks import cap_trust, effective_trusts, parse_trust
+    from anneal_memory.store.provenance._checks import (
+        cap_trust,
+        effective_trusts,
+        parse_trust,
+        trusts_and_sources,
+    )
     from anneal_memory.store.provenance._echo import (
         copies_one_another,
         copy_source,
@@ -56,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "tombstone": "anneal_memory.store.provenance._reads",
     "cap_trust": "anneal_memory.store.provenance._checks",
     "parse_trust": "anneal_memory.store.provenance._checks",
+    "trusts_and_sources": "anneal_memory.store.provenance._checks",
 }
 
 __all__ = [
@@ -79,6 +85,7 @@ __all__ = [
     "slot_members",
     "text_words",
     "tombstone",
+    "trusts_and_sources",
     "without_copies",
     "write_copy",
 ]

@@ -32,6 +32,7 @@ __all__ = [
     "normalise_ids",
     "normalise_state_key",
     "parse_trust",
+    "trusts_and_sources",
     "write_provenance",
 ]
 
@@ -140,8 +141,16 @@ def _sources(conn: SqlConnection, ids: set[str]) -> dict[str, _Row]:
 
 def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust]:
     """Effective trust of each live episode among ``ids`` (missing ids left out)."""
+    return trusts_and_sources(conn, ids)[0]
+
+
+def trusts_and_sources(
+    conn: SqlConnection, ids: Iterable[str]
+) -> tuple[dict[str, Trust], dict[str, tuple[str, ...]]]:
+    """:func:`effective_trusts` and :func:`derived_sources` of ``ids`` from one read."""
     known = _rows(conn, set(ids))
     live = set(known)
+    derived = {ident: row[1] for ident, row in known.items()}
     frontier = {s for _t, sources in known.values() for s in sources} - set(known)
     for _ in range(_DERIVE_DEPTH):
         if not frontier:
@@ -166,7 +175,7 @@ def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust
         memo[ident] = (own, depth)
         return own
 
-    return {ident: resolve(ident, 0) for ident in live}
+    return {ident: resolve(ident, 0) for ident in live}, derived
 
 
 def episode_scope(conn: SqlConnection, ident: str) -> str:

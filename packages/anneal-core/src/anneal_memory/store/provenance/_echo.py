@@ -66,18 +66,28 @@ def _texts(conn: SqlConnection, ids: set[str]) -> dict[str, str]:
     return found
 
 
-def recalled_copies(conn: SqlConnection, snapshot: Mapping[str, str]) -> dict[str, str]:
-    """Episodes of ``snapshot`` that repeat a live episode they derive from: copy -> source."""
-    derived = {i: s for i, s in derived_sources(conn, snapshot).items() if s}
+def recalled_copies(
+    conn: SqlConnection,
+    snapshot: Mapping[str, str],
+    sources: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, str]:
+    """Episodes of ``snapshot`` that repeat a live episode they derive from: copy -> source.
+
+    ``sources``: the ``derived_from`` of the live episodes of ``snapshot`` (or more), when
+    the caller has read them already (``trusts_and_sources``).
+    """
+    if sources is None:
+        sources = derived_sources(conn, snapshot)
+    derived = {i: s for i, s in sources.items() if s and i in snapshot}
     if not derived:
         return {}
-    wanted = {s for sources in derived.values() for s in sources}
+    wanted = {s for named in derived.values() for s in named}
     texts = {i: snapshot[i] for i in wanted if i in snapshot}
     texts.update(_texts(conn, wanted - set(texts)))
     out: dict[str, str] = {}
-    for ident, sources in sorted(derived.items()):
+    for ident, named in sorted(derived.items()):
         mine = text_words(snapshot[ident])
-        for source in sources:
+        for source in named:
             if source in texts and is_copy(mine, text_words(texts[source])):
                 out[ident] = source
                 break

@@ -97,3 +97,7 @@ class SqliteDialect:
     def after_bulk_write(self, rows: int) -> None:
         """Nothing to do: SQLite plans from its indexes."""
         del rows
+
+    def data_version(self) -> object:
+        """``PRAGMA data_version``: it moves only when another connection commits."""
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
