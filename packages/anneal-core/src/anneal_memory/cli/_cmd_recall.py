@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from anneal_memory.cli._args import EPISODE_TYPES, non_negative_int, positive_int
+from anneal_memory.cli._args import (
+    EPISODE_TYPES,
+    add_session_id,
+    non_negative_int,
+    positive_int,
+    session_id,
+)
 from anneal_memory.cli._context import Context, ExitCode
 
+TYPE_CHECKING = False  # typing's constant without importing typing
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
     from anneal_memory.types import RecallResult
 
 __all__ = [
@@ -188,26 +196,6 @@ def add_no_exposure(parser: argparse.ArgumentParser) -> None:
         help="do not record this listing as an exposure (an operator's look: the command "
         "then writes nothing)",
     )
-
-
-def add_session_id(parser: argparse.ArgumentParser, what: str) -> None:
-    """The ``--session-id`` flag of ``search`` and ``record`` (default: the environment)."""
-    from anneal_memory.cli._cmd_serve import SESSION_ENV
-
-    parser.add_argument(
-        "--session-id", metavar="NAME", help=f"{what} (default: ${SESSION_ENV}, else none)"
-    )
-
-
-def session_id(ctx: Context, args: argparse.Namespace) -> str | None:
-    """The session id of ``--session-id`` or the environment (None: not given).
-
-    Raises:
-        CommandError: Not 1-128 printable characters.
-    """
-    from anneal_memory.cli._cmd_serve import SESSION_ENV, check_session_id
-
-    return check_session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
 
 
 def exposure_line(exposure: str) -> str:
