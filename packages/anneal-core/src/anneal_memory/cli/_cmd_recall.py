@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from anneal_memory.store import Store
     from anneal_memory.types import RecallResult
 
 __all__ = [
@@ -103,8 +104,10 @@ def add_commands(
     episodes.set_defaults(handler=run_episodes)
 
 
-def _recall(ctx: Context, args: argparse.Namespace, keyword: str | None) -> RecallResult:
-    return ctx.store(read_only=True).recall(
+def _recall(
+    ctx: Context, args: argparse.Namespace, keyword: str | None, store: Store | None = None
+) -> RecallResult:
+    return (store or ctx.store(read_only=True)).recall(
         keyword=keyword,
         episode_type=args.type,
         since=args.since,
@@ -165,9 +168,11 @@ def run_search(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.types import RecallResult
     from anneal_memory.worth._exposures import expose
 
-    result = _recall(ctx, args, args.query)
+    # One open per search (#25): the store that records the exposure also answers the
+    # recall; with --no-exposure nothing is written, so a read-only store answers it all.
+    store = ctx.store(create=False, read_only=args.no_exposure)
+    result = _recall(ctx, args, args.query, store)
     session = session_id(ctx, args)
-    store = ctx.store(create=False)
     facts = cued_facts(store, args.query)
     kept, _gone = without_copies(result.episodes)
     listed = RecallResult(episodes=tuple(kept), total_matching=result.total_matching)
