@@ -177,3 +177,15 @@ def _command_lines(draw: st.DrawFn) -> list[str]:
 @given(_command_lines())
 def test_generated_command_lines_parse_as_argparse_parses_them_or_are_declined(argv):
     assert _agrees(argv)
+
+
+def test_a_command_module_using_more_of_argparse_is_left_to_argparse(monkeypatch):
+    from anneal_memory.cli import _cmd_episodes
+
+    def add_commands(subparsers, parents):
+        record = subparsers.add_parser("record", parents=parents)
+        record.add_argument("text")
+        record.convert_arg_line_to_args("x")  # not recorded by the light parser
+
+    monkeypatch.setattr(_cmd_episodes, "add_commands", add_commands)
+    assert quick_parse(["record", "x"]) is None

@@ -313,7 +313,11 @@ def _command_parser(name: str) -> _Parser:
     json_parent = _Parser()
     add_json_flag(json_parent, SUPPRESS)  # type: ignore[arg-type]
     subparsers = _Subparsers()
-    importlib.import_module(modules[0]).add_commands(subparsers, [json_parent])
+    module = importlib.import_module(modules[0])
+    try:
+        module.add_commands(subparsers, [json_parent])
+    except (AttributeError, TypeError):  # an argparse call not recorded here: argparse's
+        raise Declined from None  # (it runs the same add_commands, so a real bug still shows)
     parser = subparsers.parsers.get(name)
     if parser is None or parser.unsupported:
         raise Declined
