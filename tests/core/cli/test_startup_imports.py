@@ -3,7 +3,9 @@
 Each test runs the real command in a fresh interpreter and lists the ``anneal_memory``
 modules it loaded; a later eager import of a room a command does not need (the wrap
 pipeline, import/export, explain, the inspector, the ranking for a ``record``) fails here
-(the e2e tier: real processes).
+(the e2e tier: real processes). The standard library modules the plain command lines no
+longer load (argparse and its gettext and locale, shutil with bz2 and lzma) are held out
+the same way.
 """
 
 from __future__ import annotations
@@ -20,14 +22,28 @@ pytestmark = pytest.mark.e2e  # each test starts a fresh interpreter (docs/testi
 _DRIVER = """
 import json, sys
 from anneal_memory.cli import main
-code = main(sys.argv[1:])
-loaded = sorted(m for m in sys.modules if m.startswith("anneal_memory"))
+code = main(sys.argv[1:-2])
+watched = ("anneal_memory",) + tuple(sys.argv[-1].split(","))
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in watched)
 print("\\n" + json.dumps({"code": code, "loaded": loaded}))
 """
 
 # Rooms no search needs (it does read the continuity's durable facts and write an exposure;
 # with no continuity file, as here, it does not parse a document).
+# The standard library a plain ``record``, ``search`` or ``serve`` command line does without:
+# ``cli._quickparse`` parses it (argparse only for help, errors and the forms it declines),
+# and shutil is imported by the code that removes folders, not by an open.
+STDLIB_NOT_AT_START = ("argparse", "gettext", "locale", "shutil", "bz2", "lzma")
+# The command modules of other commands (their shared flags live in ``cli._args``).
+OTHER_COMMANDS = tuple(
+    f"anneal_memory.cli._cmd_{name}"
+    for name in ("audit", "crystal", "http", "provenance", "transfer", "wrap", "wrapinfo")
+)
 NOT_FOR_SEARCH = (
+    *STDLIB_NOT_AT_START,
+    *OTHER_COMMANDS,
+    "anneal_memory.cli._cmd_episodes",
+    "anneal_memory.cli._cmd_serve",
     "anneal_memory._result_types",
     "anneal_memory.agent",
     "anneal_memory.crystal",
@@ -47,7 +63,8 @@ NOT_FOR_SEARCH = (
 # A record loads none of the above, nor the ranking or the wrap pipeline; of the worth room only
 # the bounded look at recent exposures (``worth._echoes``, the self-feeding loop, issue 30).
 NOT_FOR_RECORD = (
-    *NOT_FOR_SEARCH,
+    *(m for m in NOT_FOR_SEARCH if m != "anneal_memory.cli._cmd_episodes"),
+    "anneal_memory.cli._cmd_recall",
     "anneal_memory._hebbian",
     "anneal_memory.continuity",
     "anneal_memory.store.recall",
@@ -67,7 +84,16 @@ NOT_FOR_RECORD = (
 
 def _loaded(tmp_path: Path, *argv: str, stdin: str | None = None) -> list[str]:
     proc = subprocess.run(
-        [sys.executable, "-c", _DRIVER, "--db", str(tmp_path / "memory.db"), *argv],
+        [
+            sys.executable,
+            "-c",
+            _DRIVER,
+            "--db",
+            str(tmp_path / "memory.db"),
+            *argv,
+            "--",  # the driver's own arguments follow: the standard library modules watched
+            ",".join(sorted({m.split(".")[0] for m in STDLIB_NOT_AT_START})),
+        ],
         input=stdin,
         capture_output=True,
         text=True,
@@ -107,6 +133,8 @@ def test_serve_answers_tools_list_without_importing_the_store_when_there_is_none
     loaded = _loaded(tmp_path, "serve", stdin=line)
     assert "anneal_memory.mcp._server" in loaded
     assert _offending(loaded, ("anneal_memory.store._store", "anneal_memory.audit._trail")) == []
+    not_for_serve = [m for m in OTHER_COMMANDS if not m.endswith("_http")]  # serve --http's
+    assert _offending(loaded, (*STDLIB_NOT_AT_START, *not_for_serve)) == []
 
 
 def test_serve_checks_an_existing_store_without_loading_the_store_facade(tmp_path: Path) -> None:
@@ -115,3 +143,9 @@ def test_serve_checks_an_existing_store_without_loading_the_store_facade(tmp_pat
     loaded = _loaded(tmp_path, "serve", stdin=line)
     assert "anneal_memory.store.sqlite._open" in loaded  # the version was checked
     assert _offending(loaded, ("anneal_memory.store._store", "anneal_memory.audit._trail")) == []
+    assert _offending(loaded, STDLIB_NOT_AT_START) == []
+
+
+def test_help_still_comes_from_argparse(tmp_path: Path) -> None:
+    loaded = _loaded(tmp_path, "record", "--help")
+    assert "argparse" in loaded  # the check sees the standard library it watches

@@ -27,6 +27,7 @@ LIGHT = {
     "anneal_memory.errors",
     "anneal_memory.mcp",
     "anneal_memory.cli._context",
+    "anneal_memory.cli._args",  # the shared flags: imports only cli._context
 }
 MODULES = sorted(Path(anneal_memory.mcp.__file__).parent.glob("*.py"))
 SERVE = Path(anneal_memory.mcp.__file__).parents[1] / "cli" / "_cmd_serve.py"

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 import time
 from collections.abc import Iterator
@@ -66,6 +65,8 @@ def staging_folder(db_path: Path) -> Iterator[Path]:
 
     Orphans of killed imports beside the same database are removed first.
     """
+    import shutil  # only here and for orphans: an open need not load it (start-up, #25)
+
     remove_orphaned_staging(db_path)
     folder = db_path.with_name(f".{db_path.stem}{STAGING_PREFIX}{os.urandom(6).hex()}")
     folder.mkdir(mode=PRIVATE_DIR_MODE)
@@ -144,6 +145,8 @@ def remove_orphaned_staging(db_path: Path) -> int:
     """Remove the orphaned staging folders beside ``db_path``; return how many went."""
     removed = 0
     for folder in orphaned_staging(db_path):
+        import shutil  # rare: loaded only when there is an orphan to remove
+
         shutil.rmtree(folder, ignore_errors=True)
         removed += not os.path.lexists(folder)
     return removed

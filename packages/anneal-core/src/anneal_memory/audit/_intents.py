@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from anneal_memory.audit._chain import line_info, split_complete
 from anneal_memory.audit._events import AuditEvent
@@ -23,14 +23,13 @@ __all__ = ["MAX_SEALED_SCAN_BYTES", "StagedEntry", "intents_in", "newest_intent"
 MAX_SEALED_SCAN_BYTES = 256 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StagedEntry:
+class StagedEntry(NamedTuple):  # a named tuple: cheap to define at start-up (#25)
     """One entry waiting in the outbox."""
 
     intent: int
     event: AuditEvent
     actor: str
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = MappingProxyType({})  # read-only: one default shared by all
 
 
 def intents_in(data: bytes) -> list[int]:

@@ -29,9 +29,12 @@ an exit code (``ExitCode`` in ``_context.py``) or raises: ``CommandError`` for a
 (exit 1, or its ``exit_code``), any ``AnnealMemoryError`` (exit 1, its message), ``OSError``
 (exit 1). ``main`` turns those into one ``Error:`` line.
 
-Keep startup fast: a ``_cmd_`` module imports only ``argparse`` and the light ``cli`` helpers
-at module level; everything a handler needs (json, the wrap engine, ...) is imported inside
-the handler. ``python -X importtime -m anneal_memory record x`` shows what loads.
+Keep startup fast: a ``_cmd_`` module imports only the light ``cli`` helpers at module level
+(``argparse`` for annotations only, under ``TYPE_CHECKING``: the plain command lines are
+parsed by ``_quickparse`` without it, and argparse runs for help, errors and the rest);
+everything a handler needs (json, the wrap engine, ...) is imported inside the handler.
+``python -X importtime -m anneal_memory record x`` shows what loads, and
+``tests/core/cli/test_startup_imports.py`` keeps it so.
 """
 
 from __future__ import annotations
@@ -87,10 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         The process exit code: 0 ok, 1 refused or failed, 2 usage, 3 downgraded.
     """
     _utf8_stdio()
-    from anneal_memory.cli._parser import build_parser
+    from anneal_memory.cli._quickparse import quick_parse
     from anneal_memory.cli._run import run
 
     arguments = _implicit_serve(sys.argv[1:]) if argv is None else list(argv)
+    args = quick_parse(arguments)  # the plain forms, without argparse (start-up, #25)
+    if args is not None:
+        return run(None, args, env=os.environ)
+    from anneal_memory.cli._parser import build_parser
+
     parser = build_parser(arguments)
     try:
         args = parser.parse_args(arguments)

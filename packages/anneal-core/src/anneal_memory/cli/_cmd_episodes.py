@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from anneal_memory.cli._args import EPISODE_TYPES, json_object, non_negative_float
-from anneal_memory.cli._cmd_provenance import is_operator
-from anneal_memory.cli._cmd_recall import add_session_id, session_id
+from anneal_memory.cli._args import (
+    EPISODE_TYPES,
+    add_session_id,
+    is_operator,
+    json_object,
+    non_negative_float,
+    session_id,
+)
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
 from anneal_memory.cli._files import RECORD_STDIN_MAX_BYTES, read_user_text
 from anneal_memory.cli._provenance_args import add_provenance_flags, provenance_kwargs
 
+TYPE_CHECKING = False  # typing's constant without importing typing
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
     from anneal_memory.types import Episode
 
 __all__ = ["add_commands", "read_stdin_text"]

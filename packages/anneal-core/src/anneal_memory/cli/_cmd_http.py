@@ -7,14 +7,15 @@ client can neither choose its store nor its session, and no token can claim the 
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from anneal_memory.cli._context import CommandError, Context, ExitCode
 
+TYPE_CHECKING = False  # typing's constant without importing typing (serve's start-up, #25)
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
     from anneal_memory.mcp._http._tokens import TokenFile
     from anneal_memory.mcp._tools import Tool
 
@@ -109,6 +110,8 @@ def _token_file(ctx: Context, args: argparse.Namespace) -> TokenFile:
     from anneal_memory.mcp._http._tokens import TokenFile
 
     if args.tokens:
+        from pathlib import Path
+
         return TokenFile(Path(args.tokens).expanduser().absolute())
     if _database_url(ctx) is not None:
         raise CommandError("--db is a PostgreSQL URL: pass --tokens FILE for the token file")

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
+from anneal_memory.cli._args import OPERATOR_ENV, add_operator_flag, is_operator
 from anneal_memory.cli._context import CommandError, Context, ExitCode
 
-__all__ = ["OPERATOR_ENV", "add_commands", "add_operator_flag", "is_operator"]
+TYPE_CHECKING = False  # typing's constant without importing typing
+if TYPE_CHECKING:
+    import argparse
 
-OPERATOR_ENV = "ANNEAL_OPERATOR"
+__all__ = ["OPERATOR_ENV", "add_commands", "add_operator_flag", "is_operator"]
 _TRUST_LEVELS = ("external", "tool", "agent", "operator")
 _SCHEMAS = ("default", "partnership", "project")
-
-
-def add_operator_flag(parser: argparse.ArgumentParser) -> None:
-    """The explicit operator flag (``--operator``; or ``ANNEAL_OPERATOR=1``)."""
-    parser.add_argument(
-        "--operator",
-        action="store_true",
-        help=f"act as the operator: allows operator trust and raising trust (or {OPERATOR_ENV}=1)",
-    )
-
-
-def is_operator(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
-    """True when the operator flag or ``ANNEAL_OPERATOR=1`` was given."""
-    return bool(getattr(args, "operator", False)) or env.get(OPERATOR_ENV, "") == "1"
 
 
 def add_commands(

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from anneal_memory.cli._args import EPISODE_TYPES, non_negative_int, positive_int
+from anneal_memory.cli._args import (
+    EPISODE_TYPES,
+    add_session_id,
+    non_negative_int,
+    positive_int,
+    session_id,
+)
 from anneal_memory.cli._context import Context, ExitCode
 
+TYPE_CHECKING = False  # typing's constant without importing typing
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from anneal_memory.store import Store
     from anneal_memory.types import RecallResult
 
 __all__ = [
@@ -95,8 +104,10 @@ def add_commands(
     episodes.set_defaults(handler=run_episodes)
 
 
-def _recall(ctx: Context, args: argparse.Namespace, keyword: str | None) -> RecallResult:
-    return ctx.store(read_only=True).recall(
+def _recall(
+    ctx: Context, args: argparse.Namespace, keyword: str | None, store: Store | None = None
+) -> RecallResult:
+    return (store or ctx.store(read_only=True)).recall(
         keyword=keyword,
         episode_type=args.type,
         since=args.since,
@@ -157,9 +168,11 @@ def run_search(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.types import RecallResult
     from anneal_memory.worth._exposures import expose
 
-    result = _recall(ctx, args, args.query)
+    # One open per search (#25): the store that records the exposure also answers the
+    # recall; with --no-exposure nothing is written, so a read-only store answers it all.
+    store = ctx.store(create=False, read_only=args.no_exposure)
+    result = _recall(ctx, args, args.query, store)
     session = session_id(ctx, args)
-    store = ctx.store(create=False)
     facts = cued_facts(store, args.query)
     kept, _gone = without_copies(result.episodes)
     listed = RecallResult(episodes=tuple(kept), total_matching=result.total_matching)
@@ -188,26 +201,6 @@ def add_no_exposure(parser: argparse.ArgumentParser) -> None:
         help="do not record this listing as an exposure (an operator's look: the command "
         "then writes nothing)",
     )
-
-
-def add_session_id(parser: argparse.ArgumentParser, what: str) -> None:
-    """The ``--session-id`` flag of ``search`` and ``record`` (default: the environment)."""
-    from anneal_memory.cli._cmd_serve import SESSION_ENV
-
-    parser.add_argument(
-        "--session-id", metavar="NAME", help=f"{what} (default: ${SESSION_ENV}, else none)"
-    )
-
-
-def session_id(ctx: Context, args: argparse.Namespace) -> str | None:
-    """The session id of ``--session-id`` or the environment (None: not given).
-
-    Raises:
-        CommandError: Not 1-128 printable characters.
-    """
-    from anneal_memory.cli._cmd_serve import SESSION_ENV, check_session_id
-
-    return check_session_id(args.session_id or ctx.env.get(SESSION_ENV) or None)
 
 
 def exposure_line(exposure: str) -> str:

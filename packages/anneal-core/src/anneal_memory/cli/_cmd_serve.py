@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from anneal_memory.cli._args import MAX_SESSION_ID, SESSION_ENV, check_session_id
 from anneal_memory.cli._context import CommandError, Context
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up, #25)
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from anneal_memory.mcp._tools import Tool
 
 __all__ = ["MAX_SESSION_ID", "SESSION_ENV", "add_commands", "check_session_id"]
 
-SESSION_ENV = "ANNEAL_MEMORY_SESSION_ID"
-MAX_SESSION_ID = 128
 MAX_SCOPE = 64
 
 
@@ -54,23 +53,6 @@ def add_commands(
 
     add_serve_options(serve)
     serve.set_defaults(handler=run_serve)
-
-
-def check_session_id(value: str | None) -> str | None:
-    """``value`` as a session id (None stays None).
-
-    Raises:
-        CommandError: Not 1-128 printable characters.
-    """
-    # The same rule as ``anneal_memory.gate.validate_session_id`` (a test keeps them equal),
-    # checked here without importing the gate so the server starts fast.
-    if value is not None and (
-        not value.strip() or len(value) > MAX_SESSION_ID or not value.isprintable()
-    ):
-        raise CommandError(
-            f"session id must be 1-{MAX_SESSION_ID} printable characters, got {value!r}"
-        )
-    return value
 
 
 def _scope(value: str) -> str:

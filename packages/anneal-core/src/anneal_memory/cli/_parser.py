@@ -10,13 +10,22 @@ run that is not one of the named commands, and a name missing here still works.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 from collections.abc import Sequence
 
 from anneal_memory import __version__
 
-__all__ = ["COMMAND_MODULES", "build_parser", "command_modules_for"]
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up, #25)
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = [
+    "COMMAND_MODULES",
+    "add_global_options",
+    "add_json_flag",
+    "build_parser",
+    "command_modules_for",
+]
 
 # One entry per command group: "module" or ("module", "command", "alias", ...).
 # Order here is the order of ``anneal-memory --help``.
@@ -77,15 +86,43 @@ _EPILOG = (
 )
 
 
-def _json_parent() -> argparse.ArgumentParser:
-    # SUPPRESS keeps a global ``--json`` given before the subcommand from being reset.
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument(
+def add_json_flag(parser: argparse.ArgumentParser, suppress: str) -> None:
+    """Every command's trailing ``--json`` (``suppress``: the parser's SUPPRESS marker).
+
+    The marker keeps a global ``--json`` given before the subcommand from being reset.
+    """
+    parser.add_argument(
         "--json",
         action="store_true",
-        default=argparse.SUPPRESS,
+        default=suppress,
         help="print machine-readable JSON (keys are stable)",
     )
+
+
+def add_global_options(parser: argparse.ArgumentParser) -> None:
+    """The options before the command: ``--db``, ``--project-name``, ``--json`` (not ``--version``).
+
+    One declaration for argparse and for the light parser of ``cli._quickparse``.
+    """
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="database file (default: $ANNEAL_MEMORY_DB, else ~/.anneal-memory/memory.db)",
+    )
+    parser.add_argument(
+        "--project-name",
+        metavar="NAME",
+        default="Agent",
+        help="the agent's name, used in the continuity header (default: Agent; not stored)",
+    )
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def _json_parent() -> argparse.ArgumentParser:
+    import argparse
+
+    parent = argparse.ArgumentParser(add_help=False)
+    add_json_flag(parent, argparse.SUPPRESS)
     return parent
 
 
@@ -124,24 +161,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         argv: The arguments about to be parsed. When given, only the command group that
             handles them is loaded (faster start); None loads every group.
     """
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="anneal-memory",
         description=_DESCRIPTION,
         epilog=_EPILOG,
         allow_abbrev=False,  # so the command token found in argv is the one argparse sees
     )
-    parser.add_argument(
-        "--db",
-        metavar="PATH",
-        help="database file (default: $ANNEAL_MEMORY_DB, else ~/.anneal-memory/memory.db)",
-    )
-    parser.add_argument(
-        "--project-name",
-        metavar="NAME",
-        default="Agent",
-        help="the agent's name, used in the continuity header (default: Agent; not stored)",
-    )
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_global_options(parser)
     parser.add_argument("--version", action="version", version=f"anneal-memory {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
     parents = [_json_parent()]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from anneal_memory.cli._args import add_operator_flag
 
-from anneal_memory.cli._cmd_provenance import add_operator_flag
+TYPE_CHECKING = False  # typing's constant without importing typing
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 __all__ = ["add_provenance_flags", "provenance_kwargs"]
 

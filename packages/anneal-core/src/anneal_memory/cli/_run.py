@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from anneal_memory.cli._context import CommandError, Context, ExitCode
 from anneal_memory.errors import AnnealMemoryError, StoreDatabaseError
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up, #25)
 if TYPE_CHECKING:
     import argparse
 
@@ -66,11 +66,18 @@ def exit_code_for(ctx: Context, exc: BaseException) -> int:
 
 
 def run(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, *, env: Mapping[str, str]
+    parser: argparse.ArgumentParser | None, args: argparse.Namespace, *, env: Mapping[str, str]
 ) -> int:
-    """Run the handler chosen by ``args`` and return the exit code."""
+    """Run the handler chosen by ``args`` and return the exit code.
+
+    ``parser`` prints the usage when ``args`` names no command (None: build it then).
+    """
     handler = getattr(args, "handler", None)
     if handler is None:
+        if parser is None:
+            from anneal_memory.cli._parser import build_parser
+
+            parser = build_parser()
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
     ctx = Context(args, env=env)
