@@ -18,9 +18,9 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from glob import escape as glob_escape
 from pathlib import Path
+from typing import NamedTuple
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.errors import StoreDatabaseError, StoreError, StoreVersionError
@@ -60,8 +60,7 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 MigratedHook = Callable[[sqlite3.Connection, int], None]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Opened:
+class Opened(NamedTuple):
     """A database connection ready for use.
 
     Attributes:
