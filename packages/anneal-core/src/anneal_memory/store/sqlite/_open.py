@@ -18,7 +18,6 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import NamedTuple
 
@@ -93,6 +92,11 @@ def _refuse_non_regular(path: Path) -> None:
         )
 
 
+def _glob_escape(text: str) -> str:
+    """``glob.escape`` of a file-name fragment on POSIX, without loading ``glob`` at every open."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
 def discard_created(path: Path, created_dirs: tuple[Path, ...] | list[Path]) -> None:
     """Remove a store this process just created (its file, side files, new folders).
 
@@ -101,7 +105,7 @@ def discard_created(path: Path, created_dirs: tuple[Path, ...] | list[Path]) -> 
     for suffix in ("", *_SIDE_FILES):
         with contextlib.suppress(OSError):
             path.with_name(path.name + suffix).unlink()
-    for sidecar in path.parent.glob(f"{glob_escape(path.stem)}.audit*"):
+    for sidecar in path.parent.glob(f"{_glob_escape(path.stem)}.audit*"):
         with contextlib.suppress(OSError):
             sidecar.unlink()
     for folder in reversed(tuple(created_dirs)):
