@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from anneal_memory._recall_result import RecallResult
     from anneal_memory._result_types import (
         ImportCount,
         ImportReport,
@@ -152,6 +151,20 @@ class Episode:
         }
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallResult:
+    """Episodes returned by a recall, best first, and how many matched in all.
+
+    Attributes:
+        episodes: At most ``limit`` episodes: exact-phrase matches first, then word matches,
+            each ranked by relevance; newest first when no keyword was given.
+        total_matching: How many episodes match the keyword and filters in all.
+    """
+
+    episodes: tuple[Episode, ...]
+    total_matching: int
+
+
 # Issue #25: the types a plain record does not need are built on first use (PEP 562).
 __getattr__, __dir__ = lazy_exports(
     __name__,
@@ -166,7 +179,6 @@ __getattr__, __dir__ = lazy_exports(
             "SupersessionLink",
         ),
         "anneal_memory._result_types",
-    )
-    | {"RecallResult": "anneal_memory._recall_result"},
+    ),
     globals(),
 )
