@@ -52,9 +52,7 @@ __all__ = [
 
 LENGTH_B = 0.25
 _WINDOW_S = int(NEIGHBOUR_WINDOW.total_seconds())
-_STEPS = ", ".join(
-    f"({side * step})" for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1)
-)
+_STEPS = ", ".join(f"({side * step})" for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

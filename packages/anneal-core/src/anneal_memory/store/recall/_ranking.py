@@ -238,9 +238,7 @@ def _priors(
     return lifted
 
 
-def _recorded_at(
-    conn: sqlite3.Connection, seqs: set[int]
-) -> dict[int, tuple[str, _dt.datetime]]:
+def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, tuple[str, _dt.datetime]]:
     marks = ",".join("?" * len(seqs))
     rows = conn.execute(
         f"SELECT seq, scope, ts FROM episodes WHERE seq IN ({marks})",  # noqa: S608
