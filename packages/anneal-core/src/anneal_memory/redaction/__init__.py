@@ -19,7 +19,11 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from anneal_memory.redaction._instructions import INSTRUCTION_KINDS, instruction_signals
+    from anneal_memory.redaction._instructions import (
+        INSTRUCTION_KINDS,
+        held_note,
+        instruction_signals,
+    )
     from anneal_memory.redaction._policy import (
         CleanedFields,
         RedactionPolicy,
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "INSTRUCTION_KINDS": "anneal_memory.redaction._instructions",
+    "held_note": "anneal_memory.redaction._instructions",
     "instruction_signals": "anneal_memory.redaction._instructions",
     "PERSONAL_KINDS": "anneal_memory.redaction._scan",
     "SECRET_KINDS": "anneal_memory.redaction._scan",
@@ -62,6 +67,7 @@ __all__ = [
     "RedactionPolicy",
     "RedactionSettings",
     "clean_fields",
+    "held_note",
     "instruction_signals",
     "marker",
     "redact",

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["INSTRUCTION_KINDS", "instruction_signals"]
+__all__ = ["INSTRUCTION_KINDS", "held_note", "instruction_signals"]
 
 INSTRUCTION_KINDS = (
     "override",
@@ -79,6 +79,23 @@ _SECURITY = (
     r"all\s+(?:the\s+)?(?:tests|checks))"
 )
 
+_TO_AI = (
+    r"(?:^|<!--|\bnote\s+to\s+)\s*(?:all\s+)?(?:ai\s+)?"
+    r"(?:ai|llm|assistant|agent|language\s+model)s?"
+    r"\s*[:,]\s*(?:ignore|always|never|you|do\s+not|from|please)"
+)
+_BYPASS_VERBS = r"(?:disable|skip|bypass|turn\s+off|switch\s+off|circumvent|deactivate|suppress)"
+_MOVE_VERBS = (
+    r"(?:send|post|upload|forward|email|copy|transmit|share|leak|exfiltrate|mirror|sync|back\s+up)"
+)
+_SHOW_VERBS = r"(?:print|echo|dump|reveal|expose|output)"
+_HIDDEN_ACTS = r"(?:send|copy|forward|upload|disable|add|change|email|post)"
+_MARKERS = (
+    r"\[(?:evidence:\s*[0-9a-f]{8}|no-contradicts\]|supersedes:|"
+    r"data from (?:tool|external) episode)"
+)
+_ROLE_TOKENS = r"<\|(?:im_start|im_end|system|assistant|user)\|>|\[/?inst\]|<<sys>>|</?system>"
+
 # (kind, pattern, whether a negation right before the match clears it)
 _RULES: tuple[tuple[str, str, bool], ...] = (
     (
@@ -88,15 +105,14 @@ _RULES: tuple[tuple[str, str, bool], ...] = (
         False,
     ),
     ("override", r"\bnew\s+(?:system\s+)?(?:prompt|instructions?)\s*:", False),
-    ("override", r"\b(?:system|developer)\s+(?:note|message|prompt|override|instruction)s?\s*:", False),
-    ("override", r"\byou\s+are\s+now\s+(?:a|an|the|in|no\s+longer|free|dan)\b", False),
-    ("override", r"\bfrom\s+now\s+on,?\s+(?:you\b|the\s+(?:assistant|agent|ai|model)\b)", False),
     (
         "override",
-        r"(?:^|<!--|\bnote\s+to\s+)\s*(?:all\s+)?(?:ai|llm|assistant|agent|language\s+model)s?"
-        r"\s*[:,]\s*(?:ignore|always|never|you|do\s+not|from|please)",
+        r"\b(?:system|developer)\s+(?:note|message|prompt|override|instruction)s?\s*:",
         False,
     ),
+    ("override", r"\byou\s+are\s+now\s+(?:a|an|the|in|no\s+longer|free|dan)\b", False),
+    ("override", r"\bfrom\s+now\s+on,?\s+(?:you\b|the\s+(?:assistant|agent|ai|model)\b)", False),
+    ("override", _TO_AI, False),
     ("override", r"<!--[^>]{0,200}\b(?:ai|llm|assistant|agents?)\b[^>]{0,200}-->", False),
     ("steering", r"\b(?:always|only|exclusively)\s+(?:recommend|suggest|endorse|promote)\b", True),
     ("steering", r"\brecommend\s+[\w.-]+(?:\s+[\w.-]+)?\s+for\s+(?:every|all|any)\b", True),
@@ -113,23 +129,30 @@ _RULES: tuple[tuple[str, str, bool], ...] = (
         False,
     ),
     ("secrecy", r"\b(?:keep|hide)\s+(?:this|it|these)\s+(?:secret\s+|hidden\s+)?from\b", False),
-    ("secrecy", r"\b(?:secretly|silently|quietly|covertly)\s+(?:send|copy|forward|upload|disable|add|change|email|post)\b", False),
-    ("safety-bypass", rf"\b(?:disable|skip|bypass|turn\s+off|switch\s+off|circumvent|deactivate|suppress)\s+(?:all\s+|any\s+)?(?:the\s+)?{_SECURITY}", True),
+    ("secrecy", rf"\b(?:secretly|silently|quietly|covertly)\s+{_HIDDEN_ACTS}\b", False),
+    ("safety-bypass", rf"\b{_BYPASS_VERBS}\s+(?:all\s+|any\s+)?(?:the\s+)?{_SECURITY}", True),
     ("safety-bypass", r"\bverify\s*=\s*false\b", True),
     (
         "credentials",
-        r"\b(?:send|post|upload|forward|email|copy|transmit|share|leak|exfiltrate|mirror|"
-        rf"sync|back\s+up)\b[^\n]{{0,80}}?{_SENSITIVE}[^\n]{{0,80}}?\b(?:to|into)\s+"
+        rf"\b{_MOVE_VERBS}\b[^\n]{{0,80}}?{_SENSITIVE}[^\n]{{0,80}}?\b(?:to|into)\s+"
         rf"(?:\S+\s+){{0,2}}?{_OUTSIDE}",
         True,
     ),
-    ("credentials", rf"\b(?:print|echo|dump|reveal|expose|output)\s+(?:all\s+)?(?:the\s+|your\s+)?(?:\w+\s+)?{_SENSITIVE}", True),
+    (
+        "credentials",
+        rf"\b{_SHOW_VERBS}\s+(?:all\s+)?(?:the\s+|your\s+)?(?:\w+\s+)?{_SENSITIVE}",
+        True,
+    ),
     ("format-imitation", r"(?m)^\s*[-*]\s+[a-z][\w.-]*\s*\|\s*[1-9][0-9]?x\b", False),
-    ("format-imitation", r"\[(?:evidence:\s*[0-9a-f]{8}|no-contradicts\]|supersedes:|data from (?:tool|external) episode)", False),
-    ("format-imitation", r"(?m)^\s*##\s+(?:state|patterns|durable facts|lessons|active threads)\s*$", False),
-    ("format-imitation", r"<\|(?:im_start|im_end|system|assistant|user)\|>|\[/?inst\]|<<sys>>|</?system>", False),
+    ("format-imitation", _MARKERS, False),
+    (
+        "format-imitation",
+        r"(?m)^\s*##\s+(?:state|patterns|durable facts|lessons|active threads)\s*$",
+        False,
+    ),
+    ("format-imitation", _ROLE_TOKENS, False),
     ("format-imitation", r"(?m)^\s*(?:system|developer)\s*:", False),
-)  # fmt: skip
+)
 
 
 @functools.cache
@@ -165,3 +188,13 @@ def instruction_signals(text: str) -> tuple[str, ...]:
                 found.add(kind)
                 break
     return tuple(k for k in INSTRUCTION_KINDS if k in found)
+
+
+def held_note(episode_id: str, content: str) -> str:
+    """What a transport says of an agent text the store recorded as data (``store._held``)."""
+    kinds = ", ".join(instruction_signals(content)) or "an instruction"
+    return (
+        f"held as data at external trust: it reads as an instruction to a future agent "
+        f"({kinds}), so it never graduates on its own and loads labelled as data; an "
+        f"operator raises it with: anneal-memory trust {episode_id} agent --operator"
+    )
