@@ -21,8 +21,8 @@ leak them. :func:`instruction_signals` names the kinds it finds in a text:
   (a ``- name | 2x`` pattern line, ``[evidence: 0a1b2c3d``, ``## State``, ``<|im_start|>``,
   ``[INST]``, a ``system:`` line).
 
-A safety, secrecy or credentials phrase right after a negation ("never disable TLS
-verification", "do not log the tokens") is a lesson, not an attack, and is not counted.
+A steering, safety-bypass or credentials phrase right after a negation ("never disable TLS
+verification", "do not print the tokens") is a lesson, not an attack, and is not counted.
 
 ``Store.record`` asks it about every ``agent``-trust text (``store._held``): such a text is
 recorded at ``external`` trust, data until an operator raises it. Cheap for ordinary text:
