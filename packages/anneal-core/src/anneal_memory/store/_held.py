@@ -11,7 +11,8 @@ not instructions", a continuity line that copies it is labelled as data. Its ``r
 audit entry names the kinds (``held``). Only an operator raises it again
 (``Store.set_trust(id, "agent", allow_raise=True)``; CLI ``trust ID agent --operator``).
 ``operator`` trust is the operator's own act and is never held; ``tool`` and ``external``
-are data already.
+are data already. Imports apply the same rule to the episodes they write at ``agent`` trust
+(``store.transfer``): an outside file is no better a source than the agent's own record.
 """
 
 from __future__ import annotations
@@ -22,18 +23,24 @@ from anneal_memory.redaction._instructions import instruction_signals
 from anneal_memory.store.provenance._api import RecordProvenance
 from anneal_memory.types import Trust
 
-__all__ = ["HELD_TRUST", "hold_instructions"]
+__all__ = ["HELD_TRUST", "held_kinds", "hold_instructions"]
 
 HELD_TRUST = Trust.EXTERNAL
+
+
+def held_kinds(content: str, trust: Trust) -> tuple[str, ...]:
+    """The instruction signals that hold ``content`` as data when written at ``trust``.
+
+    () when it is not held: only ``agent`` text is (at :data:`HELD_TRUST`).
+    """
+    return instruction_signals(content) if trust is Trust.AGENT else ()
 
 
 def hold_instructions(
     content: str, prov: RecordProvenance
 ) -> tuple[RecordProvenance, tuple[str, ...]]:
     """``prov`` at :data:`HELD_TRUST` and the signal kinds, or ``prov`` unchanged and ()."""
-    if prov.trust is not Trust.AGENT:
-        return prov, ()
-    kinds = instruction_signals(content)
+    kinds = held_kinds(content, prov.trust)
     if not kinds:
         return prov, ()
     return dataclasses.replace(prov, trust=HELD_TRUST), kinds
