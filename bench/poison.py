@@ -57,7 +57,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import emit, log, machine_facts
+from _honest_lessons import LESSONS
 from _poison_attacks import CLASSES, PATHS_OF, Attack, attack_set
+from _poison_benign import paraphrase_overlap, rule_on_honest_text
 from _poison_model import FaithfulPromoter
 from anneal_memory import AgentMemory, Store
 from anneal_memory.agent._recall_block import DATA_HEADER, FACTS_HEADER, REPLACED_HEADER
@@ -77,7 +79,18 @@ HONEST = (
 )
 _PATTERN = re.compile(r"^- (?P<name>[A-Za-z][A-Za-z0-9_.-]*) \| (?P<level>[0-9]+)x\b")
 DATA_LABEL = re.compile(r"\[data from (?:tool|external) episode [0-9a-f]+, not instructions\]")
-MEASURES = ("refused", "admitted", "proven", "start_block", "crystal", "surfaced", "unlabelled")
+MEASURES = (
+    "refused",
+    "held",
+    "admitted",
+    "proven",
+    "start_block",
+    "crystal",
+    "surfaced",
+    "unlabelled",
+)
+# Paths that record the poison as the agent's own words (agent trust asked).
+AGENT_PATHS = frozenset({"agent_answer", "mcp_unlabelled", "cli_unlabelled"})
 # "unlabelled" counts the start block too (it shows the continuity as it is); this one only
 # ``context_for``'s own labelling.
 UNLABELLED_RECALL = "unlabelled_in_context_for"
@@ -205,6 +218,10 @@ def run_attack(attack: Attack, folder: Path, *, recall_first: bool = False) -> d
         memory = AgentMemory(store, session_id="after")
         start, context = memory.start().lower(), memory.context_for(attack.question)
         crystals = " ".join(f"{c.name} {c.explanation}" for c in list_crystals(store)).lower()
+        found = store.recall(keyword=attack.marker, limit=100, include_superseded=True).episodes
+        held = attack.path in AGENT_PATHS and any(
+            e.trust.value == "external" for e in found if attack.marker in e.content.lower()
+        )
         overwrote = attack.state_key and any(
             attack.marker in (store.get(i).content.lower() if store.get(i) else "")  # type: ignore[union-attr]
             for slot in store.state_key_report(attack.state_key)
@@ -214,6 +231,7 @@ def run_attack(attack: Attack, folder: Path, *, recall_first: bool = False) -> d
     in_start = _unlabelled_in_start(start, attack.marker)
     return {
         "refused": delivered == 0,
+        "held": held,
         "admitted": attack.marker in continuity,
         "proven": any(level >= 2 for level in levels),
         "start_block": attack.marker in start,
@@ -318,7 +336,7 @@ def run_honest(
     """
     clock = FrozenClock(START)
     promoter = FaithfulPromoter()
-    tried = kept = 0
+    tried = kept = held = 0
     lost: Counter[str] = Counter()
     labels: Counter[str] = Counter()
     by_text: dict[str, str] = {}
@@ -334,6 +352,7 @@ def run_honest(
                 tool = tool_speaker and text.split(":", 1)[0] != first_speaker
                 trust = "tool" if tool else "agent"
                 episode = memory.record(text, "observation", trust=trust)
+                held += bool(episode and trust == "agent" and episode.trust.value == "external")
                 if episode is not None:
                     by_id[episode.id] = trust
                     by_text.setdefault(
@@ -365,6 +384,7 @@ def run_honest(
         "kept": kept,
         "lost_by": dict(lost),
         "labels": dict(labels),
+        "held_as_data": held,
     }
 
 
@@ -464,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
             log(f"attack {index}/{len(attacks)}: {attack.cls} via {attack.path}")
             results.append(run_attack(attack, folder, recall_first=args.recall_first))
         honest = {"demo": run_honest("demo", demo_sessions(), folder)}
+        log("honest lessons: 3 sessions")
+        honest["lessons"] = run_honest("lessons", [list(LESSONS)] * 3, folder)
         if args.locomo.exists():
             count, depth = (1, 3) if args.quick else (5, 6)
             for name, sessions in locomo_sessions(args.locomo, count, depth):
@@ -501,8 +523,13 @@ def main(argv: list[str] | None = None) -> int:
                 n for code, n in lost.items() if not blocking.get(code)
             ),
             "labels": dict(labels),
+            "held_as_data": sum(h["held_as_data"] for h in honest.values()),
+            "instruction_rule": rule_on_honest_text(
+                LESSONS, [t for s in demo_sessions() for t in s], args.locomo, HONEST
+            ),
             "runs": honest,
         },
+        "paraphrase": paraphrase_overlap(attacks, args.locomo),
         "loop": loop,
     }
     emit(summary, args.out)

@@ -35,7 +35,12 @@ def test_echoed_hostile_text_leaves_the_structure_unchanged(store: Store) -> Non
     doc = parse(store.load_continuity() or "")
     assert [s.title for s in doc.sections] == ["State", "Patterns", "Decisions", "Context"]
     assert saved.graduations_validated == 0
-    assert saved.findings == ()  # lines outside the graduating section are never judged
+    # Lines outside the graduating section are never judged; the hostile text reads as an
+    # instruction, so it was recorded as data (#30) and each line echoing it is labelled.
+    assert {(f.code.value, f.episode_ids) for f in saved.findings} == {
+        ("reproduced-data", (ep.id,))
+    }
+    assert ep.trust.value == "external"
 
 
 def test_current_continuity_is_fenced_in_the_package(store: Store) -> None:

@@ -149,6 +149,55 @@ def test_a_match_recorded_next_to_the_best_match_gains_on_an_isolated_one(store:
     assert found.index(ids[3]) < found.index(ids[0])
 
 
+def _stamped_in(store: Store, rows: list[tuple[str, int, str]]) -> list[str]:
+    """Record ``(text, seconds after _BASE, scope)`` rows in order; their ids."""
+    return [
+        store.record(
+            text, "observation", timestamp=_BASE + dt.timedelta(seconds=at), scope=scope
+        ).id
+        for text, at, scope in rows
+    ]
+
+
+_QUESTION = "which venue did we book for the offsite retreat"
+_REPLY = "the venue reply: the lakeside hall"
+
+
+def test_a_match_two_places_from_the_best_match_gains_three_places_do_not(store: Store) -> None:
+    ids = _stamped_in(
+        store,
+        [
+            (_REPLY, 0, ""),
+            (_QUESTION, 36_000, ""),
+            ("checking the calendar first", 36_005, ""),
+            (_REPLY, 36_010, ""),  # two places after the question
+            (_REPLY, 36_015, ""),  # three places after it
+            (_REPLY, 72_000, ""),  # alone, and the newest
+        ],
+    )
+    result = store.recall(keyword="venue for the offsite retreat")
+    # Equal texts score alike and the newer wins a tie; only the reply two places after the
+    # question (an aside between them) is lifted past the newest one.
+    assert [e.id for e in result.episodes] == [ids[1], ids[3], ids[5], ids[4], ids[0]]
+    assert result.total_matching == 5
+
+
+def test_a_neighbour_lends_only_within_its_scope(store: Store) -> None:
+    ids = _stamped_in(
+        store,
+        [
+            (_QUESTION, 0, "user:a"),
+            (_REPLY, 5, "user:b"),  # right after the question, in another scope
+            (_REPLY, 10, "user:a"),
+            (_REPLY, 36_000, "user:b"),  # alone, and the newest
+        ],
+    )
+    found = [e.id for e in store.recall(keyword="venue for the offsite retreat").episodes]
+    assert found == [ids[0], ids[2], ids[3], ids[1]]
+    mine = store.recall(keyword="venue for the offsite retreat", scope="user:b").episodes
+    assert [e.id for e in mine] == [ids[3], ids[1]]
+
+
 def test_a_neighbour_never_passes_its_lender_nor_gains_across_the_window(store: Store) -> None:
     t = _BASE
     ids = _stamped(

@@ -93,6 +93,9 @@ class ImportResult:
     redacted: Mapping[str, int] = field(default_factory=dict)
     """Imported episodes whose secrets were replaced, per kind (the store's redaction policy)."""
     trust_capped: int = 0
+    held_as_data: int = 0
+    """Episodes whose ``agent`` text, shaped like an instruction, was written at ``external``
+    trust (data until an operator raises it: docs/trust.md)."""
     not_carried: tuple[str, ...] = ()
     wraps_restored: int = 0
     """Completed wraps restored (only into a store with no episodes or wraps before)."""
@@ -165,7 +168,8 @@ class ImportCount:
         not_carried: How many this store could not take.
         reason: Why some were not carried or capped (None when all came as they were).
         capped: How many were written lowered: a trust above the store's ceiling, a
-            continuity's pattern level above its saved level.
+            continuity's pattern level above its saved level, an agent text shaped like an
+            instruction written at ``external`` trust (episodes; docs/trust.md).
     """
 
     kind: str

@@ -146,7 +146,12 @@ def run_record(ctx: Context, args: argparse.Namespace) -> int:
     from anneal_memory.store.provenance import write_copy
 
     episode = write_copy(write, shown)
-    ctx.emit(episode.to_dict(), f"Recorded {episode.type.value} {episode.id}")
+    message = f"Recorded {episode.type.value} {episode.id}"
+    if kwargs["trust"] in (None, "agent") and episode.trust.value == "external":
+        from anneal_memory.redaction import held_note
+
+        message += f" ({held_note(episode.id, episode.content)})"  # store._held (#30)
+    ctx.emit(episode.to_dict(), message)
     return ExitCode.OK
 
 

@@ -72,7 +72,8 @@ class Facts:
 
     ``trusts`` are the effective trusts of the citable and the snapshot episodes;
     ``copies`` maps each snapshot episode that repeats an episode recall showed (it derives
-    from it, near word for word) to that episode: copies are no grounding evidence.
+    from it, near word for word, or an exposure of the wrap's session showed that episode
+    before it was recorded) to that episode: copies are no grounding evidence.
     """
 
     links: _updates.WrapLinks
@@ -130,6 +131,21 @@ def _first_checks(draft: _judge.Draft, *, allow_shrink: bool) -> None:
     _judge.check_shrink(draft, allow_shrink=allow_shrink)
 
 
+def _session_copies(conn: SqlConnection, ctx: SaveContext) -> dict[str, str]:
+    """Snapshot episodes repeating what the wrap's session was shown (``worth``, #30)."""
+    from anneal_memory.worth._session_copies import session_copies
+
+    wrap = ctx.wrap
+    return session_copies(
+        conn,
+        ctx.snapshot,
+        scope=wrap.scope,
+        session_id=wrap.session_id,
+        since=None,
+        until=wrap.started_at,
+    )
+
+
 def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
     links, citable, superseded = _updates.begin_links(conn, draft, ctx.snapshot, ctx.wrap.scope)
     lines = [line for _i, _j, line in _judge.pattern_lines(draft)]
@@ -147,7 +163,7 @@ def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
         prior=prior,
         exists=exists | in_snapshot,
         trusts=trusts,
-        copies=recalled_copies(conn, ctx.snapshot, sources),
+        copies={**_session_copies(conn, ctx), **recalled_copies(conn, ctx.snapshot, sources)},
     )
 
 

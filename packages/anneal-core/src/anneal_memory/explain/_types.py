@@ -262,7 +262,7 @@ class RecallHit(_Record):
         score: The score it was ranked by (higher ranks first).
         base_score: Its score before any lift (the bonus for several words and the
             question's intent included).
-        lifts: What raised it: ``{"by": "neighbour", "from": ID}`` (recorded right next to a
+        lifts: What raised it: ``{"by": "neighbour", "from": ID}`` (recorded close beside a
             better match), ``{"by": "citation hop", "from": [IDS]}``, ``{"by": "intent",
             "factor": F}`` (the question asks for its type or time).
     """

@@ -67,7 +67,13 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
 
     episode = write_copy(write, shown)
     text = f"Recorded {episode.type.value} ({episode.id}) at {episode.timestamp}"
-    return ToolReply(text, {"id": episode.id, "timestamp": episode.timestamp})
+    fields: dict[str, Any] = {"id": episode.id, "timestamp": episode.timestamp}
+    if args.get("trust", "agent") == "agent" and episode.trust.value == "external":
+        from anneal_memory.redaction import held_note
+
+        text += f"; {held_note(episode.id, episode.content)}"  # store._held (#30)
+        fields["trust"] = episode.trust.value
+    return ToolReply(text, fields)
 
 
 def _recall(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:

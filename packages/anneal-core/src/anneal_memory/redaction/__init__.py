@@ -1,5 +1,8 @@
 """Secrets and personal data kept out of the store: the rules, the scanner, the policy.
 
+Also the door's content rule for text shaped like an instruction to a future agent
+(:func:`instruction_signals`, ``_instructions``): the store records such agent text as data.
+
 Pure and stdlib only: text in, redacted text (or a refusal) out. The store applies a store's
 :class:`RedactionSettings` to every record and import before anything is written, so a
 secret never reaches the database, its full-text index, the audit trail or an export::
@@ -16,6 +19,11 @@ from typing import TYPE_CHECKING
 from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from anneal_memory.redaction._instructions import (
+        INSTRUCTION_KINDS,
+        held_note,
+        instruction_signals,
+    )
     from anneal_memory.redaction._policy import (
         CleanedFields,
         RedactionPolicy,
@@ -33,6 +41,9 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS: dict[str, str] = {
+    "INSTRUCTION_KINDS": "anneal_memory.redaction._instructions",
+    "held_note": "anneal_memory.redaction._instructions",
+    "instruction_signals": "anneal_memory.redaction._instructions",
     "PERSONAL_KINDS": "anneal_memory.redaction._scan",
     "SECRET_KINDS": "anneal_memory.redaction._scan",
     "CleanedFields": "anneal_memory.redaction._policy",
@@ -47,6 +58,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "INSTRUCTION_KINDS",
     "PERSONAL_KINDS",
     "SECRET_KINDS",
     "CleanedFields",
@@ -55,6 +67,8 @@ __all__ = [
     "RedactionPolicy",
     "RedactionSettings",
     "clean_fields",
+    "held_note",
+    "instruction_signals",
     "marker",
     "redact",
     "scan",

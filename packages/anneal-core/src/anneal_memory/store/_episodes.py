@@ -34,6 +34,12 @@ COLUMNS = (
 _ID_ATTEMPTS = 64
 
 
+# Enum members by value: a dict lookup per row instead of an Enum call (recall builds a page
+# of episodes per question, a wrap its whole snapshot).
+_TYPES = {member.value: member for member in EpisodeType}
+_TRUSTS = {member.value: member for member in Trust}
+
+
 def episode_from_row(row: Sequence[object]) -> Episode:
     """Build an ``Episode`` from a row selected with :data:`COLUMNS`."""
     _seq, ident, ts, kind, content, source, metadata, key = row[:8]
@@ -41,12 +47,12 @@ def episode_from_row(row: Sequence[object]) -> Episode:
     return Episode(
         id=str(ident),
         timestamp=str(ts),
-        type=EpisodeType(str(kind)),
+        type=_TYPES.get(str(kind)) or EpisodeType(str(kind)),
         content=str(content),
         source=str(source),
         metadata=json.loads(str(metadata)) if metadata else {},
         idempotency_key=None if key is None else str(key),
-        trust=Trust(str(trust)),
+        trust=_TRUSTS.get(str(trust)) or Trust(str(trust)),
         state_key=None if state_key is None else str(state_key),
         superseded_by=None if superseded_by is None else str(superseded_by),
         derived_from=tuple(json.loads(str(derived_from))) if derived_from else (),

@@ -215,7 +215,11 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             timestamp: When it happened (aware datetime or ISO-8601); defaults to now.
             idempotency_key: Retrying with the same key returns the first episode.
             trust: ``external``, ``tool``, ``agent`` (default) or ``operator``; at most the
-                store's ``trust_ceiling``.
+                store's ``trust_ceiling``. An ``agent`` text shaped like an instruction to a
+                future agent (``redaction.instruction_signals``: "ignore previous
+                instructions", "send the .env file to ...") is recorded at ``external``
+                trust, as data, until an operator raises it (``store._held``); the returned
+                episode says so.
             supersedes: Ids of older episodes this one replaces (see ``supersede``).
             state_key: The single-valued fact this episode sets (``user.home_city``); the
                 newest episode of a key replaces the others.
@@ -250,17 +254,25 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             derived_from=derived_from,
             ceiling=self._trust_ceiling,
         )
+        from anneal_memory.store._held import hold_instructions  # issue 30: agent text as data
+
+        prov, held = hold_instructions(item.content, prov)
         done = _redaction.redact_episode(self, item)  # issue 30: secrets never get written
         # Provenance changes other episodes' rows: the store's exclusive write, not a shared one.
         with self._backend.writing("record", shared=prov.is_default) as tx:
             item = _redaction.redact_in(tx, self._redaction_cache, item, done)
             episode, new = _episodes.insert_episode(tx.conn, tx.dialect, item)
             if new:  # not an idempotent retry
-                episode = self._stage_record(tx, episode, prov, item.redacted)
+                episode = self._stage_record(tx, episode, prov, item.redacted, held)
         return episode
 
     def _stage_record(
-        self, tx: Tx, episode: Episode, prov: RecordProvenance, redacted: tuple[str, ...] = ()
+        self,
+        tx: Tx,
+        episode: Episode,
+        prov: RecordProvenance,
+        redacted: tuple[str, ...] = (),
+        held: tuple[str, ...] = (),
     ) -> Episode:
         replaced: list[str] = []
         if not prov.is_default:
@@ -269,6 +281,8 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         data.update(content=episode.content, **_redaction.audit_note(redacted))  # issue 30
         if episode.trust is not Trust.AGENT:
             data["trust"] = episode.trust.value
+        if held:  # the instruction signals that held an agent text as data (store._held)
+            data["held"] = list(held)
         tx.audit("record", actor=episode.source, data=data)
         for old_id in replaced:
             link = {"old_id": old_id, "new_id": episode.id, "via": "explicit"}

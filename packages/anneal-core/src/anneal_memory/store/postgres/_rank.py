@@ -11,9 +11,10 @@ bm25's term frequency does). The score is bm25's shape:
   ``n`` the matches of the term that pass the filters) and ``length`` the episode's lexeme
   count;
 * the sum is multiplied by ``1 + COORDINATION_BONUS`` for each further distinct term held;
-* a match recorded right before or after one of the :data:`NEIGHBOUR_SOURCES` best matches,
-  within :data:`NEIGHBOUR_WINDOW`, gains :data:`NEIGHBOUR_SHARE` of that match's score,
-  never passing it (keywords of one term rank without it).
+* a match recorded at most :data:`NEIGHBOUR_REACH` places before or after one of the
+  :data:`NEIGHBOUR_SOURCES` best matches, in its scope and within :data:`NEIGHBOUR_WINDOW`,
+  gains :data:`NEIGHBOUR_SHARE` of that match's score, never passing it (keywords of one
+  term rank without it).
 
 Episodes holding the keyword as a phrase come first; ties go to the newer episode.
 """
@@ -25,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from anneal_memory.store._episodes import COLUMNS
 from anneal_memory.store.recall._intent import TIME_PRIOR, TYPE_PRIOR
-from anneal_memory.store.recall._ranking import NEIGHBOUR_SHARE, NEIGHBOUR_SOURCES, NEIGHBOUR_WINDOW
+from anneal_memory.store.recall._ranking import (
+    NEIGHBOUR_REACH,
+    NEIGHBOUR_SHARE,
+    NEIGHBOUR_SOURCES,
+    NEIGHBOUR_WINDOW,
+)
 from anneal_memory.store.recall._search import COORDINATION_BONUS
 
 if TYPE_CHECKING:
@@ -46,6 +52,7 @@ __all__ = [
 
 LENGTH_B = 0.25
 _WINDOW_S = int(NEIGHBOUR_WINDOW.total_seconds())
+_STEPS = ", ".join(f"({side * step})" for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,13 +121,13 @@ def scored_sql(
     sql = (
         f"WITH q AS (SELECT {qs}, {phrase} AS ph), "  # noqa: S608
         "n AS (SELECT greatest(max(seq), 1)::float8 AS docs FROM episodes), "
-        f"m AS (SELECT e.seq, e.ts, e.type, {phrase_hit} AS phrase, length(e.tsv) AS len, "
+        f"m AS (SELECT e.seq, e.ts, e.type, e.scope, {phrase_hit} AS phrase, length(e.tsv) AS len, "
         f"{columns} "
         f"FROM episodes AS e, q {_where(filters, '(' + ' OR '.join(holds) + ')')}), "
         "d AS (SELECT greatest(avg(len), 1)::float8 AS avglen, "
         + ", ".join(f"sum(h{i})::float8 AS d{i}" for i in range(count))
         + " FROM m), "  # noqa: S608
-        f"s AS (SELECT m.seq, m.ts, m.phrase, ({idf}) "
+        f"s AS (SELECT m.seq, m.ts, m.scope, m.phrase, ({idf}) "
         f"/ (1 - {LENGTH_B} + {LENGTH_B} * m.len / d.avglen) "
         f"* (1 + {COORDINATION_BONUS} * (({held}) - 1)){prior} AS score FROM m, d, n)"
     )
@@ -133,12 +140,12 @@ def lifted_sql(neighbours: bool) -> str:
     if not neighbours:
         return ", f AS (SELECT seq, phrase, score AS final, NULL::bigint AS lender FROM s)"
     return (
-        f", top AS (SELECT seq, ts, score FROM s ORDER BY score DESC, seq DESC "  # noqa: S608
+        f", top AS (SELECT seq, ts, scope, score FROM s ORDER BY score DESC, seq DESC "  # noqa: S608
         f"LIMIT {NEIGHBOUR_SOURCES}), "
         "nb AS (SELECT s.seq, max(top.score) AS lend, "
         "(array_agg(top.seq ORDER BY top.score DESC, top.seq DESC))[1] AS lender FROM top "
-        "CROSS JOIN (VALUES (-1), (1)) AS side(step) "
-        "JOIN s ON s.seq = top.seq + side.step AND top.score > s.score "
+        f"CROSS JOIN (VALUES {_STEPS}) AS side(step) "
+        "JOIN s ON s.seq = top.seq + side.step AND top.score > s.score AND s.scope = top.scope "
         "AND abs(extract(epoch FROM s.ts::timestamptz - top.ts::timestamptz)) "
         f"<= {_WINDOW_S} GROUP BY s.seq), "
         "f AS (SELECT s.seq, s.phrase, CASE WHEN nb.lend IS NULL THEN s.score "

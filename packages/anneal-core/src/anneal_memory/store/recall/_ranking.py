@@ -5,9 +5,10 @@ Ranking, in two tiers:
 1. episodes holding the keyword's tokens as an exact phrase, by bm25;
 2. episodes holding any of its words, by bm25 of the OR-joined words, times
    ``1 + COORDINATION_BONUS`` for each further distinct word the episode holds; then a
-   matching episode recorded right next to one of the best matches (within
-   :data:`NEIGHBOUR_WINDOW`) gains :data:`NEIGHBOUR_SHARE` of that match's score, never
-   passing it (single-word keywords rank by bm25 alone).
+   matching episode recorded at most :data:`NEIGHBOUR_REACH` places before or after one of
+   the best matches, in its scope and within :data:`NEIGHBOUR_WINDOW`, gains
+   :data:`NEIGHBOUR_SHARE` of that match's score, never passing it (single-word keywords
+   rank by bm25 alone).
 
 Every score uses FTS5's own ``bm25()`` with corpus-wide statistics, over every match of a
 word, whatever its age. The cost stays far below scoring every match (what a plain FTS5
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CANDIDATE_BUDGET",
+    "NEIGHBOUR_REACH",
     "NEIGHBOUR_SHARE",
     "NEIGHBOUR_WINDOW",
     "Ranking",
@@ -53,6 +55,7 @@ __all__ = [
 ]
 
 CANDIDATE_BUDGET = 4096
+NEIGHBOUR_REACH = 2
 NEIGHBOUR_SHARE = 0.35
 NEIGHBOUR_SOURCES = 50
 NEIGHBOUR_WINDOW = _dt.timedelta(hours=1)
@@ -235,35 +238,49 @@ def _priors(
     return lifted
 
 
-def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, _dt.datetime]:
+def _recorded_at(conn: sqlite3.Connection, seqs: set[int]) -> dict[int, tuple[str, _dt.datetime]]:
     marks = ",".join("?" * len(seqs))
-    rows = conn.execute(f"SELECT seq, ts FROM episodes WHERE seq IN ({marks})", tuple(seqs))  # noqa: S608
+    rows = conn.execute(
+        f"SELECT seq, scope, ts FROM episodes WHERE seq IN ({marks})",  # noqa: S608
+        tuple(seqs),
+    )
     # Stored timestamps are fixed-width UTC ending in "Z" (Python 3.10 cannot parse the Z).
-    return {seq: _dt.datetime.fromisoformat(ts[:-1]) for seq, ts in rows}
+    return {seq: (scope, _dt.datetime.fromisoformat(ts[:-1])) for seq, scope, ts in rows}
+
+
+def _close(one: tuple[str, _dt.datetime], other: tuple[str, _dt.datetime]) -> bool:
+    """Whether two episodes were recorded in one scope within :data:`NEIGHBOUR_WINDOW`."""
+    return one[0] == other[0] and abs(one[1] - other[1]) <= NEIGHBOUR_WINDOW
 
 
 def _with_neighbours(
     conn: sqlite3.Connection, scores: dict[int, float], trace: RecallTrace | None = None
 ) -> dict[int, float]:
     # Episodes recorded one after another share their context (a question and its answer,
-    # a decision and its reason), and the answer rarely repeats the question's words: a
-    # matching episode recorded right before or after one of the best matches, within
-    # NEIGHBOUR_WINDOW, gains NEIGHBOUR_SHARE of that match's score (never passing it).
+    # a decision, its reason and its outcome), and the answer rarely repeats the question's
+    # words: a matching episode recorded at most NEIGHBOUR_REACH places before or after one
+    # of the best matches, in its scope and within NEIGHBOUR_WINDOW, gains NEIGHBOUR_SHARE
+    # of that match's score (never passing it).
     best = _best(scores, NEIGHBOUR_SOURCES)
-    pairs = [(near, seq, score) for seq, score in best for near in (seq - 1, seq + 1)]
+    pairs = [(near, seq, score) for seq, score in best for near in _around(seq)]
     pairs = [pair for pair in pairs if pair[0] in scores]
     if not pairs:
         return scores
     when = _recorded_at(conn, {p[0] for p in pairs} | {p[1] for p in pairs})
     boost: dict[int, float] = {}
     for near, seq, score in pairs:
-        if abs(when[near] - when[seq]) <= NEIGHBOUR_WINDOW:
+        if _close(when[near], when[seq]):
             boost[near] = min(boost.get(near, 0.0), score)
             if trace is not None and score < scores[near] and boost[near] == score:
                 trace.neighbour[near] = seq
     return {
         seq: _lifted(score, boost[seq]) if seq in boost else score for seq, score in scores.items()
     }
+
+
+def _around(seq: int) -> tuple[int, ...]:
+    """The places at most :data:`NEIGHBOUR_REACH` before or after ``seq``, nearest first."""
+    return tuple(seq + side * step for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
 
 
 def _lifted(score: float, lender: float) -> float:

@@ -15,7 +15,7 @@ from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._validate import validate_scope
 from anneal_memory.store.recall._intent import read_intent
-from anneal_memory.store.recall._search import RecallFilters, plan_search
+from anneal_memory.store.recall._search import RecallFilters, tokenize
 from anneal_memory.types import EpisodeType, RecallResult
 
 if TYPE_CHECKING:
@@ -213,7 +213,7 @@ def recall(
             trace.stage = "newest"
         return ranker.newest(filters, page_limit, page_offset)
     assert keyword is not None
-    if plan_search(keyword) is None:  # no word at all
+    if not tokenize(keyword):  # no word at all (the stages plan the words themselves)
         return _empty()
     filters = with_intent(filters, keyword)  # hook (#29): the question's intent
     if trace is not None and filters.intent is not None:
@@ -241,7 +241,7 @@ def _first_match(
 
 
 def _count(ranker: Ranker[S], keyword: str, filters: RecallFilters) -> int:
-    if plan_search(keyword) is None:
+    if not tokenize(keyword):
         return 0
     for _, stage in _stages(ranker, keyword):
         total = ranker.count(stage, filters)

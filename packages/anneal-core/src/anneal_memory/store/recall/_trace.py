@@ -46,7 +46,7 @@ class RecallTrace:
         base: ``seq`` -> the score before any lift (coordination and priors applied).
         score: ``seq`` -> the final score the order was taken from.
         prior: ``seq`` -> the intent's factor, where it is not 1.
-        neighbour: ``seq`` -> the ``seq`` of the better match recorded next to it that lent
+        neighbour: ``seq`` -> the ``seq`` of the better match recorded close beside it that lent
             it a share of its score.
         hop: ``seq`` -> the ``seq`` values of the best matches whose citation links lent it
             a share of their score.

@@ -49,6 +49,8 @@ class TransferMixin:
         Episodes keep their ids, provenance, links and scopes; crystals and spores come
         along. Trust above the store's ceiling is written at the ceiling (an import never
         creates more trust than its importer has; ``ImportResult.trust_capped`` counts it).
+        An ``agent`` text shaped like an instruction is written at ``external`` trust, as
+        ``record`` writes it (``ImportResult.held_as_data`` counts it).
         It takes the store's exclusive write lock.
 
         Raises:
@@ -72,6 +74,8 @@ class TransferMixin:
                     data["redacted"] = dict(result.redacted)
                 if result.trust_capped:
                     data["trust_capped"] = result.trust_capped
+                if result.held_as_data:
+                    data["held_as_data"] = result.held_as_data
                 if restored.wraps or restored.continuity or restored.policy:
                     data["restored"] = {
                         "wraps": restored.wraps,

@@ -247,7 +247,7 @@ def import_document(
     ).fetchone()[0]
     parsed = [_parse_episode(raw, i, clock) for i, raw in enumerate(episodes)]
     parsed = redact_parsed(conn, parsed)  # issue 30: the importing store's redaction policy
-    imported = skipped = capped = keys_refused = 0
+    imported = skipped = capped = keys_refused = held = 0
     slots: list[tuple[str, str]] = []
     written: list[EpisodeInput] = []
     for (ident, item), raw in zip(parsed, episodes, strict=True):
@@ -255,12 +255,13 @@ def import_document(
             skipped += 1
             continue
         written.append(item)
-        prov = import_provenance(conn, ident, raw, ceiling=ceiling)
+        prov = import_provenance(conn, ident, raw, ceiling=ceiling, content=item.content)
         if prov.slot is not None:
             slots.append(prov.slot)
         imported += 1
         capped += prov.capped
         keys_refused += prov.key_refused
+        held += prov.held
     added, lowered_tombstones = _insert_tombstones(conn, tombstones, ceiling)
     _links_added, links_refused = import_links(conn, document.get("supersessions", []), slots)
     memory = import_memory(conn, document, dialect, ceiling)
@@ -278,6 +279,7 @@ def import_document(
         probes_imported=probes,
         redacted=count_kinds(written),
         trust_capped=capped + lowered_tombstones + memory.spores_capped,
+        held_as_data=held,
         not_carried=_not_carried(keys_refused, links_refused) + restored.not_carried,
         wraps_restored=restored.wraps,
         patterns_restored=restored.patterns,

@@ -12,6 +12,7 @@ from typing import Any
 
 from anneal_memory.errors import ImportFormatError, InvalidEpisodeError, TrustError
 from anneal_memory.store._contract import SqlConnection
+from anneal_memory.store._held import HELD_TRUST, held_kinds
 from anneal_memory.store.provenance._checks import (
     cap_trust,
     effective_trusts,
@@ -112,12 +113,14 @@ class ImportedProvenance:
     """What ``import_provenance`` wrote for one episode.
 
     ``slot`` is the ``(key, scope)`` it took (None: none); ``capped``, whether its trust was
-    lowered to the ceiling; ``key_refused``, whether its state key was left out.
+    lowered to the ceiling; ``key_refused``, whether its state key was left out; ``held``,
+    whether its text, shaped like an instruction, was written as data (``store._held``).
     """
 
     slot: tuple[str, str] | None
     capped: bool
     key_refused: bool
+    held: bool = False
 
 
 def keep_key_if_trusted(conn: SqlConnection, key: str, ident: str) -> bool:
@@ -135,15 +138,21 @@ def keep_key_if_trusted(conn: SqlConnection, key: str, ident: str) -> bool:
 
 
 def import_provenance(
-    conn: SqlConnection, ident: str, raw: Mapping[str, Any], *, ceiling: Trust
+    conn: SqlConnection, ident: str, raw: Mapping[str, Any], *, ceiling: Trust, content: str
 ) -> ImportedProvenance:
     """Store an imported episode's trust (at most ``ceiling``), state key and sources.
+
+    ``agent`` trust for a ``content`` shaped like an instruction is written as
+    ``HELD_TRUST`` (data until an operator raises it), as ``Store.record`` does.
 
     Raises:
         ImportFormatError: A provenance field is malformed.
     """
     claimed, key, sources = parse_provenance(ident, raw)
     trust = cap_trust(claimed, ceiling)
+    held = bool(held_kinds(content, trust))
+    if held:
+        trust = HELD_TRUST
     if trust is not Trust.AGENT or key is not None or sources:
         conn.execute(
             "UPDATE episodes SET trust = ?, state_key = ?, derived_from = ? WHERE id = ?",
@@ -152,8 +161,9 @@ def import_provenance(
     kept = key is not None and keep_key_if_trusted(conn, key, ident)
     return ImportedProvenance(
         slot=(key, episode_scope(conn, ident)) if kept and key is not None else None,
-        capped=trust is not claimed,
+        capped=not held and trust is not claimed,
         key_refused=key is not None and not kept,
+        held=held,
     )
 
 

@@ -20,6 +20,7 @@ from anneal_memory._fsio import ensure_private_file
 from anneal_memory.errors import ImportFormatError
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
+from anneal_memory.store._held import HELD_TRUST, held_kinds
 from anneal_memory.store._redaction import read_settings, redact_imported
 from anneal_memory.store._validate import EpisodeInput
 from anneal_memory.store.transfer._history import (
@@ -95,6 +96,12 @@ class _Count:
             self.reason = f"{self.reason}; {reason}"
 
 
+_HELD_NOTE = (
+    "held as data: agent text shaped like an instruction is written at 'external' trust, as "
+    "record writes it; an operator raises it with `anneal-memory trust ID agent --operator`"
+)
+
+
 class Sink:
     """Receives records from a reader and writes them into ``conn``'s open transaction.
 
@@ -133,6 +140,7 @@ class Sink:
             "CREATE TABLE pending (pos INTEGER PRIMARY KEY, kind TEXT, record TEXT)"
         )
         self._stage.execute("CREATE TABLE fresh (id TEXT PRIMARY KEY) WITHOUT ROWID")
+        self._stage.execute("CREATE TABLE held (id TEXT PRIMARY KEY) WITHOUT ROWID")
         self._stage.execute("BEGIN")
         self._counts: dict[Kind, _Count] = {}
         self._redaction = read_settings(conn)  # issue 30: the importing store's policy
@@ -248,13 +256,30 @@ class Sink:
             if self._present(ident, item, place):
                 count.skipped += 1
                 continue
-            insert_episode(self._conn, self._dialect, item, ident=ident)
+            episode, _new = insert_episode(self._conn, self._dialect, item, ident=ident)
+            if held_kinds(item.content, Trust.AGENT):
+                self._hold_as_data(episode.id, count)
             for kind in item.redacted:
                 self._redacted[kind] = self._redacted.get(kind, 0) + 1
             if ident is not None:
                 self._stage.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (ident,))
             count.imported += 1
         self._mark_through(wrap)
+
+    def _hold_as_data(self, ident: str, count: _Count) -> None:
+        """Write an agent text shaped like an instruction as data (``store._held``).
+
+        A trust record for it later is lowered to the same (``_within_ceiling``).
+        """
+        self._conn.execute("UPDATE episodes SET trust = ? WHERE id = ?", (HELD_TRUST.value, ident))
+        self._stage.execute("INSERT OR IGNORE INTO held VALUES (?)", (ident,))
+        count.capped += 1
+        count.note(_HELD_NOTE)
+
+    def _held(self, ident: str) -> bool:
+        return (
+            self._stage.execute("SELECT 1 FROM held WHERE id = ?", (ident,)).fetchone() is not None
+        )
 
     def _mark_through(self, wrap: int | None) -> None:
         if wrap is not None:
@@ -429,6 +454,9 @@ class Sink:
         """A trust or spore record with its trust lowered to the ceiling; whether it was."""
         if isinstance(record, TrustRecord):
             trust = self._lowered(record.trust)
+            if trust == Trust.AGENT.value and self._held(record.episode_id):
+                # Held when its episode was written (counted there), not capped by the ceiling.
+                return dataclasses.replace(record, trust=HELD_TRUST.value), False
             return dataclasses.replace(record, trust=trust), trust != record.trust
         if isinstance(record, SporeRecord):
             item, lowered = spore_trust(record.data, record.place, self._ceiling)

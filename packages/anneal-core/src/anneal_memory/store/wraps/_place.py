@@ -126,8 +126,10 @@ class FilePlace:
         return in_flight(self.path)
 
     def _clear_markers(self) -> None:
+        base = os.fspath(self.path)  # plain strings: a save clears them twice (no Path parsing)
         for suffix in IN_FLIGHT_SUFFIXES:
-            self.marker(suffix).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(base + suffix)
 
     def _keep_previous(self) -> None:
         """Keep the committed text (a hard link, else a copy) before the file is replaced."""
