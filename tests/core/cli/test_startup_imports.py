@@ -4,8 +4,9 @@ Each test runs the real command in a fresh interpreter and lists the ``anneal_me
 modules it loaded; a later eager import of a room a command does not need (the wrap
 pipeline, import/export, explain, the inspector, the ranking for a ``record``) fails here
 (the e2e tier: real processes). The standard library modules the plain command lines no
-longer load (argparse and its gettext and locale, shutil with bz2 and lzma) are held out
-the same way.
+longer load (argparse and its gettext and locale, shutil with bz2 and lzma; threading, string
+and glob) are held out the same way, and so are the dataclasses a ``record`` no longer builds
+at import: only the public value types are dataclasses on that path.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,15 +27,47 @@ from anneal_memory.cli import main
 code = main(sys.argv[1:-2])
 watched = ("anneal_memory",) + tuple(sys.argv[-1].split(","))
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in watched)
-print("\\n" + json.dumps({"code": code, "loaded": loaded}))
+built = sorted(  # classes the dataclass decorator processed, in the modules of ours loaded
+    f"{name}.{value.__qualname__}"
+    for name, module in list(sys.modules.items())
+    if name.split(".")[0] == "anneal_memory"
+    for value in vars(module).values()
+    if isinstance(value, type) and value.__module__ == name
+    and "__dataclass_fields__" in vars(value)
+)
+print("\\n" + json.dumps({"code": code, "loaded": loaded, "dataclasses": built}))
 """
 
 # Rooms no search needs (it does read the continuity's durable facts and write an exposure;
 # with no continuity file, as here, it does not parse a document).
 # The standard library a plain ``record``, ``search`` or ``serve`` command line does without:
 # ``cli._quickparse`` parses it (argparse only for help, errors and the forms it declines),
-# and shutil is imported by the code that removes folders, not by an open.
-STDLIB_NOT_AT_START = ("argparse", "gettext", "locale", "shutil", "bz2", "lzma")
+# and shutil is imported by the code that removes folders, not by an open. The store's locks
+# are ``_thread``'s own (what ``threading.Lock``/``RLock`` return), the secret rules spell out
+# ``string``'s letters, and an open escapes a glob pattern itself (issue #25, second pass).
+STDLIB_NOT_AT_START = (
+    "argparse",
+    "gettext",
+    "locale",
+    "shutil",
+    "bz2",
+    "lzma",
+    "threading",
+    "string",
+    "glob",
+)
+# The only dataclasses a record builds: public value types (their equality, repr,
+# ``dataclasses.replace`` and ``asdict`` are part of the API). The store's and the audit
+# manifest's internal types are named tuples, which cost about a tenth to define.
+RECORD_DATACLASSES = [
+    "anneal_memory.audit._files.AuditPaths",
+    "anneal_memory.redaction._policy.CleanedFields",
+    "anneal_memory.redaction._policy.RedactionSettings",
+    "anneal_memory.redaction._scan.Detection",
+    "anneal_memory.redaction._scan.Redaction",
+    "anneal_memory.types.Episode",
+    "anneal_memory.types.RecallResult",
+]
 # The command modules of other commands (their shared flags live in ``cli._args``).
 OTHER_COMMANDS = tuple(
     f"anneal_memory.cli._cmd_{name}"
@@ -82,7 +116,7 @@ NOT_FOR_RECORD = (
 )
 
 
-def _loaded(tmp_path: Path, *argv: str, stdin: str | None = None) -> list[str]:
+def _report(tmp_path: Path, *argv: str, stdin: str | None = None) -> dict[str, Any]:
     proc = subprocess.run(
         [
             sys.executable,
@@ -100,9 +134,13 @@ def _loaded(tmp_path: Path, *argv: str, stdin: str | None = None) -> list[str]:
         timeout=60,
         check=False,
     )
-    report = json.loads(proc.stdout.rstrip().rsplit("\n", 1)[-1])
+    report: dict[str, Any] = json.loads(proc.stdout.rstrip().rsplit("\n", 1)[-1])
     assert report["code"] == 0, proc.stderr
-    return list(report["loaded"])
+    return report
+
+
+def _loaded(tmp_path: Path, *argv: str, stdin: str | None = None) -> list[str]:
+    return list(_report(tmp_path, *argv, stdin=stdin)["loaded"])
 
 
 def _offending(loaded: list[str], rooms: tuple[str, ...]) -> list[str]:
@@ -149,3 +187,9 @@ def test_serve_checks_an_existing_store_without_loading_the_store_facade(tmp_pat
 def test_help_still_comes_from_argparse(tmp_path: Path) -> None:
     loaded = _loaded(tmp_path, "record", "--help")
     assert "argparse" in loaded  # the check sees the standard library it watches
+
+
+def test_record_builds_no_dataclass_but_the_public_value_types(tmp_path: Path) -> None:
+    report = _report(tmp_path, "record", "a plain note", "--type", "observation")
+    assert "anneal_memory.store._validate" in report["loaded"]  # EpisodeInput's module ran
+    assert report["dataclasses"] == RECORD_DATACLASSES

@@ -138,3 +138,36 @@ def test_any_text_argument_is_accepted_or_refused_as_input(
     unholdable = "\x00" in text or any(0xD800 <= ord(c) <= 0xDFFF for c in text)
     if unholdable:
         assert verdict == f"refused: {error.__name__}", (arg, text)
+
+
+def _shapes(a: int, /, b: str, *rest: int, c: int = 0, **more: object) -> None: ...
+
+
+def _plain(a: int, b: str = "") -> None: ...
+
+
+def _keyword_only(*, a: int, b: int = 0) -> None: ...
+
+
+@pytest.mark.parametrize("function", [_shapes, _plain, _keyword_only, print, str.join])
+def test_parameter_names_read_from_the_code_object_agree_with_inspect(
+    function: Callable[..., Any],
+) -> None:
+    import inspect
+
+    from anneal_memory.store._arguments import parameter_names
+
+    assert parameter_names(function) == list(inspect.signature(function).parameters)
+
+
+def test_every_guarded_store_method_is_named_as_inspect_names_it() -> None:
+    import inspect
+
+    from anneal_memory.store._arguments import parameter_names
+
+    members = [getattr(Store, name) for name in dir(Store) if not name.startswith("_")]
+    guarded = [m for m in members if callable(m) and hasattr(m, "__wrapped__")]
+    assert len(guarded) >= 15  # the check sees the wrapped public calls
+    for method in guarded:
+        original = method.__wrapped__
+        assert parameter_names(original) == list(inspect.signature(original).parameters)

@@ -8,9 +8,9 @@ the lock degrades to an in-process lock.
 
 from __future__ import annotations
 
+import _thread  # threading.Lock is _thread.allocate_lock; threading itself is not needed (#25)
 import contextlib
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,14 +29,14 @@ __all__ = ["DEFAULT_LOCK_TIMEOUT", "HeldFileLock", "file_lock"]
 
 DEFAULT_LOCK_TIMEOUT = 30.0
 _POLL_SECONDS = 0.005
-_thread_locks: dict[str, threading.Lock] = {}
-_thread_locks_guard = threading.Lock()
+_thread_locks: dict[str, _thread.LockType] = {}
+_thread_locks_guard = _thread.allocate_lock()
 
 
-def _thread_lock(path: Path) -> threading.Lock:
+def _thread_lock(path: Path) -> _thread.LockType:
     key = os.path.abspath(path)
     with _thread_locks_guard:
-        return _thread_locks.setdefault(key, threading.Lock())
+        return _thread_locks.setdefault(key, _thread.allocate_lock())
 
 
 @contextlib.contextmanager

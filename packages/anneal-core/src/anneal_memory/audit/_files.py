@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from anneal_memory._fsio import atomic_write_text
 from anneal_memory._sidefile import read_bytes
@@ -101,8 +101,10 @@ def glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SealedFile:
+# The manifest's value types are named tuples, not frozen dataclasses: immutable all the
+# same, and about a tenth of the cost to define at import (every record loads them, #25).
+# They are built by keyword; ``Manifest.to_json`` writes the same JSON ``asdict`` did.
+class SealedFile(NamedTuple):
     """A sealed week as the manifest lists it."""
 
     filename: str
@@ -135,8 +137,7 @@ class SealedFile:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetAside:
+class SetAside(NamedTuple):
     """Something repair or recovery moved out of the chain, kept on disk for inspection."""
 
     kind: str
@@ -146,8 +147,7 @@ class SetAside:
     at: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Manifest:
+class Manifest(NamedTuple):
     """The chain across files: sealed weeks in order and the active file's anchor."""
 
     active_file: str
@@ -155,16 +155,21 @@ class Manifest:
     active_first_seq: int = 0
     active_first_prev_hash: str = "sha256:GENESIS"
     files: tuple[SealedFile, ...] = ()
-    set_aside: tuple[SetAside, ...] = field(default=())
+    set_aside: tuple[SetAside, ...] = ()
 
     def to_json(self) -> str:
         """Render as stable, indented JSON."""
-        body: dict[str, Any] = {"version": MANIFEST_VERSION, **asdict(self)}
+        body: dict[str, Any] = {
+            "version": MANIFEST_VERSION,
+            **self._asdict(),
+            "files": [item._asdict() for item in self.files],
+            "set_aside": [item._asdict() for item in self.set_aside],
+        }
         return json.dumps(body, sort_keys=True, indent=1) + "\n"
 
     def with_set_aside(self, item: SetAside) -> Manifest:
         """A copy that also records ``item``."""
-        return replace(self, set_aside=(*self.set_aside, item))
+        return self._replace(set_aside=(*self.set_aside, item))
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:

@@ -13,7 +13,7 @@ import gzip
 import hashlib
 import os
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from anneal_memory._clock import Clock, SystemClock, format_timestamp
@@ -222,10 +222,10 @@ def _check_sealed(
             reason = bad.reason
         else:
             continue
-        files[index] = replace(sealed, set_aside=reason)
+        files[index] = sealed._replace(set_aside=reason)
         plan.set_aside.append(sealed.filename)
         plan.actions.append(f"set aside sealed week {sealed.filename}: {reason}")
-    return replace(manifest, files=tuple(files))
+    return manifest._replace(files=tuple(files))
 
 
 def _stamp(moment: _dt.datetime) -> str:

@@ -8,7 +8,6 @@ at any point leaves a state the next append or ``verify`` recognises.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 
 from anneal_memory._fsio import atomic_write_bytes
 from anneal_memory.audit._chain import line_info, period_of_timestamp, split_complete
@@ -35,8 +34,7 @@ def seal_week(paths: AuditPaths, data: bytes, manifest: Manifest, period: str) -
     gz = gzip.compress(data, compresslevel=6, mtime=0)
     atomic_write_bytes(sealed_path, gz)
     sealed = SealedFile.describe(sealed_path.name, label, lines, hashlib.sha256(gz).hexdigest())
-    rotated = replace(
-        manifest,
+    rotated = manifest._replace(
         files=(*manifest.files, sealed),
         active_period=period,
         active_first_seq=last.seq + 1,

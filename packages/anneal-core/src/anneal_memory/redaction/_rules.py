@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import re
-import string
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -30,7 +29,11 @@ from anneal_memory.redaction._entropy import is_placeholder, looks_generated
 
 __all__ = ["SECRET_RULES", "TOKEN_CHARS", "Rule", "Subject", "fold", "pem_blocks", "token_runs"]
 
-TOKEN_CHARS = string.ascii_letters + string.digits + "_-.+/=:~"
+# string.ascii_lowercase / ascii_uppercase / digits, spelled out: importing ``string`` builds
+# its Template class (a regex compiled at import) on every record (start-up, #25).
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+TOKEN_CHARS = _LOWER + _UPPER + "0123456789" + "_-.+/=:~"
 """What token-format secrets are made of; they live in runs of 16 or more of these."""
 _RUN = 16
 _WHOLE_TEXT_RUNS = 64  # past this many runs, scanning the whole text once is cheaper
@@ -61,7 +64,7 @@ _VALUE = (
     r"""(?:(?P<q>["'`])(?P<quoted>[^"'`\r\n]{1,200})(?P=q)"""
     r"""|(?P<bare>[a-z0-9_\-+/.~!@#$%^*]{1,200}={0,2}))"""
 )
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_ASCII_LOWER = str.maketrans(_UPPER, _LOWER)
 
 
 def fold(text: str) -> str:

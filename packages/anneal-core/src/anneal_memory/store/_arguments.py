@@ -14,8 +14,8 @@ call's own validation; this is only the floor every text shares.
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable, Mapping
+from types import FunctionType
 from typing import Any, TypeVar
 
 from anneal_memory.errors import InvalidInputError
@@ -25,6 +25,7 @@ __all__ = [
     "OWN_CHECKS",
     "check_text_argument",
     "guard_text_arguments",
+    "parameter_names",
 ]
 
 MAX_ARGUMENT_CHARS = 4_096
@@ -35,6 +36,8 @@ UTF-8, refused by name) and recall's keyword (any string is a valid keyword: its
 matched literally, and a NUL or surrogate matches nothing, alike on both engines)."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_CO_VARARGS = 0x04  # inspect.CO_VARARGS, CO_VARKEYWORDS: flags of a code object
+_CO_VARKEYWORDS = 0x08
 
 
 def check_text_argument(
@@ -75,8 +78,32 @@ def _check(value: object, name: str, error: type[InvalidInputError]) -> None:
                 check_text_argument(item, f"{name}[{index}]", error=error)
 
 
+def parameter_names(method: Callable[..., Any]) -> list[str]:
+    """The names of ``method``'s parameters in ``inspect.signature`` order.
+
+    Read from a plain function's code object (importing and running ``inspect`` for each
+    guarded method cost the CLI's start-up, issue #25); anything else (a wrapper, a
+    callable with its own ``__signature__``) goes through ``inspect.signature``.
+    """
+    if type(method) is not FunctionType or hasattr(method, "__wrapped__"):
+        import inspect  # only for callables that are not plain functions
+
+        return list(inspect.signature(method).parameters)
+    code = method.__code__
+    count, kwonly = code.co_argcount, code.co_kwonlyargcount
+    names = list(code.co_varnames[:count])
+    rest = count + kwonly
+    if code.co_flags & _CO_VARARGS:
+        names.append(code.co_varnames[rest])
+        rest += 1
+    names.extend(code.co_varnames[count : count + kwonly])
+    if code.co_flags & _CO_VARKEYWORDS:
+        names.append(code.co_varnames[rest])
+    return names
+
+
 def _guarded(method: _F, error: type[InvalidInputError]) -> _F:
-    params = list(inspect.signature(method).parameters)[1:]  # after self
+    params = parameter_names(method)[1:]  # after self
 
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:

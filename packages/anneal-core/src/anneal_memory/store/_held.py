@@ -17,8 +17,6 @@ are data already. Imports apply the same rule to the episodes they write at ``ag
 
 from __future__ import annotations
 
-import dataclasses
-
 from anneal_memory.redaction._instructions import instruction_signals
 from anneal_memory.store.provenance._api import RecordProvenance
 from anneal_memory.types import Trust
@@ -43,4 +41,4 @@ def hold_instructions(
     kinds = held_kinds(content, prov.trust)
     if not kinds:
         return prov, ()
-    return dataclasses.replace(prov, trust=HELD_TRUST), kinds
+    return prov._replace(trust=HELD_TRUST), kinds

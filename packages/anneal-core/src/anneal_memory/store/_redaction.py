@@ -10,7 +10,6 @@ own transaction (:func:`redact_imported`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -102,9 +101,14 @@ def open_option(value: RedactionOption, *, read_only: bool) -> RedactionSettings
     return _PolicyOnly(policy=RedactionPolicy.parse(value))
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class _PolicyOnly(RedactionSettings):
-    """A policy given alone: the stored personal-data setting stays."""
+    """A policy given alone: the stored personal-data setting stays.
+
+    A plain subclass: it inherits the dataclass's fields, ``__init__``, frozen ``__setattr__``,
+    ``__eq__`` (same class only) and ``__repr__`` without building them again at import.
+    """
+
+    __slots__ = ()
 
 
 def audit_note(kinds: tuple[str, ...]) -> dict[str, list[str]]:
@@ -212,8 +216,7 @@ def _cleaned(item: EpisodeInput, settings: RedactionSettings) -> EpisodeInput:
     if not cleaned.kinds:
         return item
     _within_limits(cleaned)
-    return dataclasses.replace(
-        item,
+    return item._replace(
         content=cleaned.content,
         metadata_json=cleaned.metadata_json,
         redacted=cleaned.kinds,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from anneal_memory._clock import Clock, format_timestamp, parse_timestamp
 from anneal_memory.errors import InvalidEpisodeError
@@ -27,9 +26,12 @@ MAX_SOURCE_CHARS = 64
 MAX_IDEMPOTENCY_KEY_CHARS = 200
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EpisodeInput:
-    """A validated, normalised episode ready to be written."""
+class EpisodeInput(NamedTuple):
+    """A validated, normalised episode ready to be written (a named tuple: cheap to define).
+
+    Built by keyword only (:func:`validate_episode`, the import sinks); copied with
+    ``_replace``.
+    """
 
     content: str
     type: EpisodeType

@@ -10,9 +10,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from anneal_memory.errors import (
     EpisodeNotFoundError,
@@ -45,8 +44,7 @@ __all__ = [
 _SCHEMA_META_KEY = "section_schema"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordProvenance:
+class RecordProvenance(NamedTuple):
     """The validated provenance arguments of one ``record`` call."""
 
     trust: Trust

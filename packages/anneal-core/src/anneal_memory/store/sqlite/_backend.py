@@ -9,8 +9,8 @@ it calls anything here.
 
 from __future__ import annotations
 
+import _thread  # threading.RLock() is _thread.RLock(); threading is not needed (#25)
 import contextlib
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -78,7 +78,7 @@ class SqliteBackend:
     ) -> None:
         self._path = path
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._audit_trail: AuditTrail | None = None
         self._outbox: StoreAuditSink | None = None
         if audit and not read_only:
@@ -119,7 +119,7 @@ class SqliteBackend:
     # -- what the facade asks ----------------------------------------------------------------
 
     @property
-    def lock(self) -> threading.RLock:
+    def lock(self) -> _thread.RLock:
         """Serialises this process's threads around the one connection."""
         return self._lock
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import enum
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from anneal_memory.errors import StoreDatabaseError
 
@@ -47,8 +47,7 @@ class StoreKind(enum.Enum):
     NOT_SQLITE = "not-sqlite"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Identity:
+class Identity(NamedTuple):
     """The verdict on one database file.
 
     Attributes:

@@ -18,9 +18,8 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from glob import escape as glob_escape
 from pathlib import Path
+from typing import NamedTuple
 
 from anneal_memory._fsio import ensure_private_dir, ensure_private_file
 from anneal_memory.errors import StoreDatabaseError, StoreError, StoreVersionError
@@ -60,8 +59,7 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 MigratedHook = Callable[[sqlite3.Connection, int], None]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Opened:
+class Opened(NamedTuple):
     """A database connection ready for use.
 
     Attributes:
@@ -94,6 +92,11 @@ def _refuse_non_regular(path: Path) -> None:
         )
 
 
+def _glob_escape(text: str) -> str:
+    """``glob.escape`` of a file-name fragment on POSIX, without loading ``glob`` at every open."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
 def discard_created(path: Path, created_dirs: tuple[Path, ...] | list[Path]) -> None:
     """Remove a store this process just created (its file, side files, new folders).
 
@@ -102,7 +105,7 @@ def discard_created(path: Path, created_dirs: tuple[Path, ...] | list[Path]) -> 
     for suffix in ("", *_SIDE_FILES):
         with contextlib.suppress(OSError):
             path.with_name(path.name + suffix).unlink()
-    for sidecar in path.parent.glob(f"{glob_escape(path.stem)}.audit*"):
+    for sidecar in path.parent.glob(f"{_glob_escape(path.stem)}.audit*"):
         with contextlib.suppress(OSError):
             sidecar.unlink()
     for folder in reversed(tuple(created_dirs)):

@@ -36,8 +36,8 @@ from anneal_memory.store.sqlite._connection import (
 )
 
 if TYPE_CHECKING:
+    import _thread
     import logging
-    import threading
 
 __all__ = [
     "FAILURES_KEY",
@@ -70,7 +70,7 @@ class SinkHost(Protocol):
     """What the sink needs from its store (``SqliteBackend`` provides it)."""
 
     @property
-    def lock(self) -> threading.RLock:
+    def lock(self) -> _thread.RLock:
         """The store's lock."""
         ...
 

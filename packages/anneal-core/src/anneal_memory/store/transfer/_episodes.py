@@ -18,7 +18,6 @@ Export streams episode by episode, so its memory use does not grow with the stor
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -173,7 +172,7 @@ def _parse_episode(raw: object, index: int, clock: Clock) -> tuple[str, Any]:
             idempotency_key=raw.get("idempotency_key"),
             clock=clock,
         )
-        item = dataclasses.replace(item, scope=validate_scope(raw.get("scope", "")))
+        item = item._replace(scope=validate_scope(raw.get("scope", "")))
     except InvalidEpisodeError as exc:
         raise ImportFormatError(f"episode #{index} ({ident}) is invalid: {exc}") from None
     return ident, item

@@ -6,7 +6,6 @@ Both exporters write their identifying member first (``format`` for ours, sorted
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,7 +84,7 @@ def _our_episode(sink: Sink, raw: object, place: str, clock: Clock) -> None:
             idempotency_key=raw.get("idempotency_key"),
             clock=clock,
         )
-        item = dataclasses.replace(item, scope=validate_scope(raw.get("scope", "")))
+        item = item._replace(scope=validate_scope(raw.get("scope", "")))
     except InvalidEpisodeError as exc:
         raise ImportFormatError(f"{place} ({ident}) is invalid: {exc}") from None
     sink.episode(EpisodeRecord(place=place, ident=ident, item=item))
