@@ -65,6 +65,8 @@ class Terms:
     or empty) are the word forms each term is searched with (``recall._wordforms``); ``words``
     marks the words stage, which applies the question's intent and the second hop.
     ``labels`` (aligned with ``values``, or empty) name each term for ``explain recall``.
+    ``scales`` (aligned with ``values``, or empty) are the factors on each term's share
+    (``recall._categories``: a category word's share is reduced).
     """
 
     query: str
@@ -76,6 +78,12 @@ class Terms:
     forms: tuple[tuple[str, ...], ...] = ()
     words: bool = False
     labels: tuple[str, ...] = ()
+    scales: tuple[float, ...] = ()
+
+    def scaled(self, i: int) -> str:
+        """The SQL factor on term ``i``'s share ('' when it is 1)."""
+        scale = self.scales[i] if self.scales else 1.0
+        return "" if scale == 1.0 else f" * {float(scale)!r}"
 
 
 def _where(filters: RecallFilters, *extra: str) -> str:
@@ -115,7 +123,8 @@ def scored_sql(
     )
     phrase_hit = "(q.ph IS NOT NULL AND e.tsv @@ q.ph)" if terms.phrase else "false"
     idf = " + ".join(
-        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}" for i in range(count)
+        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}{terms.scaled(i)}"
+        for i in range(count)
     )
     held = " + ".join(f"m.h{i}" for i in range(count))
     sql = (

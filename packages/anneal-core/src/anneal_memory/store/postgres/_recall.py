@@ -75,6 +75,7 @@ def word_terms(keyword: str) -> Terms | None:
         phrase_value=joined,
         forms=tuple(plan.forms_of(t) for t in plan.terms),  # hook (#29): word forms
         labels=plan.terms,
+        scales=tuple(plan.weight(t) for t in plan.terms),  # hook (#29): category words
     )
 
 
@@ -125,9 +126,10 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     ).fetchone()
     found = [str(v) for v in (row or ())]
     labels = terms.labels or terms.values
+    scales = terms.scales or (1.0,) * len(groups)
     queries = joined_forms(found[: len(flat)], groups)
-    kept = [(q, label) for q, label in zip(queries, labels, strict=True) if q]
-    words = tuple(q for q, _ in kept)
+    kept = [(q, label, scale) for q, label, scale in zip(queries, labels, scales, strict=True) if q]
+    words = tuple(q for q, _, _ in kept)
     if not words:
         return None
     phrase = found[-1] if terms.phrase and found[-1] else None
@@ -138,7 +140,8 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
         values=words,
         phrase="%s::tsquery" if phrase else None,
         phrase_value=phrase,
-        labels=tuple(label for _, label in kept),
+        labels=tuple(label for _, label, _ in kept),
+        scales=tuple(scale for _, _, scale in kept),
     )
 
 
