@@ -34,7 +34,7 @@ def trace_page(
         return
     labels = terms.labels or terms.values
     trace.higher_is_better = True
-    trace.terms = tuple(labels)
+    trace.terms = tuple(dict.fromkeys(labels))
     trace.page = list(page)
     if not page:
         return
