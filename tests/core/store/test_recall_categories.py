@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-from anneal_memory import Store
+from anneal_memory import AgentMemory, Store
 from anneal_memory.explain import explain_recall, render_recall
 from anneal_memory.store.recall import _categories
 from anneal_memory.store.recall._categories import MAX_MEMBERS, category_members
@@ -82,3 +82,10 @@ def test_explain_shows_what_a_category_word_was_searched_as(store: Store) -> Non
     assert found.searched["pets"][:2] == ("dog", "cat")
     assert "Searched pets as: pets, dog, cat," in render_recall(found)
     assert found.to_dict()["searched"]["pets"][0] == "dog"
+
+
+def test_context_for_finds_the_member_too(store: Store) -> None:
+    _filler(store, 20)
+    dog = store.record("Ana adopted a dog named Rex last spring", "observation")
+    block = AgentMemory(store, session_id="s-1").context_for("What pets does Ana have?")
+    assert block.splitlines()[1].startswith(f"- ({dog.id}) [observation] Ana adopted a dog")
