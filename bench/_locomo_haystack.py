@@ -77,6 +77,18 @@ def _mean(rows: list[dict[str, float]]) -> dict:
     return {"n": len(rows)} | {k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]}
 
 
+_CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def _by(rows: list[dict[str, float]], tags: list[tuple[int, str]]) -> dict[str, float]:
+    """Recall@10 by category and by conversation (held-in / held-out halves are unions)."""
+    groups: dict[str, list[float]] = {}
+    for row, (category, conversation) in zip(rows, tags, strict=True):
+        for key in (_CATEGORY_NAMES[category], conversation):
+            groups.setdefault(key, []).append(row["recall@10"])
+    return {key: round(sum(v) / len(v), 4) for key, v in groups.items()}
+
+
 def _pct(values: list[float], p: float) -> float | None:
     if not values:
         return None
@@ -125,6 +137,7 @@ def run_size(samples, picks, size, cache, max_questions, log) -> dict:
     """Quality and cost of ours and raw at one haystack size."""
     quality: dict[str, list] = {"ours": [], "raw": []}
     lat: dict[str, list[float]] = {"ours": [], "raw": []}
+    tags: list[tuple[int, str]] = []  # (category, conversation) of each question, in order
     calls = 0
     for i in picks:
         path = build_store(samples, i, size, cache, log=log)
@@ -142,6 +155,7 @@ def run_size(samples, picks, size, cache, max_questions, log) -> dict:
             question = str(qa["question"])
             quality["ours"].append(_score(gold, pair.ours(question, K_MAX)))
             quality["raw"].append(_score(gold, pair.raw_search(question, K_MAX)))
+            tags.append((int(qa["category"]), str(samples[i]["sample_id"])))
             order = [("ours", pair.ours), ("raw", pair.raw_search)]
             if calls % 2:
                 order.reverse()
@@ -154,6 +168,7 @@ def run_size(samples, picks, size, cache, max_questions, log) -> dict:
         out[name] = _mean(quality[name]) | {
             "latency_limit10_ms": {"p50": _pct(lat[name], 0.5), "p95": _pct(lat[name], 0.95)}
         }
+    out["ours_recall@10_by"] = _by(quality["ours"], tags)
     o, r = out["ours"]["latency_limit10_ms"], out["raw"]["latency_limit10_ms"]
     out["ours_over_raw"] = {
         "p50": round(o["p50"] / r["p50"], 3) if r["p50"] else None,

@@ -25,7 +25,8 @@ holds its turns, then N NEWER distractor episodes (the other conversations' turn
 speaker names swapped for names absent from the file, years moved +2; see ``_haystack.py``).
 Per size it reports recall@1/5/10/20, MRR and empty for ``ours`` and for ``raw`` (plain FTS5
 porter on the same file, OR of the question's content words, bm25 over every match,
-``ORDER BY rank``), and the latency of both at limit 10, interleaved. Stores are built once
+``ORDER BY rank``), ours' recall@10 by category and by conversation
+(``ours_recall@10_by``), and the latency of both at limit 10, interleaved. Stores are built once
 into ``--cache`` (1M episodes: about 2 minutes per conversation) and reused. ``--shapes``
 adds worst-case query shapes (huge limit, deep offset, filters matching nothing) on the
 20,000 store, as multiples of a normal question.

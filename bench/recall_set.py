@@ -1,14 +1,15 @@
 """Recall on a labelled set written the way agents and users ask: hit@1, hit@5 and MRR by kind.
 
-The set (``recall_set.json``): 166 questions, each labelled with the one episode that answers
-it, in eight kinds: ``wordform`` (another form of the answer's word: chose/choose,
+The set (``recall_set.json``): 182 questions, each labelled with the one episode that answers
+it, in nine kinds: ``wordform`` (another form of the answer's word: chose/choose,
 children/child, better/good, decided/decision, optimised/optimize), ``decision``, ``outcome``,
 ``open`` (open questions and tensions), ``date`` (the question names a time), ``two-hop``
-(the answer shares words with a first episode, not with the question), ``plain`` (controls)
-and ``wrong-intent`` (the question's shape names another episode type than the answer's).
+(the answer shares words with a first episode, not with the question), ``plain`` (controls),
+``category`` (the question names a category, the answer a member: pets / cat) and
+``wrong-intent`` (the question's shape names another episode type than the answer's).
 Distractor episodes share a question's subject with another type or time.
 
-The store holds the set's 244 episodes among 2,400 seeded filler episodes (agent notes on
+The store holds the set's 276 episodes among 2,400 seeded filler episodes (agent notes on
 sixteen made-up services: observations, decisions, outcomes, questions, tensions, context),
 spread over the year before ``now`` (2026-06-30, the store's frozen clock), all recorded in
 time order through ``Store.import_json``. Every question runs as ``recall(question,

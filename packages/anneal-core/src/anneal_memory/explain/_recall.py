@@ -213,6 +213,7 @@ def explain_recall(
         total_matching=result.total_matching,
         results=hits,
         hidden=hidden,
+        searched=dict(trace.searched),
     )
 
 

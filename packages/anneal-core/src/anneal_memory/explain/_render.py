@@ -255,6 +255,8 @@ def render_recall(found: RecallExplanation) -> str:
     lines = [f"Recall {clean(found.question)!r}{where}: stage {found.stage}"]
     if found.terms:
         lines[0] += ", terms " + ", ".join(clean(t) for t in found.terms)
+    for term, others in found.searched.items():
+        lines.append(f"Searched {clean(term)} as: " + ", ".join(clean(t) for t in (term, *others)))
     if found.intent is not None:
         intent = found.intent
         said = [f"favours {', '.join(intent['types'])}"] if intent["types"] else []

@@ -315,6 +315,8 @@ class RecallExplanation(_Record):
         total_matching: How many episodes the stage matched.
         results: The page, in recall's order, each with its reasons.
         hidden: Episodes ranked within the page once nothing is left out, and why they were.
+        searched: Each term searched as more than itself -> the other words it was searched
+            as (its irregular forms; for a category word such as *pets*, its members).
     """
 
     question: str
@@ -326,3 +328,4 @@ class RecallExplanation(_Record):
     total_matching: int
     results: tuple[RecallHit, ...] = ()
     hidden: tuple[HiddenHit, ...] = ()
+    searched: dict[str, tuple[str, ...]] = field(default_factory=dict)

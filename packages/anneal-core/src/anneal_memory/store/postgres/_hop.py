@@ -67,7 +67,7 @@ def hop_page(  # noqa: PLR0917 - ranked_page's arguments
 ) -> tuple[list[tuple[Any, ...]], int]:
     """``ranked_page`` with the second hop along citation edges, for keywords of 2+ terms."""
     linked = conn.execute("SELECT 1 FROM associations LIMIT 1").fetchone() is not None
-    if len(terms.values) < 2 or not linked:
+    if terms.word_count() < 2 or not linked:
         return ranked_page(conn, terms, filters, limit, offset, intent)
     rows, total = ranked_scores(conn, terms, filters, max(offset + limit, LENDERS), intent=intent)
     first = {seq: -score for seq, tier, score in rows if not tier}

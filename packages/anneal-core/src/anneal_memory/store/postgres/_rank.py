@@ -65,6 +65,13 @@ class Terms:
     or empty) are the word forms each term is searched with (``recall._wordforms``); ``words``
     marks the words stage, which applies the question's intent and the second hop.
     ``labels`` (aligned with ``values``, or empty) name each term for ``explain recall``.
+    ``scales`` (aligned with ``values``, or empty) are the factors on each term's share
+    (``recall._categories``: a category word's share is reduced). ``words`` (aligned with
+    ``values``, or empty: each value its own word) numbers the question word each value
+    searches: a category word's members are separate values, each with its own idf as in
+    SQLite's bm25 of an OR, and count as one word in the coordination factor. ``spread``
+    (aligned with ``values``, before they are resolved) marks the words whose forms become
+    separate values.
     """
 
     query: str
@@ -76,6 +83,32 @@ class Terms:
     forms: tuple[tuple[str, ...], ...] = ()
     words: bool = False
     labels: tuple[str, ...] = ()
+    scales: tuple[float, ...] = ()
+    word_of: tuple[int, ...] = ()
+    spread: tuple[bool, ...] = ()
+
+    def word_count(self) -> int:
+        """How many question words the values search (the coordination factor's words)."""
+        return len(set(self.word_of)) if self.word_of else len(self.values)
+
+    def held_sql(self) -> str:
+        """SQL over ``m``: how many of the question's words the episode holds."""
+        if not self.word_of:
+            return " + ".join(f"m.h{i}" for i in range(len(self.values)))
+        words: dict[int, list[int]] = {}
+        for i, word in enumerate(self.word_of):
+            words.setdefault(word, []).append(i)
+        return " + ".join(
+            f"m.h{found[0]}"
+            if len(found) == 1
+            else "greatest(" + ", ".join(f"m.h{i}" for i in found) + ")"
+            for found in words.values()
+        )
+
+    def scaled(self, i: int) -> str:
+        """The SQL factor on term ``i``'s share ('' when it is 1)."""
+        scale = self.scales[i] if self.scales else 1.0
+        return "" if scale == 1.0 else f" * {float(scale)!r}"
 
 
 def _where(filters: RecallFilters, *extra: str) -> str:
@@ -115,9 +148,10 @@ def scored_sql(
     )
     phrase_hit = "(q.ph IS NOT NULL AND e.tsv @@ q.ph)" if terms.phrase else "false"
     idf = " + ".join(
-        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}" for i in range(count)
+        f"ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}{terms.scaled(i)}"
+        for i in range(count)
     )
-    held = " + ".join(f"m.h{i}" for i in range(count))
+    held = terms.held_sql()
     sql = (
         f"WITH q AS (SELECT {qs}, {phrase} AS ph), "  # noqa: S608
         "n AS (SELECT greatest(max(seq), 1)::float8 AS docs FROM episodes), "
@@ -169,7 +203,7 @@ def ranked_page(  # noqa: PLR0917 - the SQLite ranker's arguments, in its order
     scored, params = scored_sql(terms, filters, intent)
     sql = (
         scored  # noqa: S608
-        + lifted_sql(len(terms.values) > 1)
+        + lifted_sql(terms.word_count() > 1)
         + ", page AS (SELECT seq AS p_seq, phrase AS p_phrase, final AS p_final FROM f "  # noqa: S608
         "ORDER BY phrase DESC, final DESC, seq DESC LIMIT %s OFFSET %s) "
         f"SELECT {COLUMNS}, (SELECT count(*) FROM f) FROM page "
@@ -201,7 +235,7 @@ def ranked_scores(
     where, extra = ("WHERE seq = ANY(%s) ", (only,)) if only is not None else ("", ())
     sql = (
         scored  # noqa: S608
-        + lifted_sql(neighbours and len(terms.values) > 1)
+        + lifted_sql(neighbours and terms.word_count() > 1)
         + f" SELECT seq, phrase, final, (SELECT count(*) FROM f) FROM f {where}"  # noqa: S608
         "ORDER BY phrase DESC, final DESC, seq DESC LIMIT %s"
     )

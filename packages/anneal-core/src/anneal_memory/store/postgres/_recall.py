@@ -75,6 +75,9 @@ def word_terms(keyword: str) -> Terms | None:
         phrase_value=joined,
         forms=tuple(plan.forms_of(t) for t in plan.terms),  # hook (#29): word forms
         labels=plan.terms,
+        scales=tuple(plan.weight(t) for t in plan.terms),  # hook (#29): category words
+        word_of=tuple(range(len(plan.terms))),
+        spread=tuple(t in plan.categories for t in plan.terms),
     )
 
 
@@ -93,18 +96,26 @@ def prefix_terms(keyword: str) -> Terms | None:
     )
 
 
-def joined_forms(queries: list[str], groups: tuple[tuple[str, ...], ...]) -> list[str]:
-    """One ``tsquery`` text per group: the OR of its forms' distinct queries ('' if none).
+def joined_forms(
+    queries: list[str], groups: tuple[tuple[str, ...], ...], spread: tuple[bool, ...] = ()
+) -> list[tuple[str, ...]]:
+    """Per group, its ``tsquery`` texts: the OR of its forms' distinct queries (none if none).
 
     Each query is PostgreSQL's own ``tsquery`` text, so joining them is safe; two forms the
-    stemmer makes one lexeme are searched once.
+    stemmer makes one lexeme are searched once. A group marked in ``spread`` (a category
+    word and its members) keeps each distinct query apart.
     """
-    out: list[str] = []
+    out: list[tuple[str, ...]] = []
     at = 0
-    for group in groups:
+    for index, group in enumerate(groups):
         mine = list(dict.fromkeys(q for q in queries[at : at + len(group)] if q))
         at += len(group)
-        out.append(" | ".join(f"( {q} )" for q in mine) if len(mine) > 1 else "".join(mine))
+        if spread and spread[index]:
+            out.append(tuple(mine))
+        elif mine:
+            out.append((" | ".join(f"( {q} )" for q in mine) if len(mine) > 1 else mine[0],))
+        else:
+            out.append(())
     return out
 
 
@@ -125,9 +136,14 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
     ).fetchone()
     found = [str(v) for v in (row or ())]
     labels = terms.labels or terms.values
-    queries = joined_forms(found[: len(flat)], groups)
-    kept = [(q, label) for q, label in zip(queries, labels, strict=True) if q]
-    words = tuple(q for q, _ in kept)
+    scales = terms.scales or (1.0,) * len(groups)
+    queries = joined_forms(found[: len(flat)], groups, terms.spread)
+    kept = [
+        (q, label, scale, word)
+        for word, (each, label, scale) in enumerate(zip(queries, labels, scales, strict=True))
+        for q in each
+    ]
+    words = tuple(q for q, _, _, _ in kept)
     if not words:
         return None
     phrase = found[-1] if terms.phrase and found[-1] else None
@@ -138,7 +154,9 @@ def resolved(conn: psycopg.Connection[Any], terms: Terms) -> Terms | None:
         values=words,
         phrase="%s::tsquery" if phrase else None,
         phrase_value=phrase,
-        labels=tuple(label for _, label in kept),
+        labels=tuple(label for _, label, _, _ in kept),
+        scales=tuple(scale for _, _, scale, _ in kept),
+        word_of=tuple(word for _, _, _, word in kept),
     )
 
 

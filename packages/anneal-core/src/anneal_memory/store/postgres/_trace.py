@@ -34,14 +34,14 @@ def trace_page(
         return
     labels = terms.labels or terms.values
     trace.higher_is_better = True
-    trace.terms = tuple(labels)
+    trace.terms = tuple(dict.fromkeys(labels))
     trace.page = list(page)
     if not page:
         return
     count = len(terms.values)
     scored, params = scored_sql(terms, filters, intent)
     shares = ", ".join(
-        f"m.h{i}, ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i} "
+        f"m.h{i}, ln(1 + (n.docs - d.d{i} + 0.5) / (d.d{i} + 0.5)) * m.r{i}{terms.scaled(i)} "
         f"/ (1 - {LENGTH_B} + {LENGTH_B} * m.len / d.avglen)"
         for i in range(count)
     )

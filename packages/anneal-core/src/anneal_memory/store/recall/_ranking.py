@@ -33,7 +33,7 @@ from __future__ import annotations
 import datetime as _dt
 import heapq
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from anneal_memory.store.recall._hop import second_hop
@@ -113,13 +113,20 @@ def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
 
 @dataclass(slots=True)
 class _Tally:
-    """bm25 sums and matched-word counts of the candidates (each word's share, when traced)."""
+    """bm25 sums and matched-word counts of the candidates (each word's share, when traced).
+
+    ``weights`` holds the factor on a term's bm25 share where it is not 1 (a category word).
+    """
 
     sums: dict[int, float]
     matched: dict[int, int]
     trace: RecallTrace | None = None
+    weights: dict[str, float] = field(default_factory=dict)
 
     def add(self, rows: list[tuple[int, float]], term: str) -> None:
+        weight = self.weights.get(term, 1.0)
+        if weight != 1.0:
+            rows = [(seq, score * weight) for seq, score in rows]
         for seq, score in rows:
             self.sums[seq] = self.sums.get(seq, 0.0) + score
             self.matched[seq] = self.matched.get(seq, 0) + 1
@@ -145,14 +152,16 @@ class _Candidates:
     sources: list[str]
     truncated: bool = False
 
-    def share_where_met(self, conn: sqlite3.Connection, term: str, filters: RecallFilters) -> None:
-        """Add ``term``'s exact bm25 share to every candidate holding it."""
+    def share_where_met(
+        self, conn: sqlite3.Connection, term: str, filters: RecallFilters
+    ) -> list[tuple[int, float]]:
+        """Add ``term``'s exact bm25 share to every candidate holding it; (seq, share) added."""
         if not self.sources:
-            return
+            return []
         rows = _scored(conn, f"({' OR '.join(self.sources)}) AND {term}", filters)
-        self.tally.add(
-            [(seq, score - self.base[seq]) for seq, score in rows if seq in self.base], term
-        )
+        shares = [(seq, score - self.base[seq]) for seq, score in rows if seq in self.base]
+        self.tally.add(shares, term)
+        return shares
 
     def add_source(
         self, conn: sqlite3.Connection, term: str, filters: RecallFilters, limit: int | None
@@ -161,10 +170,8 @@ class _Candidates:
         if limit is None:
             rows = _scored(conn, term, filters)
         else:
-            before = dict(self.tally.sums)
-            self.share_where_met(conn, term, filters)
-            for seq, score in self.tally.sums.items():
-                self.base[seq] += score - before[seq]
+            for seq, share in self.share_where_met(conn, term, filters):
+                self.base[seq] += share
             best = _scored(conn, term, filters, limit)
             self.truncated = self.truncated or len(best) >= limit
             rows = [(seq, score) for seq, score in best if seq not in self.base]
@@ -175,11 +182,15 @@ class _Candidates:
 
 
 def _candidates(
-    conn: sqlite3.Connection, expressions: list[str], filters: RecallFilters, depth: int
+    conn: sqlite3.Connection, expressions: dict[str, float], filters: RecallFilters, depth: int
 ) -> tuple[_Candidates, bool]:
-    """Score the words rarest first; (the candidates, whether they are every match)."""
+    """Score the words rarest first; (the candidates, whether they are every match).
+
+    ``expressions`` maps each word's expression to the factor on its bm25 share.
+    """
     frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
-    tally = _Tally(sums={}, matched={}, trace=filters.trace)
+    weights = {t: w for t, w in expressions.items() if w != 1.0}
+    tally = _Tally(sums={}, matched={}, trace=filters.trace, weights=weights)
     found = _Candidates(tally=tally, base={}, sources=[])
     used = 0
     rest: list[str] = []
@@ -215,7 +226,8 @@ def _or_tier(
         if intent is None:
             return scores, len(rows) < depth
         return _priors(conn, scores, intent, depth, trace), len(rows) < depth
-    found, complete = _candidates(conn, [plan.expression(t) for t in plan.terms], filters, depth)
+    expressions = {plan.expression(t): plan.weight(t) for t in plan.terms}
+    found, complete = _candidates(conn, expressions, filters, depth)
     scores = found.tally.coordinated()
     if trace is not None:
         trace.base.update(scores)

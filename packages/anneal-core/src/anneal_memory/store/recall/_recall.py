@@ -15,7 +15,7 @@ from anneal_memory._clock import Clock, parse_time_bound
 from anneal_memory.errors import InvalidQueryError
 from anneal_memory.store._validate import validate_scope
 from anneal_memory.store.recall._intent import read_intent
-from anneal_memory.store.recall._search import RecallFilters, tokenize
+from anneal_memory.store.recall._search import RecallFilters, plan_search, tokenize
 from anneal_memory.types import EpisodeType, RecallResult
 
 if TYPE_CHECKING:
@@ -234,10 +234,23 @@ def _first_match(
         if result.total_matching:
             if trace is not None:
                 trace.total = result.total_matching
+                if name == "words":
+                    _note_searched(trace, keyword)
             return result
     if trace is not None:
         trace.clear(None)
     return _empty()
+
+
+def _note_searched(trace: RecallTrace, keyword: str) -> None:
+    """Record the words stage's terms searched as more than themselves (forms, members)."""
+    plan = plan_search(keyword)
+    if plan is None:
+        return
+    for term in trace.terms:
+        forms = plan.forms_of(term)
+        if len(forms) > 1:
+            trace.searched[term] = forms[1:]
 
 
 def _count(ranker: Ranker[S], keyword: str, filters: RecallFilters) -> int:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from anneal_memory.store.recall._categories import CATEGORY_WEIGHT, category_members
 from anneal_memory.store.recall._intent import Intent
 from anneal_memory.store.recall._wordforms import word_forms
 
@@ -200,7 +201,8 @@ COORDINATION_BONUS = 0.25
 class SearchPlan:
     """The FTS5 expressions for one keyword. Every term is a quoted, operator-free string.
 
-    ``prefix`` plans match each term as a word prefix (``"postgre"*``).
+    ``prefix`` plans match each term as a word prefix (``"postgre"*``). ``categories`` are
+    the terms searched with a category's members (``_categories``).
     """
 
     phrase: str | None
@@ -208,6 +210,11 @@ class SearchPlan:
     terms: tuple[str, ...]
     prefix: bool = False
     forms: tuple[tuple[str, ...], ...] = ()
+    categories: tuple[str, ...] = ()
+
+    def weight(self, term: str) -> float:
+        """The factor on ``term``'s bm25 share: :data:`CATEGORY_WEIGHT` for a category word."""
+        return CATEGORY_WEIGHT if term in self.categories else 1.0
 
     def forms_of(self, term: str) -> tuple[str, ...]:
         """The word forms searched for ``term`` (``_wordforms``); just the term if none."""
@@ -260,23 +267,36 @@ def quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
-def _with_forms(words: list[str]) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """The words to search and their irregular forms (``_wordforms``: chose -> choose).
+def _with_forms(
+    words: list[str],
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The words to search with their forms and members (chose -> choose, pets -> dog).
 
-    A word that is a form of an earlier word is dropped: its group is searched once.
+    A word's group is its irregular forms (``_wordforms``) and, when it names a category,
+    the category's members (``_categories``) that are not words of the question. A word
+    that is a form of an earlier word is dropped: its group is searched once. Returns the
+    terms, the groups of those searched as more than themselves, and the category words.
     """
     terms: list[str] = []
     groups: list[tuple[str, ...]] = []
+    categories: list[str] = []
     covered: set[str] = set()
+    asked = set(words)
     for word in words:
         if word in covered:
             continue
         forms = word_forms(word)
+        members = tuple(
+            m for m in category_members(word) if m not in asked and m + "s" not in asked
+        )
+        forms = tuple(dict.fromkeys((*forms, *members)))
         covered.update(forms)
         terms.append(word)
         if len(forms) > 1:
             groups.append(forms)
-    return tuple(terms), tuple(groups)
+        if members:
+            categories.append(word)
+    return tuple(terms), tuple(groups), tuple(categories)
 
 
 def plan_search(keyword: str) -> SearchPlan | None:
@@ -286,10 +306,10 @@ def plan_search(keyword: str) -> SearchPlan | None:
         return None
     distinct = list(dict.fromkeys(tokens))[:MAX_QUERY_TERMS]
     content_words = [t for t in distinct if t not in STOPWORDS]
-    terms, forms = _with_forms(content_words or distinct)
+    terms, forms, categories = _with_forms(content_words or distinct)
     phrase_tokens = tokens[:MAX_QUERY_TERMS]
     phrase = quote(" ".join(phrase_tokens)) if len(phrase_tokens) > 1 else None
-    plan = SearchPlan(phrase=phrase, any_word="", terms=terms, forms=forms)
+    plan = SearchPlan(phrase=phrase, any_word="", terms=terms, forms=forms, categories=categories)
     any_word = " OR ".join(plan.expression(t) for t in terms)
     return dataclasses.replace(plan, any_word=any_word)
 

@@ -36,6 +36,8 @@ class RecallTrace:
             (no keyword) or None (nothing matched).
         terms: The stage's terms (a prefix or index term for the later stages).
         labels: Each FTS5 expression or query value the ranking used -> its term.
+        searched: Each term searched as more than itself -> the other words it was searched
+            as (its irregular forms and, for a category word, the category's members).
         intent_types: The episode types the question's intent favours.
         intent_since: The start of the time the question names, if any.
         intent_until: Its end, if any.
@@ -58,6 +60,7 @@ class RecallTrace:
     stage: str | None = None
     terms: tuple[str, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
+    searched: dict[str, tuple[str, ...]] = field(default_factory=dict)
     intent_types: tuple[str, ...] = ()
     intent_since: str | None = None
     intent_until: str | None = None
@@ -79,6 +82,7 @@ class RecallTrace:
         self.stage = stage
         self.terms = ()
         self.labels = {}
+        self.searched = {}
         self.page = []
         for found in (self.phrase, self.weights, self.base, self.score, self.prior):
             found.clear()
