@@ -346,7 +346,7 @@ def one_run(quick: bool) -> tuple[dict[str, float], dict[str, float]]:
         log("wrap")
         pairs["wrap"] = fig_wrap(root / "f-wrap", corpus, 28 * scale)
         log("cli")
-        pairs.update(fig_cli(root / "f-cli", corpus, 9 * scale))
+        pairs.update(fig_cli(root / "f-cli", corpus, 12 * scale))
         log("verify")
         pairs["verify"] = fig_verify(root / "f-verify", 5_000, 8 * scale)
     gated: dict[str, float] = {}
