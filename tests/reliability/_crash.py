@@ -163,14 +163,18 @@ with Store(db) as store:
 
 # Wraps whenever something waits, COUNT times, while writers record.
 CONCURRENT_WRAPPER = r"""
-import sys
+import sys, time
 from anneal_memory import Store, prepare_wrap, validated_save_continuity
 from anneal_memory.errors import NoWrapInProgressError, WrapInProgressError, WrapTokenMismatchError
 TEXT = "## State\n- concurrent {w} {n}\n## Patterns\n## Decisions\n## Context\n- wrap\n"
-db, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-saved = 0
+db, worker, count, total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+saved = n = 0
+deadline = time.monotonic() + 60
 with Store(db) as store:
-    for n in range(count):
+    # At least ``count`` tries, and on until the writer is done (``total`` episodes; at most a
+    # minute), so the wrappers race the writer however late a loaded machine starts them.
+    while n < count or (store.status().total_episodes < total and time.monotonic() < deadline):
+        n += 1
         try:
             prep = prepare_wrap(store)
             if prep.wrap_token is None:
