@@ -15,7 +15,7 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory.store._contract import Reader, SqlConnection, Tx
-    from anneal_memory.store._episodes import set_meta
+    from anneal_memory.store._episodes import episode_column, set_meta
     from anneal_memory.store._params import in_chunks
     from anneal_memory.store._policy import POLICY_KEY, write_policy
     from anneal_memory.store._reports import (
@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "Tx": "anneal_memory.store._contract",
     "database_url": "anneal_memory.store._target",
     "discard_created": "anneal_memory.store.sqlite._open",
+    "episode_column": "anneal_memory.store._episodes",
     "episode_stats": "anneal_memory.store._reports",
     "in_chunks": "anneal_memory.store._params",
     "is_database_url": "anneal_memory.store._target",
@@ -74,6 +75,7 @@ __all__ = [
     "Tx",
     "database_url",
     "discard_created",
+    "episode_column",
     "episode_stats",
     "in_chunks",
     "is_database_url",

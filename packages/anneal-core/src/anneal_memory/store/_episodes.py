@@ -8,15 +8,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from anneal_memory.errors import IdempotencyConflictError, StoreDatabaseError
 from anneal_memory.store._contract import Dialect, SqlConnection
+from anneal_memory.store._params import in_chunks
 from anneal_memory.store._validate import EpisodeInput
 from anneal_memory.types import Episode, EpisodeType, Trust
 
 __all__ = [
     "COLUMNS",
     "delete_episode",
+    "episode_column",
     "episode_from_row",
     "fetch_by_id",
     "fetch_by_seqs",
@@ -83,6 +86,23 @@ def scope_of(conn: SqlConnection, ident: str) -> str | None:
     """The scope of the live episode ``ident``, or None when there is none."""
     row = conn.execute("SELECT scope FROM episodes WHERE id = ?", (ident,)).fetchone()
     return None if row is None else str(row[0])
+
+
+EpisodeColumn = Literal["content", "ts", "scope", "trust", "type"]
+
+
+def episode_column(
+    conn: SqlConnection, column: EpisodeColumn, ids: Iterable[str]
+) -> dict[str, str]:
+    """``column`` of each live episode of ``ids`` (id -> value; absent ones left out)."""
+    found: dict[str, str] = {}
+    for chunk, marks in in_chunks(sorted(set(ids)), 500):
+        rows = conn.execute(
+            f"SELECT id, {column} FROM episodes WHERE id IN ({marks})",  # noqa: S608 - a Literal
+            tuple(chunk),
+        )
+        found.update((str(i), str(v)) for i, v in rows)
+    return found
 
 
 def fetch_by_seqs(conn: SqlConnection, seqs: Sequence[int]) -> list[Episode]:

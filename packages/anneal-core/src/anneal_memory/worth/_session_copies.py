@@ -17,9 +17,9 @@ own row, the save only declines to count it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
-from anneal_memory.store import SqlConnection, in_chunks
+from anneal_memory.store import SqlConnection, episode_column
 from anneal_memory.store.provenance import is_copy, text_words
 from anneal_memory.worth._echoes import LOOKBACK_EPISODES, LOOKBACK_EXPOSURES
 
@@ -47,17 +47,6 @@ def _shown(
     return shown
 
 
-def _column(conn: SqlConnection, column: str, ids: Iterable[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for chunk, marks in in_chunks(sorted(set(ids)), 500):
-        rows = conn.execute(
-            f"SELECT id, {column} FROM episodes WHERE id IN ({marks})",  # noqa: S608 - fixed names
-            tuple(chunk),
-        )
-        found.update((str(i), str(v)) for i, v in rows)
-    return found
-
-
 def session_copies(
     conn: SqlConnection,
     snapshot: Mapping[str, str],
@@ -77,9 +66,9 @@ def session_copies(
     shown = _shown(conn, scope, session_id, since, until)
     if not shown:
         return {}
-    texts = _column(conn, "content", shown)
+    texts = episode_column(conn, "content", shown)
     words = {i: text_words(t) for i, t in texts.items()}
-    stamps = _column(conn, "ts", snapshot)
+    stamps = episode_column(conn, "ts", snapshot)
     order = sorted(words, key=lambda i: shown[i], reverse=True)
     out: dict[str, str] = {}
     for ident, text in snapshot.items():

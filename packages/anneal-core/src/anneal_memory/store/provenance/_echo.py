@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from anneal_memory.errors import InvalidEpisodeError
 from anneal_memory.store._contract import SqlConnection
-from anneal_memory.store._params import in_chunks
+from anneal_memory.store._episodes import episode_column
 from anneal_memory.store.provenance._checks import derived_sources
 from anneal_memory.types import Episode
 
@@ -55,17 +55,6 @@ def is_copy(copy: frozenset[str], source: frozenset[str]) -> bool:
     return shared >= COPY_OF_SOURCE * len(source) and shared >= COPY_OWN_WORDS * len(copy)
 
 
-def _texts(conn: SqlConnection, ids: set[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for chunk, marks in in_chunks(sorted(ids), 500):
-        rows = conn.execute(
-            f"SELECT id, content FROM episodes WHERE id IN ({marks})",  # noqa: S608
-            tuple(chunk),
-        )
-        found.update((str(i), str(c)) for i, c in rows)
-    return found
-
-
 def recalled_copies(
     conn: SqlConnection,
     snapshot: Mapping[str, str],
@@ -83,7 +72,7 @@ def recalled_copies(
         return {}
     wanted = {s for named in derived.values() for s in named}
     texts = {i: snapshot[i] for i in wanted if i in snapshot}
-    texts.update(_texts(conn, wanted - set(texts)))
+    texts.update(episode_column(conn, "content", wanted - set(texts)))
     out: dict[str, str] = {}
     for ident, named in sorted(derived.items()):
         mine = text_words(snapshot[ident])
@@ -107,7 +96,7 @@ def copy_source(conn: SqlConnection, text: str, shown: Sequence[str]) -> list[st
     mine = text_words(text)
     if not mine:
         return None
-    texts = _texts(conn, wanted)
+    texts = episode_column(conn, "content", wanted)
     for ident in dict.fromkeys(shown):
         if ident in texts and is_copy(mine, text_words(texts[ident])):
             sources = derived_sources(conn, [ident]).get(ident, ())
