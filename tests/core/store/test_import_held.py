@@ -19,7 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from anneal_memory import Store
+from anneal_memory.cli import main
 from anneal_memory.testing import FrozenClock
 from anneal_memory.types import Trust
 
@@ -114,3 +116,22 @@ def test_import_from_a_1_0_2_database_holds_it(v1_store: Path, tmp_path: Path) -
     episodes = report.count("episodes")
     assert episodes is not None
     assert episodes.capped == 1
+
+
+def test_the_cli_import_on_postgresql_says_it_held_it(
+    pg_url: str,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc, ids = _document(tmp_path, {POISON: "agent", LESSON: "agent"})
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["--db", pg_url, "import", str(source)]) == 0
+    assert "1 held as data" in capsys.readouterr().out
+    with Store(pg_url) as store:
+        assert store.get(ids[POISON]).trust is Trust.EXTERNAL  # type: ignore[union-attr]
+    again = tmp_path / "again.json"
+    doc["episodes"] = []
+    again.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["--db", pg_url, "--json", "import", str(again)]) == 0
+    assert json.loads(capsys.readouterr().out)["held_as_data"] == 0

@@ -194,6 +194,11 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
         if result.trust_capped
         else ""
     )
+    if result.held_as_data:
+        capped += (
+            f"; {result.held_as_data} held as data: agent text shaped like an instruction is "
+            "written at 'external' trust (raise one with: trust ID agent --operator)"
+        )
     ctx.emit(
         {
             "source": origin,
@@ -201,6 +206,7 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
             "skipped_existing": result.skipped_existing,
             "tombstones_added": result.tombstones_added,
             "trust_capped": result.trust_capped,
+            "held_as_data": result.held_as_data,
             "not_carried": list(result.not_carried),
             "restored": {
                 "wraps": result.wraps_restored,
