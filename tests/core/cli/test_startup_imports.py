@@ -23,10 +23,12 @@ pytestmark = pytest.mark.e2e  # each test starts a fresh interpreter (docs/testi
 
 _DRIVER = """
 import json, sys
+import pathlib  # every command uses it: what it loads itself (glob, on 3.13) is not ours
+ambient = set(sys.modules)
 from anneal_memory.cli import main
 code = main(sys.argv[1:-2])
 watched = ("anneal_memory",) + tuple(sys.argv[-1].split(","))
-loaded = sorted(m for m in sys.modules if m.split(".")[0] in watched)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in watched and m not in ambient)
 built = sorted(  # classes the dataclass decorator processed, in the modules of ours loaded
     f"{name}.{value.__qualname__}"
     for name, module in list(sys.modules.items())
