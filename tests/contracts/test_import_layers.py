@@ -10,6 +10,7 @@ the adapters import only public names of ``anneal_memory``.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from pathlib import Path
 
@@ -83,6 +84,12 @@ def _imported(path: Path) -> list[tuple[str, list[str]]]:
     return found
 
 
+@functools.cache
+def _core_graph() -> dict[str, frozenset[str]]:
+    """The core's import graph, parsed once per run (five tests read it)."""
+    return {m: frozenset(t) for m, t in _graph(_modules(CORE)).items()}
+
+
 def _graph(mods: dict[str, Path]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for mod, path in mods.items():
@@ -149,7 +156,7 @@ def _private_store_module(module: str) -> bool:
 
 
 def _edges() -> list[tuple[str, str]]:
-    graph = _graph(_modules(CORE))
+    graph = _core_graph()
     return [(m, t) for m in sorted(graph) for t in sorted(graph[m])]
 
 
@@ -158,7 +165,7 @@ def test_every_core_module_has_a_layer() -> None:
 
 
 def test_no_import_cycle() -> None:
-    assert _cycles(_graph(_modules(CORE))) == []
+    assert _cycles({m: set(t) for m, t in _core_graph().items()}) == []
 
 
 def test_no_upward_import() -> None:
@@ -237,9 +244,7 @@ def test_every_lazy_export_resolves(package: str) -> None:
 
 
 def test_redaction_is_a_pure_leaf() -> None:
-    room = {
-        m: t for m, t in _graph(_modules(CORE)).items() if m.startswith("anneal_memory.redaction")
-    }
+    room = {m: t for m, t in _core_graph().items() if m.startswith("anneal_memory.redaction")}
     assert room
     allowed = ("anneal_memory.redaction", "anneal_memory.errors", "anneal_memory._lazy")
     outside = {m: sorted(x for x in t if not x.startswith(allowed)) for m, t in room.items()}
