@@ -99,11 +99,13 @@ def _scored(
     return conn.execute(sql, (expression, *filters.params, limit)).fetchall()
 
 
-def _doc_frequency(conn: sqlite3.Connection, expression: str) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (expression,)
-    ).fetchone()
-    return int(row[0])
+def _doc_frequencies(conn: sqlite3.Connection, expressions: list[str]) -> list[int]:
+    """Each expression's match count, all in one statement (one FTS5 count per word)."""
+    counts = ", ".join(
+        ["(SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?)"] * len(expressions)
+    )
+    row = conn.execute(f"SELECT {counts}", expressions).fetchone()
+    return [int(n) for n in row]
 
 
 def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
@@ -127,9 +129,11 @@ class _Tally:
         weight = self.weights.get(term, 1.0)
         if weight != 1.0:
             rows = [(seq, score * weight) for seq, score in rows]
+        sums, matched = self.sums, self.matched  # the hot loop of a question (#25)
+        sum_of, matched_of = sums.get, matched.get
         for seq, score in rows:
-            self.sums[seq] = self.sums.get(seq, 0.0) + score
-            self.matched[seq] = self.matched.get(seq, 0) + 1
+            sums[seq] = sum_of(seq, 0.0) + score
+            matched[seq] = matched_of(seq, 0) + 1
         if self.trace is not None:
             for seq, score in rows:
                 self.trace.weigh(seq, term, score)
@@ -188,7 +192,8 @@ def _candidates(
 
     ``expressions`` maps each word's expression to the factor on its bm25 share.
     """
-    frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
+    terms = list(expressions)
+    frequencies = sorted(zip(_doc_frequencies(conn, terms), terms, strict=True))
     weights = {t: w for t, w in expressions.items() if w != 1.0}
     tally = _Tally(sums={}, matched={}, trace=filters.trace, weights=weights)
     found = _Candidates(tally=tally, base={}, sources=[])
