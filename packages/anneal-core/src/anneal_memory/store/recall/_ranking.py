@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import heapq
+import operator
 import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -109,8 +110,10 @@ def _doc_frequencies(conn: sqlite3.Connection, expressions: list[str]) -> list[i
 
 
 def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
-    # bm25() is lower-is-better; among equal scores the newer episode wins.
-    return heapq.nsmallest(count, scores.items(), key=lambda item: (item[1], -item[0]))
+    # bm25() is lower-is-better; among equal scores the newer episode wins. The (score,
+    # -seq) pairs are made in C (no key function per candidate: 25-30 % less, #25).
+    pairs = zip(scores.values(), map(operator.neg, scores), strict=True)
+    return [(-negated, score) for score, negated in heapq.nsmallest(count, pairs)]
 
 
 @dataclass(slots=True)
@@ -140,9 +143,13 @@ class _Tally:
 
     def coordinated(self) -> dict[int, float]:
         # Each further distinct query word an episode holds strengthens its score by a fixed
-        # share, so two moderately rare words together beat one of them repeated.
+        # share, so two moderately rare words together beat one of them repeated (one word:
+        # the factor is 1, the score itself).
+        matched = self.matched
         return {
-            seq: score * (1.0 + COORDINATION_BONUS * (self.matched[seq] - 1))
+            seq: score
+            if matched[seq] == 1
+            else score * (1.0 + COORDINATION_BONUS * (matched[seq] - 1))
             for seq, score in self.sums.items()
         }
 
@@ -180,8 +187,10 @@ class _Candidates:
             self.truncated = self.truncated or len(best) >= limit
             rows = [(seq, score) for seq, score in best if seq not in self.base]
         self.tally.add(rows, term)
+        base = self.base
+        base_of = base.get
         for seq, score in rows:
-            self.base[seq] = self.base.get(seq, 0.0) + score
+            base[seq] = base_of(seq, 0.0) + score
         self.sources.append(term)
 
 
@@ -279,8 +288,9 @@ def _with_neighbours(
     # of the best matches, in its scope and within NEIGHBOUR_WINDOW, gains NEIGHBOUR_SHARE
     # of that match's score (never passing it).
     best = _best(scores, NEIGHBOUR_SOURCES)
-    pairs = [(near, seq, score) for seq, score in best for near in _around(seq)]
-    pairs = [pair for pair in pairs if pair[0] in scores]
+    pairs = [
+        (seq + step, seq, score) for seq, score in best for step in _STEPS if seq + step in scores
+    ]
     if not pairs:
         return scores
     when = _recorded_at(conn, {p[0] for p in pairs} | {p[1] for p in pairs})
@@ -290,14 +300,14 @@ def _with_neighbours(
             boost[near] = min(boost.get(near, 0.0), score)
             if trace is not None and score < scores[near] and boost[near] == score:
                 trace.neighbour[near] = seq
-    return {
-        seq: _lifted(score, boost[seq]) if seq in boost else score for seq, score in scores.items()
-    }
+    lifted = dict(scores)
+    for seq, lender in boost.items():
+        lifted[seq] = _lifted(scores[seq], lender)
+    return lifted
 
 
-def _around(seq: int) -> tuple[int, ...]:
-    """The places at most :data:`NEIGHBOUR_REACH` before or after ``seq``, nearest first."""
-    return tuple(seq + side * step for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
+# The places at most NEIGHBOUR_REACH before or after an episode's, nearest first.
+_STEPS = tuple(side * step for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
 
 
 def _lifted(score: float, lender: float) -> float:
