@@ -277,7 +277,7 @@ def _dates_in(text: str, words: set[str]) -> tuple[re.Pattern[str], ...]:
 
     Every one of them needs a digit (a day or a year) or a month name standing as a word.
     """
-    if words.isdisjoint(_MONTHS) and not any(c.isdigit() for c in text):
+    if words.isdisjoint(_MONTHS) and not any(map(str.isdigit, text)):
         return ()
     return _date_patterns()
 

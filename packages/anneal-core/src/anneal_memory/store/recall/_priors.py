@@ -19,19 +19,25 @@ __all__ = ["favoured", "with_priors"]
 _CHUNK = 500
 
 
-def favoured(filters: RecallFilters, intent: Intent) -> RecallFilters:
-    """``filters`` narrowed to the episodes a prior favours (its types or its time)."""
+def _favoured_condition(intent: Intent, alias: str) -> tuple[str, list[object]]:
+    """The condition (on ``episodes`` as ``alias``) an episode a prior favours meets."""
     parts: list[str] = []
     params: list[object] = []
     if intent.types:
-        parts.append(f"e.type IN ({','.join('?' * len(intent.types))})")
+        parts.append(f"{alias}type IN ({','.join('?' * len(intent.types))})")
         params.extend(sorted(intent.types))
     if intent.timed:
-        parts.append("e.ts BETWEEN ? AND ?")
+        parts.append(f"{alias}ts BETWEEN ? AND ?")
         params.extend((intent.since or "", intent.until or "~"))
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def favoured(filters: RecallFilters, intent: Intent) -> RecallFilters:
+    """``filters`` narrowed to the episodes a prior favours (its types or its time)."""
+    condition, params = _favoured_condition(intent, "e.")
     return dataclasses.replace(
         filters,
-        clauses=(*filters.clauses, "(" + " OR ".join(parts) + ")"),
+        clauses=(*filters.clauses, condition),
         params=(*filters.params, *params),
         only_type=None,
     )
@@ -51,10 +57,12 @@ def with_priors(
     """``scores`` with the intent's priors applied where they can change the page."""
     reach = _within_reach(scores, depth)
     out = dict(scores)
+    # Only the favoured episodes are read: every other one keeps its score (a factor of 1).
+    condition, params = _favoured_condition(intent, "")
     for chunk, marks in in_chunks(reach, _CHUNK):
         rows = conn.execute(
-            f"SELECT seq, type, ts FROM episodes WHERE seq IN ({marks})",  # noqa: S608
-            chunk,
+            f"SELECT seq, type, ts FROM episodes WHERE seq IN ({marks}) AND {condition}",  # noqa: S608
+            (*chunk, *params),
         )
         for seq, kind, ts in rows:
             out[seq] = scores[seq] * intent.factor(str(kind), str(ts))

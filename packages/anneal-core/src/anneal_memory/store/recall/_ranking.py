@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import heapq
+import operator
 import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -99,16 +100,21 @@ def _scored(
     return conn.execute(sql, (expression, *filters.params, limit)).fetchall()
 
 
-def _doc_frequency(conn: sqlite3.Connection, expression: str) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?", (expression,)
-    ).fetchone()
-    return int(row[0])
+def _doc_frequencies(conn: sqlite3.Connection, expressions: list[str]) -> list[int]:
+    """Each expression's match count, all in one statement (one FTS5 count per word)."""
+    counts = ", ".join(
+        ["(SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?)"] * len(expressions)
+    )
+    row = conn.execute(f"SELECT {counts}", expressions).fetchone()
+    return [int(n) for n in row]
 
 
 def _best(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
-    # bm25() is lower-is-better; among equal scores the newer episode wins.
-    return heapq.nsmallest(count, scores.items(), key=lambda item: (item[1], -item[0]))
+    # bm25() is lower-is-better; among equal scores the newer episode wins. The (score,
+    # -seq) pairs are made in C (no key function per candidate: 25-30 % less, #25).
+    pairs = zip(scores.values(), map(operator.neg, scores), strict=True)
+    best = sorted(pairs)[:count] if count >= len(scores) else heapq.nsmallest(count, pairs)
+    return [(-negated, score) for score, negated in best]
 
 
 @dataclass(slots=True)
@@ -127,18 +133,24 @@ class _Tally:
         weight = self.weights.get(term, 1.0)
         if weight != 1.0:
             rows = [(seq, score * weight) for seq, score in rows]
+        sums, matched = self.sums, self.matched  # the hot loop of a question (#25)
+        sum_of, matched_of = sums.get, matched.get
         for seq, score in rows:
-            self.sums[seq] = self.sums.get(seq, 0.0) + score
-            self.matched[seq] = self.matched.get(seq, 0) + 1
+            sums[seq] = sum_of(seq, 0.0) + score
+            matched[seq] = matched_of(seq, 0) + 1
         if self.trace is not None:
             for seq, score in rows:
                 self.trace.weigh(seq, term, score)
 
     def coordinated(self) -> dict[int, float]:
         # Each further distinct query word an episode holds strengthens its score by a fixed
-        # share, so two moderately rare words together beat one of them repeated.
+        # share, so two moderately rare words together beat one of them repeated (one word:
+        # the factor is 1, the score itself).
+        matched = self.matched
         return {
-            seq: score * (1.0 + COORDINATION_BONUS * (self.matched[seq] - 1))
+            seq: score
+            if matched[seq] == 1
+            else score * (1.0 + COORDINATION_BONUS * (matched[seq] - 1))
             for seq, score in self.sums.items()
         }
 
@@ -176,8 +188,10 @@ class _Candidates:
             self.truncated = self.truncated or len(best) >= limit
             rows = [(seq, score) for seq, score in best if seq not in self.base]
         self.tally.add(rows, term)
+        base = self.base
+        base_of = base.get
         for seq, score in rows:
-            self.base[seq] = self.base.get(seq, 0.0) + score
+            base[seq] = base_of(seq, 0.0) + score
         self.sources.append(term)
 
 
@@ -188,7 +202,8 @@ def _candidates(
 
     ``expressions`` maps each word's expression to the factor on its bm25 share.
     """
-    frequencies = sorted((_doc_frequency(conn, t), t) for t in expressions)
+    terms = list(expressions)
+    frequencies = sorted(zip(_doc_frequencies(conn, terms), terms, strict=True))
     weights = {t: w for t, w in expressions.items() if w != 1.0}
     tally = _Tally(sums={}, matched={}, trace=filters.trace, weights=weights)
     found = _Candidates(tally=tally, base={}, sources=[])
@@ -274,8 +289,9 @@ def _with_neighbours(
     # of the best matches, in its scope and within NEIGHBOUR_WINDOW, gains NEIGHBOUR_SHARE
     # of that match's score (never passing it).
     best = _best(scores, NEIGHBOUR_SOURCES)
-    pairs = [(near, seq, score) for seq, score in best for near in _around(seq)]
-    pairs = [pair for pair in pairs if pair[0] in scores]
+    pairs = [
+        (seq + step, seq, score) for seq, score in best for step in _STEPS if seq + step in scores
+    ]
     if not pairs:
         return scores
     when = _recorded_at(conn, {p[0] for p in pairs} | {p[1] for p in pairs})
@@ -285,14 +301,14 @@ def _with_neighbours(
             boost[near] = min(boost.get(near, 0.0), score)
             if trace is not None and score < scores[near] and boost[near] == score:
                 trace.neighbour[near] = seq
-    return {
-        seq: _lifted(score, boost[seq]) if seq in boost else score for seq, score in scores.items()
-    }
+    lifted = dict(scores)
+    for seq, lender in boost.items():
+        lifted[seq] = _lifted(scores[seq], lender)
+    return lifted
 
 
-def _around(seq: int) -> tuple[int, ...]:
-    """The places at most :data:`NEIGHBOUR_REACH` before or after ``seq``, nearest first."""
-    return tuple(seq + side * step for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
+# The places at most NEIGHBOUR_REACH before or after an episode's, nearest first.
+_STEPS = tuple(side * step for step in range(1, NEIGHBOUR_REACH + 1) for side in (-1, 1))
 
 
 def _lifted(score: float, lender: float) -> float:

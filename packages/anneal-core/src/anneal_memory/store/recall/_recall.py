@@ -117,7 +117,10 @@ def with_intent(filters: RecallFilters, keyword: str) -> RecallFilters:
     """
     if filters.now is None:
         return filters
-    return dataclasses.replace(filters, intent=read_intent(keyword, filters.now))
+    intent = read_intent(keyword, filters.now)
+    if intent is None and filters.intent is None:  # most keywords: no copy of the filters
+        return filters
+    return dataclasses.replace(filters, intent=intent)
 
 
 def check_page(limit: object, offset: object) -> tuple[int, int]:

@@ -227,10 +227,7 @@ class SearchPlan:
         """The FTS5 expression matching one of the plan's terms (or any of its forms)."""
         if self.prefix:
             return quote(term) + "*"
-        forms = self.forms_of(term)
-        if len(forms) == 1:
-            return quote(term)
-        return "(" + " OR ".join(quote(form) for form in forms) + ")"
+        return _expression(self.forms_of(term))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -255,6 +252,13 @@ class RecallFilters:
         """Return a ``WHERE`` clause joining ``extra`` and the filter conditions (or '')."""
         parts = (*extra, *self.clauses)
         return f"WHERE {' AND '.join(parts)}" if parts else ""
+
+
+def _expression(forms: tuple[str, ...]) -> str:
+    """The FTS5 expression matching any of ``forms`` (a term and its forms, term first)."""
+    if len(forms) == 1:
+        return quote(forms[0])
+    return "(" + " OR ".join(quote(form) for form in forms) + ")"
 
 
 def tokenize(text: str) -> list[str]:
@@ -309,9 +313,11 @@ def plan_search(keyword: str) -> SearchPlan | None:
     terms, forms, categories = _with_forms(content_words or distinct)
     phrase_tokens = tokens[:MAX_QUERY_TERMS]
     phrase = quote(" ".join(phrase_tokens)) if len(phrase_tokens) > 1 else None
-    plan = SearchPlan(phrase=phrase, any_word="", terms=terms, forms=forms, categories=categories)
-    any_word = " OR ".join(plan.expression(t) for t in terms)
-    return dataclasses.replace(plan, any_word=any_word)
+    grouped = {group[0]: group for group in forms}
+    any_word = " OR ".join(_expression(grouped.get(t, (t,))) for t in terms)
+    return SearchPlan(
+        phrase=phrase, any_word=any_word, terms=terms, forms=forms, categories=categories
+    )
 
 
 def plan_prefix_search(keyword: str) -> SearchPlan | None:
