@@ -233,9 +233,9 @@ _SPIN_CHILD = (
     "import os, sys, time\n"
     "end = time.process_time() + float(os.environ['ANNEAL_GATE_SPIN'])\n"
     "while time.process_time() < end: pass\n"
-    "from anneal_memory.cli import main\n"
+    "from anneal_memory.cli import console_main\n"
     "sys.argv[0] = 'anneal-memory'\n"
-    "sys.exit(main())\n"
+    "sys.exit(console_main())\n"
 )
 
 

@@ -80,6 +80,7 @@ NOT_FOR_SEARCH = (
     *OTHER_COMMANDS,
     "anneal_memory.cli._cmd_episodes",
     "anneal_memory.cli._cmd_serve",
+    "anneal_memory.cli._files",  # bounded reads of named files and stdin: ``record -`` and up
     "anneal_memory._result_types",
     "anneal_memory.agent",
     "anneal_memory.crystal",

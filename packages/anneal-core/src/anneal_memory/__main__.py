@@ -2,6 +2,6 @@
 
 import sys
 
-from anneal_memory.cli import main
+from anneal_memory.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())

@@ -14,7 +14,6 @@ from anneal_memory.cli._args import (
     session_id,
 )
 from anneal_memory.cli._context import SOURCE_ENV, CommandError, Context, ExitCode
-from anneal_memory.cli._files import RECORD_STDIN_MAX_BYTES, read_user_text
 from anneal_memory.cli._provenance_args import add_provenance_flags, provenance_kwargs
 
 TYPE_CHECKING = False  # typing's constant without importing typing
@@ -109,8 +108,15 @@ def _add_record(
     record.set_defaults(handler=run_record)
 
 
-def read_stdin_text(limit: int = RECORD_STDIN_MAX_BYTES) -> str:
-    """Read stdin as strict UTF-8, at most ``limit`` bytes (more, or a bad byte, is an error)."""
+def read_stdin_text(limit: int | None = None) -> str:
+    """Read stdin as strict UTF-8, at most ``limit`` bytes (more, or a bad byte, is an error).
+
+    ``limit`` defaults to ``cli._files.RECORD_STDIN_MAX_BYTES``; that module is loaded here,
+    by ``record -`` only (a ``record TEXT`` does without it: start-up, #25).
+    """
+    from anneal_memory.cli._files import RECORD_STDIN_MAX_BYTES, read_user_text
+
+    limit = RECORD_STDIN_MAX_BYTES if limit is None else limit
     return read_user_text("-", limit=limit, what="the episode text")
 
 
