@@ -75,9 +75,12 @@ __all__ = ["NO_WRAP_MESSAGE", "validated_save_continuity"]
 
 
 def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
-    # A recalled copy is its original's evidence, not new evidence: it grounds nothing.
-    citable = {i: t for i, t in facts.citable.items() if i not in facts.copies}
-    _judge.note_copies(draft, facts.copies)
+    # A recalled copy is its original's evidence, not new evidence: it grounds nothing; nor
+    # does an episode restating the continuity the session loaded (``_restated``).
+    citable = {
+        i: t for i, t in facts.citable.items() if i not in facts.copies and i not in facts.restated
+    }
+    _judge.note_copies(draft, facts.copies, facts.restated)
     # Labelled as the model wrote them, before graduation rewrites levels and evidence.
     _judge.label_data_lines(draft, ctx.snapshot, facts.trusts)
     graduation = GraduationContext(
