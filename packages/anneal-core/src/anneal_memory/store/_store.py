@@ -24,7 +24,7 @@ from anneal_memory.store._params import check_days, prune_cutoff
 from anneal_memory.store._places import PlacesMixin
 from anneal_memory.store._redaction import Redactor
 from anneal_memory.store._unit import UnitOfWork
-from anneal_memory.store._validate import validate_episode, validate_scope
+from anneal_memory.store._validate import EpisodeInput, validate_episode, validate_scope
 from anneal_memory.store.provenance._api import (
     ProvenanceMixin,
     RecordProvenance,
@@ -224,7 +224,10 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             state_key: The single-valued fact this episode sets (``user.home_city``); the
                 newest episode of a key replaces the others.
             derived_from: Ids of the episodes this one was derived from; its effective
-                trust is capped by the most trusted of them.
+                trust is capped by the most trusted of them. None (not said): when the
+                text repeats an episode an exposure of ``scope`` showed in the last hour
+                (a recall, ``context_for``; ``store.provenance.exposed_copy``), that
+                episode, as the agent paths do (#30); ``[]``: no link, nothing looked up.
             scope: The memory this episode belongs to (a user, a thread, an agent); ""
                 is the shared memory. ``recall(scope=...)`` finds only that scope's episodes.
 
@@ -247,6 +250,28 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             clock=self._clock,
             scope=scope,
         )
+        shown = self._exposed_copy(item.content, item.scope) if derived_from is None else None
+        try:
+            return self._record(item, trust, state_key, supersedes, shown or derived_from)
+        except InvalidEpisodeError as exc:
+            if shown is None or "derived_from" not in str(exc):
+                raise
+            return self._record(item, trust, state_key, supersedes, None)  # the source went
+
+    def _exposed_copy(self, text: str, scope: str) -> list[str] | None:
+        from anneal_memory.store.provenance._exposed import exposed_copy
+
+        with self.reading("record") as reader:
+            return exposed_copy(reader.conn, text, now=self._clock.now(), scope=scope)
+
+    def _record(
+        self,
+        item: EpisodeInput,
+        trust: Trust | str,
+        state_key: str | None,
+        supersedes: list[str] | tuple[str, ...] | None,
+        derived_from: list[str] | tuple[str, ...] | None,
+    ) -> Episode:
         prov = check_record_provenance(
             trust=trust,
             state_key=state_key,
