@@ -250,19 +250,13 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             clock=self._clock,
             scope=scope,
         )
-        shown = self._exposed_copy(item.content, item.scope) if derived_from is None else None
-        try:
-            return self._record(item, trust, state_key, supersedes, shown or derived_from)
-        except InvalidEpisodeError as exc:
-            if shown is None or "derived_from" not in str(exc):
-                raise
-            return self._record(item, trust, state_key, supersedes, None)  # the source went
+        return self._record(item, trust, state_key, supersedes, derived_from)
 
-    def _exposed_copy(self, text: str, scope: str) -> list[str] | None:
+    def _exposed_copy(self, tx: Tx, text: str, scope: str) -> tuple[str, ...]:
+        """The episodes a text repeats from a recent exposure of ``scope`` (#30); () if none."""
         from anneal_memory.store.provenance._exposed import exposed_copy
 
-        with self.reading("record") as reader:
-            return exposed_copy(reader.conn, text, now=self._clock.now(), scope=scope)
+        return tuple(exposed_copy(tx.conn, text, now=self._clock.now(), scope=scope) or ())
 
     def _record(
         self,
@@ -284,8 +278,12 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         prov, held = hold_instructions(item.content, prov)
         done = _redaction.redact_episode(self, item)  # issue 30: secrets never get written
         # Provenance changes other episodes' rows: the store's exclusive write, not a shared one.
+        # A derived_from link found below writes only the new episode's own rows.
         with self._backend.writing("record", shared=prov.is_default) as tx:
             item = _redaction.redact_in(tx, self._redaction_cache, item, done)
+            if derived_from is None:  # not said: a copy of what an exposure showed (#30)
+                shown = self._exposed_copy(tx, item.content, item.scope)
+                prov = prov._replace(derived_from=shown) if shown else prov
             episode, new = _episodes.insert_episode(tx.conn, tx.dialect, item)
             if new:  # not an idempotent retry
                 episode = self._stage_record(tx, episode, prov, item.redacted, held)
