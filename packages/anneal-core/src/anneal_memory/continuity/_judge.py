@@ -35,6 +35,7 @@ from anneal_memory.immune._report import Finding, FindingCode, Severity
 from anneal_memory.immune._reproduction import label_reproductions, sources_from
 
 if TYPE_CHECKING:
+    from anneal_memory.immune._outside import OutsideWords
     from anneal_memory.types import Trust
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "check_text",
     "label_data_lines",
     "note_copies",
+    "note_outside_words",
     "pattern_lines",
 ]
 
@@ -399,3 +401,25 @@ def note_copies(
     for _i, _j, line in pattern_lines(draft):
         cited.update((i, None) for i in line.evidence_ids if i in copies or i in restated)
     draft.findings += [_copy_finding(i, copies.get(i), restated.get(i, "")) for i in cited]
+
+
+def note_outside_words(
+    draft: Draft, derived: Mapping[str, OutsideWords], trusts: Mapping[str, Trust]
+) -> None:
+    """An ``outside-words`` finding for each cited agent episode judged at an outside trust."""
+    cited: dict[str, None] = {}
+    for _i, _j, line in pattern_lines(draft):
+        cited.update((i, None) for i in line.evidence_ids if i in derived)
+    for ident in cited:
+        source, words = derived[ident]
+        trust = trusts[source].value
+        draft.findings.append(
+            Finding(
+                code=FindingCode.OUTSIDE_WORDS,
+                severity=Severity.INFO,
+                message=f"episode {ident} carries words {trust} episode {source} brought into "
+                f"the memory this wrap ({', '.join(words[:6])}): its evidence counts at "
+                f"{trust} trust",
+                episode_ids=(ident, source),
+            )
+        )
