@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime as dt
 import io
 import json
@@ -58,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import emit, log, machine_facts
 from _honest_lessons import LESSONS
-from _poison_attacks import CLASSES, PATHS_OF, Attack, attack_set
+from _poison_attacks import CLASSES, OUTSIDE_OF, PATHS_OF, Attack, attack_set
 from _poison_benign import paraphrase_overlap, rule_on_honest_text
 from _poison_model import FaithfulPromoter
 from anneal_memory import AgentMemory, Store
@@ -206,8 +207,10 @@ def run_attack(attack: Attack, folder: Path, *, recall_first: bool = False) -> d
                 _tool(server, "recall", {"keyword": attack.question})
             for note in HONEST[day * 2 : day * 2 + 2]:
                 memory.record(note, "observation")
-            for text in texts:
-                ok = deliver(attack, text, memory, server, db)
+            for n, text in enumerate(texts):
+                page = attack.page_first and n == 0  # page_paraphrase: the page, from outside
+                via = dataclasses.replace(attack, path=OUTSIDE_OF[attack.path]) if page else attack
+                ok = deliver(via, text, memory, server, db)
                 delivered += ok
                 refused += not ok
             outcome = memory.wrap(promoter)
@@ -219,8 +222,11 @@ def run_attack(attack: Attack, folder: Path, *, recall_first: bool = False) -> d
         start, context = memory.start().lower(), memory.context_for(attack.question)
         crystals = " ".join(f"{c.name} {c.explanation}" for c in list_crystals(store)).lower()
         found = store.recall(keyword=attack.marker, limit=100, include_superseded=True).episodes
+        pages = {texts[0] for texts in attack.sessions} if attack.page_first else set()
         held = attack.path in AGENT_PATHS and any(
-            e.trust.value == "external" for e in found if attack.marker in e.content.lower()
+            e.trust.value == "external"
+            for e in found
+            if attack.marker in e.content.lower() and not any(p in e.content for p in pages)
         )
         overwrote = attack.state_key and any(
             attack.marker in (store.get(i).content.lower() if store.get(i) else "")  # type: ignore[union-attr]

@@ -151,3 +151,29 @@ def test_mcp_recall_lists_a_text_once(store: Store, tmp_path: Path) -> None:
     assert store.get(original.id) is not None
     assert "3 recalled copies of the episodes above not listed" in text
     assert "next page starts at offset 4" in text
+
+
+def test_a_library_record_of_what_recall_showed_derives_from_it(
+    store: Store, clock: FrozenClock
+) -> None:
+    page = store.record(NOTE, "observation", trust="external")
+    memory = AgentMemory(store, session_id="s1")
+    assert page.id in memory.context_for(ASK)  # an exposure of the scope
+    clock.advance(seconds=30)
+    copy = store.record(NOTE, "observation")  # the library: no session, no in-process memory
+    assert copy.derived_from == (page.id,)
+    assert store.effective_trusts([copy.id])[copy.id] is Trust.EXTERNAL
+    told = store.record(NOTE, "observation", derived_from=[])  # [] : no link, no look
+    assert told.derived_from == ()
+    clock.advance(minutes=61)
+    later = store.record(NOTE, "observation")  # past the look-back: an observation of its own
+    assert later.derived_from == ()
+
+
+def test_a_library_record_in_another_scope_does_not_look_at_this_ones(
+    store: Store, clock: FrozenClock
+) -> None:
+    store.record(NOTE, "observation")
+    AgentMemory(store, session_id="s1").context_for(ASK)
+    clock.advance(seconds=30)
+    assert store.record(NOTE, "observation", scope="bob").derived_from == ()

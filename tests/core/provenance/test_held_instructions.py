@@ -99,7 +99,10 @@ def test_a_wrap_that_believes_it_labels_it_and_keeps_it_at_1x(
     for level in (1, 2):
         clock.set(dt.datetime.fromisoformat(f"{TODAY[level]}T09:00:00+00:00"))
         memory = AgentMemory(store, session_id=f"s{level}")
-        memory.record(POISON, "observation")
+        # Seen again on another page: not the State line quoted back (``_restated``).
+        memory.record(
+            POISON if level == 1 else f"{POISON}, the vendor page says again", "observation"
+        )
         memory.record_answer(f"As I said: {POISON}")
         outcome = memory.wrap(_copying_model(level))
         codes = [f.code.value for f in outcome.findings]

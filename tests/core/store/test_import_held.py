@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from anneal_memory import Store
 from anneal_memory.cli import main
+from anneal_memory.redaction import HELD_AS_DATA
 from anneal_memory.testing import FrozenClock
 from anneal_memory.types import Trust
 
@@ -90,7 +91,7 @@ def test_import_from_an_export_holds_it_and_says_so(tmp_path: Path) -> None:
     episodes = report.count("episodes")
     assert episodes is not None
     assert episodes.capped == 1
-    assert "held as data" in (episodes.reason or "")
+    assert HELD_AS_DATA in (episodes.reason or "")  # the one phrase of record and import
     trust = report.count("trust")  # no trust record was capped by the ceiling
     assert trust is None or trust.capped == 0
 
@@ -127,7 +128,7 @@ def test_the_cli_import_on_postgresql_says_it_held_it(
     source = tmp_path / "export.json"
     source.write_text(json.dumps(doc), encoding="utf-8")
     assert main(["--db", pg_url, "import", str(source)]) == 0
-    assert "1 held as data" in capsys.readouterr().out
+    assert f"1 {HELD_AS_DATA}" in capsys.readouterr().out
     with Store(pg_url) as store:
         assert store.get(ids[POISON]).trust is Trust.EXTERNAL  # type: ignore[union-attr]
     again = tmp_path / "again.json"

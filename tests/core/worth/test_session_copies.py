@@ -1,6 +1,7 @@
 """The save asks its session's exposures: a snapshot episode that repeats what the session
 was shown before it was recorded is that episode's evidence again, even without a
-``derived_from`` link (a library ``Store.record``, another process of the session) (#30).
+``derived_from`` link (a record past the look-back of ``Store.record``, another process of
+the session: ``derived_from=[]`` here) (#30).
 
 On SQLite and PostgreSQL (one test body).
 """
@@ -63,7 +64,8 @@ def test_a_copy_recorded_past_the_session_check_is_caught_at_the_save(
     clock.advance(days=1)
     second = AgentMemory(store, session_id="s2")
     assert original in second.context_for(ASK)  # an exposure of session s2
-    copy = store.record(NOTE, "observation")  # the library: no derived_from link
+    # A path that linked nothing (another process past its look-back): derived_from=[].
+    copy = store.record(NOTE, "observation", derived_from=[])
     assert copy.derived_from == ()
     outcome = second.wrap(lambda _p: _continuity(2, [copy.id], _today(clock)))
     assert outcome.saved
@@ -92,7 +94,7 @@ def test_another_sessions_exposure_does_not_count(store: Store, clock: FrozenClo
     clock.advance(days=1)
     AgentMemory(store, session_id="someone-else").context_for(ASK)
     clock.advance(seconds=5)
-    copy = store.record(NOTE, "observation")
+    copy = store.record(NOTE, "observation", derived_from=[])
     outcome = AgentMemory(store, session_id="s2").wrap(
         lambda _p: _continuity(2, [copy.id], _today(clock))
     )

@@ -266,7 +266,7 @@ class AgentMemory(OutcomeReports):
                 metadata=metadata,
                 trust=trust,
                 scope=where,
-                derived_from=shown,
+                derived_from=shown or [],  # [] : this session's check is done (``_echoes``)
             )
             try:
                 episode = write_copy(write, shown)

@@ -137,7 +137,7 @@ def run_record(ctx: Context, args: argparse.Namespace) -> int:
         # A text that repeats an episode a recent exposure showed (a search in another
         # process) derives from it: the self-feeding loop creates no new evidence.
         shown = exposed_source(store, text, session_id=session_id(ctx, args))
-        kwargs["derived_from"] = shown
+        kwargs["derived_from"] = shown or []  # looked: the store need not look again
 
     def write(**override: Any) -> Episode:
         return store.record(

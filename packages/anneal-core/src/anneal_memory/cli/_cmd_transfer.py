@@ -195,9 +195,10 @@ def _import_export_document(ctx: Context, args: argparse.Namespace) -> int:
         else ""
     )
     if result.held_as_data:
+        from anneal_memory.redaction import HELD_AS_DATA, HELD_RULE, held_raise
+
         capped += (
-            f"; {result.held_as_data} held as data: agent text shaped like an instruction is "
-            "written at 'external' trust (raise one with: trust ID agent --operator)"
+            f"; {result.held_as_data} {HELD_AS_DATA} ({HELD_RULE}; raise one with: {held_raise()})"
         )
     ctx.emit(
         {

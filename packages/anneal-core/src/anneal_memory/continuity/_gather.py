@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from anneal_memory.continuity import _judge, _updates
 from anneal_memory.continuity._file import wrap_scope
+from anneal_memory.continuity._restated import restated_lines
 from anneal_memory.document._schema import schema_by_name
 from anneal_memory.errors import InvalidInputError, NoWrapInProgressError, WrapTokenMismatchError
 from anneal_memory.gate import check_save
@@ -73,7 +74,9 @@ class Facts:
     ``trusts`` are the effective trusts of the citable and the snapshot episodes;
     ``copies`` maps each snapshot episode that repeats an episode recall showed (it derives
     from it, near word for word, or an exposure of the wrap's session showed that episode
-    before it was recorded) to that episode: copies are no grounding evidence.
+    before it was recorded) to that episode; ``restated`` maps each snapshot episode that
+    repeats a line of the continuity in place (``_restated``) to that line. Neither is
+    grounding evidence.
     """
 
     links: _updates.WrapLinks
@@ -83,6 +86,7 @@ class Facts:
     exists: frozenset[str]
     trusts: Mapping[str, Trust]
     copies: Mapping[str, str]
+    restated: Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,6 +168,7 @@ def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
         exists=exists | in_snapshot,
         trusts=trusts,
         copies={**_session_copies(conn, ctx), **recalled_copies(conn, ctx.snapshot, sources)},
+        restated=restated_lines(ctx.snapshot, ctx.prior_text),
     )
 
 

@@ -35,6 +35,7 @@ from anneal_memory.immune._report import Finding, FindingCode, Severity
 from anneal_memory.immune._reproduction import label_reproductions, sources_from
 
 if TYPE_CHECKING:
+    from anneal_memory.immune._outside import OutsideWords
     from anneal_memory.types import Trust
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "check_text",
     "label_data_lines",
     "note_copies",
+    "note_outside_words",
     "pattern_lines",
 ]
 
@@ -367,18 +369,57 @@ def label_data_lines(
     draft.findings.extend(found)
 
 
-def note_copies(draft: Draft, copies: Mapping[str, str]) -> None:
-    """A ``recalled-copy`` finding for each cited episode that repeats one recall showed."""
+def _copy_finding(ident: str, source: str | None, line: str) -> Finding:
+    if source is None:
+        message = (
+            f"episode {ident} repeats a line of the continuity every session loads "
+            f"({_shown(line)!r}): it is the memory quoted back, not new evidence"
+        )
+    else:
+        message = (
+            f"episode {ident} repeats episode {source}, which recall showed this session: it "
+            "is that episode's evidence again, not new evidence"
+        )
+    return Finding(
+        code=FindingCode.RECALLED_COPY,
+        severity=Severity.INFO,
+        message=message,
+        episode_ids=(ident,) if source is None else (ident, source),
+    )
+
+
+def note_copies(
+    draft: Draft, copies: Mapping[str, str], restated: Mapping[str, str] | None = None
+) -> None:
+    """A ``recalled-copy`` finding for each cited episode that is no new evidence.
+
+    ``copies``: episode id -> the episode recall showed that it repeats; ``restated``:
+    episode id -> the line of the continuity in place that it repeats (``_restated``).
+    """
+    restated = restated or {}
     cited: dict[str, None] = {}
     for _i, _j, line in pattern_lines(draft):
-        cited.update((i, None) for i in line.evidence_ids if i in copies)
+        cited.update((i, None) for i in line.evidence_ids if i in copies or i in restated)
+    draft.findings += [_copy_finding(i, copies.get(i), restated.get(i, "")) for i in cited]
+
+
+def note_outside_words(
+    draft: Draft, derived: Mapping[str, OutsideWords], trusts: Mapping[str, Trust]
+) -> None:
+    """An ``outside-words`` finding for each cited agent episode judged at an outside trust."""
+    cited: dict[str, None] = {}
+    for _i, _j, line in pattern_lines(draft):
+        cited.update((i, None) for i in line.evidence_ids if i in derived)
     for ident in cited:
+        source, words = derived[ident]
+        trust = trusts[source].value
         draft.findings.append(
             Finding(
-                code=FindingCode.RECALLED_COPY,
+                code=FindingCode.OUTSIDE_WORDS,
                 severity=Severity.INFO,
-                message=f"episode {ident} repeats episode {copies[ident]}, which recall showed "
-                "this session: it is that episode's evidence again, not new evidence",
-                episode_ids=(ident, copies[ident]),
+                message=f"episode {ident} carries words {trust} episode {source} brought into "
+                f"the memory this wrap ({', '.join(words[:6])}): its evidence counts at "
+                f"{trust} trust",
+                episode_ids=(ident, source),
             )
         )

@@ -55,6 +55,7 @@ from anneal_memory.immune._graduation import (
     PriorPattern,
     validated_citations,
 )
+from anneal_memory.immune._outside import outside_words
 from anneal_memory.immune._report import Finding, Severity
 from anneal_memory.probes._ops import check_probes
 from anneal_memory.probes._types import DriftReport
@@ -75,9 +76,12 @@ __all__ = ["NO_WRAP_MESSAGE", "validated_save_continuity"]
 
 
 def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
-    # A recalled copy is its original's evidence, not new evidence: it grounds nothing.
-    citable = {i: t for i, t in facts.citable.items() if i not in facts.copies}
-    _judge.note_copies(draft, facts.copies)
+    # A recalled copy is its original's evidence, not new evidence: it grounds nothing; nor
+    # does an episode restating the continuity the session loaded (``_restated``).
+    citable = {
+        i: t for i, t in facts.citable.items() if i not in facts.copies and i not in facts.restated
+    }
+    _judge.note_copies(draft, facts.copies, facts.restated)
     # Labelled as the model wrote them, before graduation rewrites levels and evidence.
     _judge.label_data_lines(draft, ctx.snapshot, facts.trusts)
     graduation = GraduationContext(
@@ -88,7 +92,11 @@ def _judge_draft(draft: _judge.Draft, ctx: SaveContext, facts: Facts) -> None:
         first_wrap=ctx.first_wrap,
     )
     _judge.apply_graduation(draft, graduation)
-    _updates.apply_corroboration(draft, facts.trusts, citable, facts.superseded)
+    # Agent text carrying words an outside episode brought this wrap counts at its trust.
+    derived = outside_words(ctx.snapshot, facts.trusts, ctx.prior_text)
+    trusts = {**facts.trusts, **{i: facts.trusts[d.source] for i, d in derived.items()}}
+    _updates.apply_corroboration(draft, trusts, citable, facts.superseded)
+    _judge.note_outside_words(draft, derived, facts.trusts)
     _judge.check_document(draft, facts.prior, facts.exists)
     _judge.check_hard_max(draft)
     draft.prior = facts.prior

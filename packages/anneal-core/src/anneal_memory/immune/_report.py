@@ -52,6 +52,7 @@ class FindingCode(str, enum.Enum):
     LEVEL_REWRITTEN = "level-rewritten"
     REPRODUCED_DATA = "reproduced-data"
     RECALLED_COPY = "recalled-copy"
+    OUTSIDE_WORDS = "outside-words"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

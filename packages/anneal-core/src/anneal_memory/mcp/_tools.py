@@ -52,7 +52,7 @@ def _record(ctx: ToolContext, args: Mapping[str, Any]) -> ToolReply:
     # (``agent._echoes``): the self-feeding loop creates no new evidence.
     shown = None if derived else ctx.surfaced.source_of(str(args["content"]))
 
-    def write(derived_from: list[str] | None = shown or derived) -> Episode:
+    def write(derived_from: list[str] | None = shown or derived or []) -> Episode:
         return ctx.store.record(
             args["content"],
             args["episode_type"],

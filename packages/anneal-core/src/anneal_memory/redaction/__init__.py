@@ -20,8 +20,11 @@ from anneal_memory._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from anneal_memory.redaction._instructions import (
+        HELD_AS_DATA,
+        HELD_RULE,
         INSTRUCTION_KINDS,
         held_note,
+        held_raise,
         instruction_signals,
     )
     from anneal_memory.redaction._policy import (
@@ -41,8 +44,11 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS: dict[str, str] = {
+    "HELD_AS_DATA": "anneal_memory.redaction._instructions",
+    "HELD_RULE": "anneal_memory.redaction._instructions",
     "INSTRUCTION_KINDS": "anneal_memory.redaction._instructions",
     "held_note": "anneal_memory.redaction._instructions",
+    "held_raise": "anneal_memory.redaction._instructions",
     "instruction_signals": "anneal_memory.redaction._instructions",
     "PERSONAL_KINDS": "anneal_memory.redaction._scan",
     "SECRET_KINDS": "anneal_memory.redaction._scan",
@@ -58,6 +64,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "HELD_AS_DATA",
+    "HELD_RULE",
     "INSTRUCTION_KINDS",
     "PERSONAL_KINDS",
     "SECRET_KINDS",
@@ -68,6 +76,7 @@ __all__ = [
     "RedactionSettings",
     "clean_fields",
     "held_note",
+    "held_raise",
     "instruction_signals",
     "marker",
     "redact",

@@ -34,7 +34,19 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["INSTRUCTION_KINDS", "held_note", "instruction_signals"]
+__all__ = [
+    "HELD_AS_DATA",
+    "HELD_RULE",
+    "INSTRUCTION_KINDS",
+    "held_note",
+    "held_raise",
+    "instruction_signals",
+]
+
+HELD_AS_DATA = "held as data at external trust"
+"""What record, import and every transport call an agent text the store held (``store._held``)."""
+HELD_RULE = "agent text shaped like an instruction to a future agent is written at external trust"
+"""Why it was held, for a count of them (an import's report)."""
 
 INSTRUCTION_KINDS = (
     "override",
@@ -190,11 +202,16 @@ def instruction_signals(text: str) -> tuple[str, ...]:
     return tuple(k for k in INSTRUCTION_KINDS if k in found)
 
 
+def held_raise(episode_id: str = "ID") -> str:
+    """The operator's command that raises a held episode back to ``agent`` trust."""
+    return f"anneal-memory trust {episode_id} agent --operator"
+
+
 def held_note(episode_id: str, content: str) -> str:
     """What a transport says of an agent text the store recorded as data (``store._held``)."""
     kinds = ", ".join(instruction_signals(content)) or "an instruction"
     return (
-        f"held as data at external trust: it reads as an instruction to a future agent "
-        f"({kinds}), so it never graduates on its own and loads labelled as data; an "
-        f"operator raises it with: anneal-memory trust {episode_id} agent --operator"
+        f"{HELD_AS_DATA}: it reads as an instruction to a future agent ({kinds}), so it never "
+        f"graduates on its own and loads labelled as data; an operator raises it with: "
+        f"{held_raise(episode_id)}"
     )

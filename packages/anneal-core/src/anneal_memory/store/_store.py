@@ -24,7 +24,7 @@ from anneal_memory.store._params import check_days, prune_cutoff
 from anneal_memory.store._places import PlacesMixin
 from anneal_memory.store._redaction import Redactor
 from anneal_memory.store._unit import UnitOfWork
-from anneal_memory.store._validate import validate_episode, validate_scope
+from anneal_memory.store._validate import EpisodeInput, validate_episode, validate_scope
 from anneal_memory.store.provenance._api import (
     ProvenanceMixin,
     RecordProvenance,
@@ -224,7 +224,10 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             state_key: The single-valued fact this episode sets (``user.home_city``); the
                 newest episode of a key replaces the others.
             derived_from: Ids of the episodes this one was derived from; its effective
-                trust is capped by the most trusted of them.
+                trust is capped by the most trusted of them. None (not said): when the
+                text repeats an episode an exposure of ``scope`` showed in the last hour
+                (a recall, ``context_for``; ``store.provenance.exposed_copy``), that
+                episode, as the agent paths do (#30); ``[]``: no link, nothing looked up.
             scope: The memory this episode belongs to (a user, a thread, an agent); ""
                 is the shared memory. ``recall(scope=...)`` finds only that scope's episodes.
 
@@ -247,6 +250,22 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
             clock=self._clock,
             scope=scope,
         )
+        return self._record(item, trust, state_key, supersedes, derived_from)
+
+    def _exposed_copy(self, tx: Tx, text: str, scope: str) -> tuple[str, ...]:
+        """The episodes a text repeats from a recent exposure of ``scope`` (#30); () if none."""
+        from anneal_memory.store.provenance._exposed import exposed_copy
+
+        return tuple(exposed_copy(tx.conn, text, now=self._clock.now(), scope=scope) or ())
+
+    def _record(
+        self,
+        item: EpisodeInput,
+        trust: Trust | str,
+        state_key: str | None,
+        supersedes: list[str] | tuple[str, ...] | None,
+        derived_from: list[str] | tuple[str, ...] | None,
+    ) -> Episode:
         prov = check_record_provenance(
             trust=trust,
             state_key=state_key,
@@ -259,8 +278,12 @@ class Store(UnitOfWork, ProvenanceMixin, TransferMixin, PlacesMixin, AuditMixin,
         prov, held = hold_instructions(item.content, prov)
         done = _redaction.redact_episode(self, item)  # issue 30: secrets never get written
         # Provenance changes other episodes' rows: the store's exclusive write, not a shared one.
+        # A derived_from link found below writes only the new episode's own rows.
         with self._backend.writing("record", shared=prov.is_default) as tx:
             item = _redaction.redact_in(tx, self._redaction_cache, item, done)
+            if derived_from is None:  # not said: a copy of what an exposure showed (#30)
+                shown = self._exposed_copy(tx, item.content, item.scope)
+                prov = prov._replace(derived_from=shown) if shown else prov
             episode, new = _episodes.insert_episode(tx.conn, tx.dialect, item)
             if new:  # not an idempotent retry
                 episode = self._stage_record(tx, episode, prov, item.redacted, held)

@@ -1,49 +1,24 @@
 """A record in a new process that repeats what a recent exposure showed (the self-feeding loop).
 
 ``AgentMemory`` and the MCP server remember in-process what recall showed (``agent._echoes``).
-A CLI ``record`` is a process of its own: it asks the exposures instead. The episodes the
-newest exposures of the same scope (and session, when one is given) showed are the
-candidates; a text that repeats one (``store.provenance.copy_source``) is recorded derived
-from it. The look-back is bounded so a record never scans much: exposures of the last
+A CLI ``record`` is a process of its own: it asks the exposures instead, for its session
+(``store.provenance.exposed_copy``, which a library ``Store.record`` asks for any session).
+The look-back is bounded so a record never scans much: exposures of the last
 :data:`LOOKBACK_MINUTES`, at most :data:`LOOKBACK_EXPOSURES` of them and
 :data:`LOOKBACK_EPISODES` episode ids.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-
-from anneal_memory._clock import format_timestamp
-from anneal_memory.store import SqlConnection, Store
-from anneal_memory.store.provenance import copy_source
+from anneal_memory.store import Store
+from anneal_memory.store.provenance import (
+    LOOKBACK_EPISODES,
+    LOOKBACK_EXPOSURES,
+    LOOKBACK_MINUTES,
+    exposed_copy,
+)
 
 __all__ = ["LOOKBACK_EPISODES", "LOOKBACK_EXPOSURES", "LOOKBACK_MINUTES", "exposed_source"]
-
-LOOKBACK_MINUTES = 60
-LOOKBACK_EXPOSURES = 32
-LOOKBACK_EPISODES = 256
-
-
-def _recent_items(
-    conn: SqlConnection, since: str, scope: str, session_id: str | None
-) -> tuple[str, ...]:
-    sql = "SELECT items FROM exposures WHERE at >= ? AND scope = ?"
-    params: tuple[object, ...] = (since, scope)
-    if session_id is not None:
-        sql += " AND session_id = ?"
-        params += (session_id,)
-    sql += " ORDER BY at DESC LIMIT ?"
-    params += (LOOKBACK_EXPOSURES,)
-    rows = conn.execute(sql, params).fetchall()
-    ids: dict[str, None] = {}
-    for (items,) in rows:
-        for item in json.loads(str(items)):
-            if isinstance(item, str) and item.startswith("e:"):
-                ids.setdefault(item[2:])
-                if len(ids) >= LOOKBACK_EPISODES:
-                    return tuple(ids)
-    return tuple(ids)
 
 
 def exposed_source(
@@ -59,7 +34,7 @@ def exposed_source(
     Raises:
         StoreError: The store could not be read.
     """
-    since = format_timestamp(store.clock.now() - _dt.timedelta(minutes=LOOKBACK_MINUTES))
     with store.reading("exposed source") as reader:
-        shown = _recent_items(reader.conn, since, scope, session_id)
-        return copy_source(reader.conn, text, shown) if shown else None
+        return exposed_copy(
+            reader.conn, text, now=store.clock.now(), scope=scope, session_id=session_id
+        )

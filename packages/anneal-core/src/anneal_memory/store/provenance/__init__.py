@@ -27,6 +27,13 @@ if TYPE_CHECKING:
         write_copy,
     )
     from anneal_memory.store.provenance._evidence import citing_crystals, citing_crystals_before
+    from anneal_memory.store.provenance._exposed import (
+        LOOKBACK_EPISODES,
+        LOOKBACK_EXPOSURES,
+        LOOKBACK_MINUTES,
+        exposed_copy,
+        recent_shown,
+    )
     from anneal_memory.store.provenance._reads import (
         EpisodePlace,
         Tombstone,
@@ -39,6 +46,11 @@ if TYPE_CHECKING:
     from anneal_memory.store.provenance._supersession import VIA_WRAP, add_link, check_link
 
 _EXPORTS: dict[str, str] = {
+    "LOOKBACK_EPISODES": "anneal_memory.store.provenance._exposed",
+    "LOOKBACK_EXPOSURES": "anneal_memory.store.provenance._exposed",
+    "LOOKBACK_MINUTES": "anneal_memory.store.provenance._exposed",
+    "exposed_copy": "anneal_memory.store.provenance._exposed",
+    "recent_shown": "anneal_memory.store.provenance._exposed",
     "EpisodePlace": "anneal_memory.store.provenance._reads",
     "Tombstone": "anneal_memory.store.provenance._reads",
     "VIA_WRAP": "anneal_memory.store.provenance._supersession",
@@ -65,6 +77,9 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "LOOKBACK_EPISODES",
+    "LOOKBACK_EXPOSURES",
+    "LOOKBACK_MINUTES",
     "VIA_WRAP",
     "EpisodePlace",
     "Tombstone",
@@ -77,10 +92,12 @@ __all__ = [
     "copy_source",
     "effective_trusts",
     "episode_place",
+    "exposed_copy",
     "is_copy",
     "links_touching",
     "parse_trust",
     "recalled_copies",
+    "recent_shown",
     "scopes_of",
     "slot_members",
     "text_words",

@@ -116,7 +116,7 @@ def write_copy(write: Callable[..., _T], shown: list[str] | None) -> _T:
     except InvalidEpisodeError as exc:
         if shown is None or "derived_from" not in str(exc):
             raise
-        return write(derived_from=None)
+        return write(derived_from=[])
 
 
 def copies_one_another(a: Episode, b: Episode) -> bool:

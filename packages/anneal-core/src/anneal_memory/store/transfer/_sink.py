@@ -18,6 +18,7 @@ from typing import Any
 
 from anneal_memory._fsio import ensure_private_file
 from anneal_memory.errors import ImportFormatError
+from anneal_memory.redaction import HELD_AS_DATA, HELD_RULE, held_raise
 from anneal_memory.store._contract import Dialect
 from anneal_memory.store._episodes import fetch_by_id, insert_episode
 from anneal_memory.store._held import HELD_TRUST, held_kinds
@@ -97,8 +98,7 @@ class _Count:
 
 
 _HELD_NOTE = (
-    "held as data: agent text shaped like an instruction is written at 'external' trust, as "
-    "record writes it; an operator raises it with `anneal-memory trust ID agent --operator`"
+    f"{HELD_AS_DATA}: {HELD_RULE}, as record writes it; an operator raises it with: {held_raise()}"
 )
 
 

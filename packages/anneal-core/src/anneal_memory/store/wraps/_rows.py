@@ -346,9 +346,9 @@ def renew_lease(conn: SqlConnection, wrap: WrapRecord, *, until: str) -> bool:
 
 
 def snapshot_texts(conn: SqlConnection, wrap: WrapRecord) -> dict[str, str]:
-    """Id -> text of the snapshot's episodes that still exist."""
+    """Id -> text of the snapshot's episodes that still exist, oldest first."""
     rows = conn.execute(
-        "SELECT id, content FROM episodes WHERE scope = ? AND seq > ? AND seq <= ?",
+        "SELECT id, content FROM episodes WHERE scope = ? AND seq > ? AND seq <= ? ORDER BY seq",
         (wrap.scope, wrap.after_seq, wrap.through_seq),
     )
     return {str(ident): str(content) for ident, content in rows}
