@@ -52,3 +52,30 @@ def test_current_continuity_is_fenced_in_the_package(store: Store) -> None:
     store.record("y", "observation")
     text = prepare_wrap(store).text or ""
     assert "`````markdown\n## State" in text
+
+
+def test_the_package_text_is_the_package_rendered_afresh(store: Store) -> None:
+    """The prepare builds the package once and keeps the episode lines it sized the snapshot
+    with: its text must be exactly what rendering the returned package from scratch gives."""
+    from anneal_memory.continuity._package import render_package
+
+    store.record("first\nsession", "observation")
+    prepare_wrap(store)
+    validated_save_continuity(
+        store,
+        "# A \u2014 Memory (v1)\n## State\n- ok\n## Patterns\n"
+        "- old_habit | 1x (2020-01-01)\n## Decisions\n## Context\n- c\n",
+    )
+    store.record("a line\r\nbreak and a tab\t", "observation")
+    store.record("x" * 3000, "outcome")
+    store.record("from a tool", "observation", source="tool")
+    store.record(HOSTILE, "context")
+    prep = prepare_wrap(store, max_package_chars=7_000)
+    assert prep.package is not None
+    assert prep.text is not None
+    assert prep.text == render_package(prep.package)  # no crystal proposal on this store
+    assert [s.line.strip() for s in prep.package.stale_patterns] == [
+        "- old_habit | 1x (2020-01-01)"
+    ]
+    assert "Ready to compress" in prep.message
+    assert prep.package.episodes_left == prep.episodes_left

@@ -90,6 +90,18 @@ def test_a_save_reads_then_writes_once(gated: Store, statements: list[str]) -> N
     assert all(s.startswith("SELECT") for s in statements[:begin])
 
 
+@pytest.mark.sqlite_only(reason="reads SQLite's statement trace")
+def test_a_save_reads_its_snapshot_episodes_once(gated: Store, statements: list[str]) -> None:
+    """Text, replacement, trust and sources of the snapshot come from one read (#25)."""
+    prepared = prepare_wrap(gated, session_id="holder")
+    statements.clear()
+    text = demo_compress(prepared.text or "")
+    validated_save_continuity(gated, text, wrap_token=prepared.wrap_token, session_id="holder")
+    reads = [s for s in statements if s.startswith("SELECT") and "FROM episodes" in s]
+    assert len([s for s in reads if s.startswith("SELECT id") and "seq >" in s]) == 1
+    assert [s for s in reads if "WHERE id IN" in s] == []
+
+
 def test_a_read_only_store_still_reports_the_gates_downgrade(gated: Store, target: str) -> None:
     with Store(target, read_only=True) as reader:
         assert prepare_wrap(reader, session_id="someone-else").status == "downgraded"

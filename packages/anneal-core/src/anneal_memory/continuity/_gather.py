@@ -23,12 +23,13 @@ from anneal_memory.gate import check_save
 from anneal_memory.store.provenance import recalled_copies, trusts_and_sources
 from anneal_memory.store.wraps import (
     ContinuityPlace,
+    Snapshot,
     WrapRecord,
     existing_ids,
     find_open_wrap,
     last_completed_wrap_id,
     load_prior,
-    snapshot_texts,
+    read_snapshot,
 )
 
 if TYPE_CHECKING:
@@ -57,11 +58,16 @@ class SaveRequest:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SaveContext:
-    """The open wrap being saved and what the store held for it."""
+    """The open wrap being saved and what the store held for it.
+
+    ``snapshot`` is id -> text of the snapshot's live episodes; ``read`` is the one read of
+    them it came from (their replacements and provenance columns too).
+    """
 
     wrap: WrapRecord
     place: ContinuityPlace
     snapshot: Mapping[str, str]
+    read: Snapshot
     prior_text: str | None
     first_wrap: bool
     last_wrap_id: int | None
@@ -117,10 +123,12 @@ def _open_wrap(conn: SqlConnection, store: Store, request: SaveRequest) -> SaveC
         )
     last = last_completed_wrap_id(conn, wrap.scope)
     place = store.continuity_place(wrap.scope)
+    read = read_snapshot(conn, wrap)
     return SaveContext(
         wrap=wrap,
         place=place,
-        snapshot=snapshot_texts(conn, wrap),
+        snapshot=read.texts,
+        read=read,
         prior_text=place.read(conn),
         first_wrap=last is None,
         last_wrap_id=last,
@@ -151,7 +159,9 @@ def _session_copies(conn: SqlConnection, ctx: SaveContext) -> dict[str, str]:
 
 
 def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
-    links, citable, superseded = _updates.begin_links(conn, draft, ctx.snapshot, ctx.wrap.scope)
+    links, citable, superseded = _updates.begin_links(
+        conn, draft, ctx.snapshot, ctx.read.superseded, ctx.wrap.scope
+    )
     lines = [line for _i, _j, line in _judge.pattern_lines(draft)]
     cited = {i for line in lines for i in line.evidence_ids}
     # Snapshot ids were just read joined to their live episodes: only the others are looked up.
@@ -159,7 +169,9 @@ def _facts(conn: SqlConnection, draft: _judge.Draft, ctx: SaveContext) -> Facts:
     others = cited - in_snapshot
     exists = existing_ids(conn, others, ctx.wrap.scope) if others else frozenset()
     prior = load_prior(conn, {line.identity for line in lines}, ctx.last_wrap_id, ctx.wrap.scope)
-    trusts, sources = trusts_and_sources(conn, sorted(set(citable) | set(ctx.snapshot)))
+    trusts, sources = trusts_and_sources(
+        conn, set(citable) | set(ctx.snapshot), read=ctx.read.provenance
+    )
     return Facts(
         links=links,
         citable=citable,

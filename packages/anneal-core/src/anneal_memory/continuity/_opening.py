@@ -29,6 +29,7 @@ from anneal_memory.continuity._lease import (
 from anneal_memory.continuity._package import GROUP_HEADINGS_CHARS, episode_line, render_package
 from anneal_memory.continuity._results import WrapPackage
 from anneal_memory.continuity._settings import schema_of
+from anneal_memory.document._markers import PatternLine
 from anneal_memory.gate import GateDecision, authorize_prepare, bind_wrap
 from anneal_memory.store import location_of
 from anneal_memory.store.wraps import (
@@ -46,12 +47,36 @@ if TYPE_CHECKING:
     from anneal_memory.document._schema import SectionSchema
     from anneal_memory.store import Store, Tx
 
-__all__ = ["RETRY_RESERVE_CHARS", "Opened", "WrapRequest", "open_wrap"]
+__all__ = ["RETRY_RESERVE_CHARS", "EpisodeLines", "Frame", "Opened", "WrapRequest", "open_wrap"]
 
 # Room kept free in the package for the refusal a retry prompt appends.
 RETRY_RESERVE_CHARS = 3_000
 
-Frame = Callable[..., WrapPackage]
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Frame:
+    """The package without its episodes, built once per prepare from the current continuity.
+
+    It sizes the snapshot (everything but the episode lines) and, with the snapshot put in,
+    is the package itself: nothing else in it depends on the episodes. ``patterns`` are the
+    graduating pattern lines of the continuity, which the crystal proposals reuse.
+    """
+
+    package: WrapPackage
+    patterns: tuple[PatternLine, ...]
+
+
+class EpisodeLines:
+    """The package line of each episode the snapshot sized, kept for the package's text."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, str] = {}
+
+    def size(self, episode: Episode) -> int:
+        """Characters the episode's line takes in the package (with its line break)."""
+        line = episode_line(episode)
+        self.shown[episode.id] = line
+        return len(line) + 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,10 +129,6 @@ def _episode_room(frame: WrapPackage, budget: int) -> int:
     return budget - fixed - GROUP_HEADINGS_CHARS - RETRY_RESERVE_CHARS
 
 
-def _line_size(episode: Episode) -> int:
-    return len(episode_line(episode)) + 1
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Opened:
     """What the prepare transaction did."""
@@ -119,6 +140,8 @@ class Opened:
     left: int
     continuity: str | None
     reclaimed: tuple[WrapRecord, Holder] | None
+    frame: Frame
+    shown: dict[str, str]
     crystals: tuple[Crystal, ...] = ()
 
 
@@ -127,14 +150,14 @@ def open_wrap(
     request: WrapRequest,
     *,
     now: _dt.datetime,
-    frame_for: Callable[[SectionSchema, WrapOpening], Frame],
+    frame_for: Callable[[SectionSchema, WrapOpening], Callable[[str | None], Frame]],
 ) -> Opened | GateDecision:
     """Run the prepare's one transaction: the gate, the schema, the reclaim, the snapshot.
 
-    ``frame_for(schema, opening)`` gives the function that builds a package
-    (``frame(episodes, continuity, ...)``). Returns the gate's decision when it does not
-    let this session open a wrap (nothing is written), else what was opened. The crystals a
-    wrap's proposals need are read in the same transaction.
+    ``frame_for(schema, opening)`` gives the function that builds the package without its
+    episodes from the current continuity (``frame(continuity)``), once. Returns the gate's
+    decision when it does not let this session open a wrap (nothing is written), else what
+    was opened. The crystals a wrap's proposals need are read in the same transaction.
     """
     location = location_of(store)
     if store.read_only:  # nothing can open: the gate's downgrade, else the write refuses below
@@ -151,21 +174,23 @@ def open_wrap(
             return decision
         schema = schema_of(tx.conn)
         opening = request.opening(schema, now)
-        frame = frame_for(schema, opening)
         reclaimed = _clear_open(tx, store, now, opening)
         # Read under the write lock: a save writes the text inside its transaction.
         continuity = store.continuity_place(opening.scope).read(tx.conn)
-        room = _episode_room(frame((), continuity), request.budget)
-        episodes, through, left = unwrapped_prefix(tx.conn, room, _line_size, opening.scope)
+        frame = frame_for(schema, opening)(continuity)
+        lines = EpisodeLines()
+        room = _episode_room(frame.package, request.budget)
+        episodes, through, left = unwrapped_prefix(tx.conn, room, lines.size, opening.scope)
         if not episodes:
             return Opened(schema=schema, opening=opening, wrap_id=None, episodes=episodes,
-                          left=left, continuity=continuity, reclaimed=reclaimed)  # fmt: skip
+                          left=left, continuity=continuity, reclaimed=reclaimed, frame=frame,
+                          shown=lines.shown)  # fmt: skip
         wrap_id = insert_wrap(tx.conn, opening, through_seq=through, episode_count=len(episodes))
         bind_wrap(tx.conn, opening.token)
         _stage_started(tx, opening, wrap_id=wrap_id, episodes=episodes, left=left)
         return Opened(schema=schema, opening=opening, wrap_id=wrap_id, episodes=episodes,
-                      left=left, continuity=continuity, reclaimed=reclaimed,
-                      crystals=_crystals(tx, opening))  # fmt: skip
+                      left=left, continuity=continuity, reclaimed=reclaimed, frame=frame,
+                      shown=lines.shown, crystals=_crystals(tx, opening))  # fmt: skip
 
 
 def _crystals(tx: Tx, opening: WrapOpening) -> tuple[Crystal, ...]:

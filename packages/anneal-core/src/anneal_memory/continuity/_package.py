@@ -8,7 +8,7 @@ The current continuity is shown inside a fence longer than any backtick run it c
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from anneal_memory.continuity._provenance_text import provenance_tags, supersession_instructions
 from anneal_memory.continuity._results import ProvenPattern, WrapPackage
@@ -70,7 +70,9 @@ def _left_note(left: int, budget: int) -> list[str]:
     ]
 
 
-def _episodes_block(episodes: Sequence[Episode], left: int = 0, budget: int = 0) -> list[str]:
+def _episodes_block(
+    episodes: Sequence[Episode], left: int, budget: int, shown: Mapping[str, str]
+) -> list[str]:
     out = [f"## Episodes This Session ({len(episodes)})", "", *_left_note(left, budget)]
     by_type: dict[EpisodeType, list[Episode]] = {}
     for episode in episodes:
@@ -79,7 +81,7 @@ def _episodes_block(episodes: Sequence[Episode], left: int = 0, budget: int = 0)
         group = by_type.get(kind)
         if group:
             out.append(f"### {kind.value.capitalize()}s ({len(group)})")
-            out.extend(episode_line(e) for e in group)
+            out.extend(shown.get(e.id) or episode_line(e) for e in group)
             out.append("")
     return out
 
@@ -186,10 +188,16 @@ def render_instructions(schema: SectionSchema, project: str, package: WrapPackag
     return "\n".join(lines)
 
 
-def render_package(package: WrapPackage) -> str:
-    """The whole package as one text: instructions, episodes, continuity, stale patterns."""
+def render_package(package: WrapPackage, shown: Mapping[str, str] | None = None) -> str:
+    """The whole package as one text: instructions, episodes, continuity, stale patterns.
+
+    ``shown``: episode id -> its :func:`episode_line`, already rendered (the prepare sized
+    the snapshot with them); episodes not in it are rendered here.
+    """
     lines = [package.instructions, "---", ""]
-    lines += _episodes_block(package.episodes, package.episodes_left, package.max_package_chars)
+    lines += _episodes_block(
+        package.episodes, package.episodes_left, package.max_package_chars, shown or {}
+    )
     lines += ["---", "", "## Current Continuity File", ""]
     lines += (
         _NO_CONTINUITY.splitlines() if package.continuity is None else _fenced(package.continuity)

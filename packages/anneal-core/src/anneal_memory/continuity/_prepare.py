@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from anneal_memory._owner import current_process
@@ -20,7 +20,6 @@ from anneal_memory.document._schema import SectionRole, SectionSchema
 from anneal_memory.errors import InvalidInputError
 from anneal_memory.gate import GateDecision
 from anneal_memory.immune._checks import find_stale
-from anneal_memory.types import Episode
 
 if TYPE_CHECKING:
     from anneal_memory.crystal._types import Crystal
@@ -135,8 +134,7 @@ def _proven(lines: Sequence[tuple[int, PatternLine]]) -> tuple[ProvenPattern, ..
     return tuple(out.values())
 
 
-def build_package(
-    episodes: Sequence[Episode],
+def build_frame(
     continuity: str | None,
     schema: SectionSchema,
     *,
@@ -145,13 +143,16 @@ def build_package(
     max_chars: int,
     staleness_days: int,
     max_package_chars: int = 0,
-    episodes_left: int = 0,
-) -> WrapPackage:
-    """Assemble the package (pure)."""
+) -> Frame:
+    """Assemble the package without its episodes, and the continuity's pattern lines (pure).
+
+    Nothing but the episodes and ``episodes_left`` of a package depends on the snapshot:
+    the prepare builds this once, sizes the snapshot with it and then puts the snapshot in.
+    """
     document = _document.parse(continuity or "")
     lines = graduating_lines(document, schema)
     package = WrapPackage(
-        episodes=tuple(episodes),
+        episodes=(),
         continuity=continuity,
         stale_patterns=tuple(find_stale(lines, today, staleness_days)),
         proven_patterns=_proven(lines),
@@ -161,21 +162,21 @@ def build_package(
         schema_name=schema.name,
         max_chars=max_chars,
         hard_max_chars=schema.hard_max_chars(max_chars),
-        episodes_left=episodes_left,
+        episodes_left=0,
         max_package_chars=max_package_chars or DEFAULT_PACKAGE_CHARS,
     )
-    return dataclasses.replace(package, instructions=render_instructions(schema, project, package))
+    package = dataclasses.replace(
+        package, instructions=render_instructions(schema, project, package)
+    )
+    return Frame(package=package, patterns=tuple(line for _n, line in lines))
 
 
 def _crystal_proposals(
-    crystals: Sequence[Crystal], package: WrapPackage, schema: SectionSchema, today: _dt.date
+    crystals: Sequence[Crystal], package: WrapPackage, frame: Frame, today: _dt.date
 ) -> str:
     from anneal_memory.crystal._candidates import proposals_from, render_proposals
 
-    lines = [
-        line for _n, line in graduating_lines(_document.parse(package.continuity or ""), schema)
-    ]
-    return render_proposals(proposals_from(crystals, lines, package.episodes, today))
+    return render_proposals(proposals_from(crystals, frame.patterns, package.episodes, today))
 
 
 def prepare_wrap(
@@ -232,9 +233,9 @@ def prepare_wrap(
         budget=max_package_chars,
     )
 
-    def frame_for(schema: SectionSchema, opening: WrapOpening) -> Frame:
+    def frame_for(schema: SectionSchema, opening: WrapOpening) -> Callable[[str | None], Frame]:
         return functools.partial(
-            build_package,
+            build_frame,
             schema=schema,
             project=store.project_name,
             today=opening.today,
@@ -254,24 +255,18 @@ def prepare_wrap(
             message="No episodes since the last wrap. Nothing to compress.",
             episode_count=0,
         )
-    return _ready(store, opened, staleness_days=staleness_days, budget=max_package_chars)
+    return _ready(opened, budget=max_package_chars)
 
 
-def _ready(store: Store, opened: Opened, *, staleness_days: int, budget: int) -> PrepareResult:
-    episodes, opening, schema = opened.episodes, opened.opening, opened.schema
-    package = build_package(
-        episodes,
-        opened.continuity,
-        schema,
-        project=store.project_name,
-        today=opening.today,
-        max_chars=opening.max_chars,
-        staleness_days=staleness_days,
-        max_package_chars=budget,
-        episodes_left=opened.left,
+def _ready(opened: Opened, *, budget: int) -> PrepareResult:
+    episodes, opening = opened.episodes, opened.opening
+    package = dataclasses.replace(
+        opened.frame.package, episodes=tuple(episodes), episodes_left=opened.left
     )
     today = _dt.date.fromisoformat(opening.today)
-    text = render_package(package) + _crystal_proposals(opened.crystals, package, schema, today)
+    text = render_package(package, opened.shown) + _crystal_proposals(
+        opened.crystals, package, opened.frame, today
+    )
     message = f"Ready to compress {len(episodes)} episode(s)."
     if opened.left:
         message += (

@@ -23,7 +23,6 @@ from anneal_memory.document._document import Section
 from anneal_memory.errors import SupersessionError
 from anneal_memory.immune._corroboration import judge_corroboration, superseded_citations
 from anneal_memory.immune._report import Finding, FindingCode, Severity
-from anneal_memory.store import in_chunks
 from anneal_memory.store.provenance import VIA_WRAP, add_link, check_link
 
 if TYPE_CHECKING:
@@ -39,7 +38,6 @@ __all__ = [
     "parse_links",
     "stage_links",
     "strip_markers",
-    "superseded_in",
     "write_links",
 ]
 
@@ -134,19 +132,6 @@ def judge_links(
     return links
 
 
-def superseded_in(conn: SqlConnection, ids: list[str]) -> dict[str, str]:
-    """Id -> replacement of the episodes among ``ids`` that are superseded."""
-    found: dict[str, str] = {}
-    for chunk, marks in in_chunks(sorted(ids), 500):
-        rows = conn.execute(
-            f"SELECT id, superseded_by FROM episodes WHERE id IN ({marks})"  # noqa: S608
-            " AND superseded_by IS NOT NULL",
-            tuple(chunk),
-        )
-        found.update((str(i), str(n)) for i, n in rows)
-    return found
-
-
 def write_links(conn: SqlConnection, links: WrapLinks, *, now: str) -> None:
     """Store the accepted links inside the save's transaction.
 
@@ -196,11 +181,19 @@ def apply_corroboration(
 
 
 def begin_links(
-    conn: SqlConnection, draft: _judge.Draft, snapshot: Mapping[str, str], scope: str = ""
+    conn: SqlConnection,
+    draft: _judge.Draft,
+    snapshot: Mapping[str, str],
+    superseded_before: Mapping[str, str],
+    scope: str = "",
 ) -> tuple[WrapLinks, dict[str, str], dict[str, str]]:
-    """Judge the markers, strip them, and split the snapshot: (links, citable, superseded)."""
+    """Judge the markers, strip them, and split the snapshot: (links, citable, superseded).
+
+    ``superseded_before``: id -> replacement of the snapshot episodes already superseded
+    (read with the snapshot).
+    """
     links = judge_links(conn, draft.text, snapshot, scope)
-    superseded = superseded_in(conn, list(snapshot))
+    superseded = dict(superseded_before)
     superseded.update(dict(links.accepted))
     strip_markers(draft)
     citable = {i: t for i, t in snapshot.items() if i not in superseded}

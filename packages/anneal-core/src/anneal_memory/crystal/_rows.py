@@ -113,6 +113,8 @@ def fetch(conn: SqlConnection, name: str, today: _dt.date) -> Crystal | None:
 def fetch_all(conn: SqlConnection, today: _dt.date) -> list[Crystal]:
     """Every crystal, live and retired, sorted by name."""
     rows = conn.execute(f"SELECT {COLUMNS} FROM crystals ORDER BY name").fetchall()  # noqa: S608
+    if not rows:  # no crystal, no evidence to read (every wrap's prepare asks)
+        return []
     evidence = _evidence(conn, None)
     return [crystal_from_row(r, evidence.get(str(r[0]), []), today) for r in rows]
 

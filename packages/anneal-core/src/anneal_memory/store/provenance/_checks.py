@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from anneal_memory.errors import InvalidEpisodeError, TrustError
 from anneal_memory.store._contract import SqlConnection
@@ -105,6 +105,14 @@ def normalise_ids(value: object, what: str, *, limit: int = MAX_DERIVED_FROM) ->
 
 
 _Row = tuple[Trust, tuple[str, ...]]
+# Trust members by stored value: a dict lookup per row instead of an Enum call.
+_TRUSTS = {member.value: member for member in Trust}
+
+
+def _row(trust: object, derived: object) -> _Row:
+    """Trust and sources from the ``trust`` and ``derived_from`` columns as stored."""
+    level = Trust.EXTERNAL if trust is None else _TRUSTS.get(str(trust)) or Trust(str(trust))
+    return level, tuple(json.loads(str(derived))) if derived else ()
 
 
 def _rows(conn: SqlConnection, ids: Iterable[str], table: str = "episodes") -> dict[str, _Row]:
@@ -116,8 +124,7 @@ def _rows(conn: SqlConnection, ids: Iterable[str], table: str = "episodes") -> d
             tuple(chunk),
         )
         for ident, trust, derived in rows:
-            level = Trust.EXTERNAL if trust is None else Trust(str(trust))
-            found[str(ident)] = (level, tuple(json.loads(derived)) if derived else ())
+            found[str(ident)] = _row(trust, derived)
     return found
 
 
@@ -145,10 +152,20 @@ def effective_trusts(conn: SqlConnection, ids: Iterable[str]) -> dict[str, Trust
 
 
 def trusts_and_sources(
-    conn: SqlConnection, ids: Iterable[str]
+    conn: SqlConnection,
+    ids: Iterable[str],
+    *,
+    read: Mapping[str, tuple[object, object]] | None = None,
 ) -> tuple[dict[str, Trust], dict[str, tuple[str, ...]]]:
-    """:func:`effective_trusts` and :func:`derived_sources` of ``ids`` from one read."""
-    known = _rows(conn, set(ids))
+    """:func:`effective_trusts` and :func:`derived_sources` of ``ids`` from one read.
+
+    ``read``: id -> the ``trust`` and ``derived_from`` columns of live episodes among
+    ``ids`` the caller has read already (the wrap's snapshot); only the others are read.
+    """
+    wanted = set(ids)
+    known = {i: _row(*columns) for i, columns in (read or {}).items() if i in wanted}
+    if len(known) < len(wanted):
+        known.update(_rows(conn, wanted - set(known)))
     live = set(known)
     derived = {ident: row[1] for ident, row in known.items()}
     frontier = {s for _t, sources in known.values() for s in sources} - set(known)

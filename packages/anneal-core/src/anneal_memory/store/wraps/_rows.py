@@ -24,6 +24,7 @@ from anneal_memory.store._params import SQLITE_INT_MAX, in_chunks
 from anneal_memory.types import Episode
 
 __all__ = [
+    "Snapshot",
     "WrapOpening",
     "WrapRecord",
     "cancel_wrap",
@@ -33,9 +34,9 @@ __all__ = [
     "insert_wrap",
     "last_completed_wrap_id",
     "load_open_wrap",
+    "read_snapshot",
     "renew_lease",
     "saves_so_far",
-    "snapshot_texts",
     "unwrapped_by_scope",
     "unwrapped_count",
     "unwrapped_episodes",
@@ -345,13 +346,38 @@ def renew_lease(conn: SqlConnection, wrap: WrapRecord, *, until: str) -> bool:
     return cursor.rowcount == 1
 
 
-def snapshot_texts(conn: SqlConnection, wrap: WrapRecord) -> dict[str, str]:
-    """Id -> text of the snapshot's episodes that still exist, oldest first."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """The snapshot's episodes that still exist, as the save judges them (one read).
+
+    Attributes:
+        texts: Id -> text.
+        superseded: Id -> replacement, of the superseded ones.
+        provenance: Id -> its ``trust`` and ``derived_from`` columns as stored.
+    """
+
+    texts: dict[str, str]
+    superseded: dict[str, str]
+    provenance: dict[str, tuple[object, object]]
+
+
+def read_snapshot(conn: SqlConnection, wrap: WrapRecord) -> Snapshot:
+    """The snapshot's live episodes, oldest first: text, replacement and provenance, in one read."""
     rows = conn.execute(
-        "SELECT id, content FROM episodes WHERE scope = ? AND seq > ? AND seq <= ? ORDER BY seq",
+        "SELECT id, content, superseded_by, trust, derived_from FROM episodes"
+        " WHERE scope = ? AND seq > ? AND seq <= ? ORDER BY seq",
         (wrap.scope, wrap.after_seq, wrap.through_seq),
     )
-    return {str(ident): str(content) for ident, content in rows}
+    texts: dict[str, str] = {}
+    superseded: dict[str, str] = {}
+    provenance: dict[str, tuple[object, object]] = {}
+    for ident, content, replacement, trust, derived in rows:
+        key = str(ident)
+        texts[key] = str(content)
+        if replacement is not None:
+            superseded[key] = str(replacement)
+        provenance[key] = (trust, derived)
+    return Snapshot(texts=texts, superseded=superseded, provenance=provenance)
 
 
 def existing_ids(
