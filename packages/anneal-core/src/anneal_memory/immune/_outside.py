@@ -52,13 +52,16 @@ def outside_words(
     ``trusts``: effective trusts (an episode missing counts as ``agent``); ``known``: the
     continuity in place, whose words the memory already held.
     """
+    outside = Trust.AGENT.rank
+    if all(trusts.get(ident, Trust.AGENT).rank >= outside for ident in snapshot):
+        return {}  # nothing came from outside: no word was brought
     held = set(grounding_words(known or ""))
     brought: dict[str, str] = {}
     out: dict[str, OutsideWords] = {}
     for ident, text in snapshot.items():
         words = grounding_words(text)
         trust = trusts.get(ident, Trust.AGENT)
-        if trust.rank < Trust.AGENT.rank:
+        if trust.rank < outside:
             for word in words - held:
                 brought.setdefault(word, ident)
         elif trust is Trust.AGENT:
