@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,7 @@ def test_a_record_leaves_without_teardown_and_its_episode_and_output_are_kept(
     assert proc.stdout.startswith("Recorded observation ")  # flushed before the exit
     assert "teardown ran" not in proc.stderr
     assert not (tmp_path / "memory.db-wal").exists()  # the store was closed first
-    with sqlite3.connect(tmp_path / "memory.db") as conn:
+    with closing(sqlite3.connect(tmp_path / "memory.db")) as conn:  # 3.13 warns if left open
         rows = conn.execute("SELECT content FROM episodes").fetchall()
     assert rows == [("the fast exit keeps this",)]
 
